@@ -1,0 +1,1 @@
+//! Analyses: static loop analysis to steady state, sensitivity sweeps, bottleneck ranking.

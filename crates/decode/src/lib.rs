@@ -1,0 +1,210 @@
+//! Decoded instruction stream of bottlenose.
+//!
+//! Everything downstream (functional layer, timing model, listeners) works on
+//! [`DecodedInst`]: what an x86-64 instruction reads and writes (implicit operands
+//! and flags included), its memory operands, branch kind, vector width, FP class,
+//! FMA and masking, plus the *form key* used to look its timing up in a machine
+//! description. Decoding happens once per static instruction (at translation time
+//! for dynamic runs), so this layer may allocate; the per-execution hot path does not.
+
+mod classify;
+mod form;
+pub mod regs;
+
+use iced_x86::{Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter};
+use serde::Serialize;
+
+pub use form::form_key;
+pub use regs::{reg_id, reg_name, RegId, NUM_REGS};
+
+/// How an instruction changes control flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BranchKind {
+    None,
+    Conditional,
+    DirectJump,
+    IndirectJump,
+    DirectCall,
+    IndirectCall,
+    Return,
+    /// syscall, int, ud2 and friends: leave the modelled code.
+    Other,
+}
+
+/// Floating-point class of an instruction's arithmetic (not of mere FP moves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FpClass {
+    None,
+    ScalarHalf,
+    ScalarSingle,
+    ScalarDouble,
+    PackedHalf,
+    PackedSingle,
+    PackedDouble,
+    X87,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemAccess {
+    Load,
+    Store,
+    LoadStore,
+}
+
+/// A memory operand as encoded (addresses are only known at run time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MemOperand {
+    pub base: Option<RegId>,
+    pub index: Option<RegId>,
+    pub scale: u8,
+    pub displacement: i64,
+    /// Access size in bytes (0 when the form does not fix it, e.g. `lea`-like or string ops).
+    pub size: u32,
+    pub access: MemAccess,
+    pub rip_relative: bool,
+    /// Gathers/scatters: one element access per lane.
+    pub vsib: bool,
+}
+
+/// One decoded x86-64 instruction with the facts the model needs.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecodedInst {
+    pub address: u64,
+    pub len: u8,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+    /// Lower-case mnemonic, e.g. `vaddsd`.
+    pub mnemonic: String,
+    /// Intel-syntax text, e.g. `vaddsd xmm0, xmm0, qword ptr [rdx+rax+8]`.
+    pub asm: String,
+    /// Lookup key into a machine's instruction-form table, e.g. `vaddsd xmm, xmm, m64`.
+    pub form: String,
+    /// Registers read as data (including flags and implicit operands).
+    pub data_reads: Vec<RegId>,
+    /// Registers read only to compute memory addresses.
+    pub addr_reads: Vec<RegId>,
+    pub writes: Vec<RegId>,
+    pub mem: Vec<MemOperand>,
+    pub branch: BranchKind,
+    pub branch_target: Option<u64>,
+    /// Widest vector register or memory operand in bits: 0 (scalar GPR), 64, 128, 256, 512.
+    pub vector_bits: u16,
+    pub fp: FpClass,
+    /// Floating-point operations performed (lanes × 2 for FMA), 0 for non-FP-arithmetic.
+    pub flops: u16,
+    pub fma: bool,
+    /// AVX-512 write mask register number (1..7), if any.
+    pub mask: Option<u8>,
+    pub zeroing_mask: bool,
+    /// Result does not depend on sources (xor r,r; pcmpeq x,x; ...).
+    pub dep_breaking: bool,
+    /// A zeroing idiom that a renamer can execute without a port (xor r,r; vxorps x,x,x).
+    pub zero_idiom: bool,
+    /// Register-to-register move a renamer may eliminate.
+    pub move_candidate: bool,
+    /// ALU op that can macro-fuse with a following conditional branch (cmp/test/add/...).
+    pub macro_fusible: bool,
+    pub is_nop: bool,
+    /// Integer or FP divide / square root (uses a divider unit on most cores).
+    pub is_divide: bool,
+    /// The stack pointer update of push/pop/call/ret is done by a stack engine, so it is not
+    /// a data dependency here (the implicit RSP accesses are left out of reads/writes).
+    pub stack_op: bool,
+}
+
+impl DecodedInst {
+    pub fn loads(&self) -> bool {
+        self.mem.iter().any(|m| m.access != MemAccess::Store)
+    }
+    pub fn stores(&self) -> bool {
+        self.mem.iter().any(|m| m.access != MemAccess::Load)
+    }
+    pub fn is_branch(&self) -> bool {
+        self.branch != BranchKind::None
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DecodeError {
+    #[error("invalid instruction bytes at 0x{address:x} ({bytes})")]
+    Invalid { address: u64, bytes: String },
+    #[error("truncated instruction at 0x{address:x}: block ends in the middle of an instruction")]
+    Truncated { address: u64 },
+    #[error("no instructions to decode")]
+    Empty,
+}
+
+/// Decodes a whole block of 64-bit code starting at `address`.
+pub fn decode_block(bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, DecodeError> {
+    if bytes.is_empty() {
+        return Err(DecodeError::Empty);
+    }
+    let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
+    let mut out = Vec::new();
+    let mut ctx = DecodeContext::new();
+    let mut instr = Instruction::default();
+    while decoder.can_decode() {
+        let offset = decoder.position();
+        decoder.decode_out(&mut instr);
+        if instr.is_invalid() {
+            let ip = address + offset as u64;
+            let end = (offset + 15).min(bytes.len());
+            if decoder.last_error() == iced_x86::DecoderError::NoMoreBytes {
+                return Err(DecodeError::Truncated { address: ip });
+            }
+            return Err(DecodeError::Invalid { address: ip, bytes: hex(&bytes[offset..end]) });
+        }
+        out.push(ctx.convert(&instr, &bytes[offset..offset + instr.len()]));
+    }
+    Ok(out)
+}
+
+/// Decodes one instruction at the start of `bytes` (used by the dynamic frontend,
+/// which sees instructions one at a time at translation).
+pub fn decode_one(bytes: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {
+    let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
+    let instr = decoder.decode();
+    if instr.is_invalid() {
+        if decoder.last_error() == iced_x86::DecoderError::NoMoreBytes {
+            return Err(DecodeError::Truncated { address });
+        }
+        return Err(DecodeError::Invalid { address, bytes: hex(&bytes[..bytes.len().min(15)]) });
+    }
+    Ok(DecodeContext::new().convert(&instr, &bytes[..instr.len()]))
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Reusable iced helpers (formatter, info factory) so a block decodes without
+/// rebuilding them per instruction.
+pub struct DecodeContext {
+    formatter: IntelFormatter,
+    info: iced_x86::InstructionInfoFactory,
+}
+
+impl Default for DecodeContext {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DecodeContext {
+    pub fn new() -> Self {
+        let mut formatter = IntelFormatter::new();
+        formatter.options_mut().set_space_after_operand_separator(true);
+        formatter.options_mut().set_rip_relative_addresses(true);
+        Self { formatter, info: iced_x86::InstructionInfoFactory::new() }
+    }
+
+    pub fn convert(&mut self, instr: &Instruction, bytes: &[u8]) -> DecodedInst {
+        let mut asm = String::new();
+        self.formatter.format(instr, &mut asm);
+        let info = self.info.info(instr);
+        classify::build(instr, info, bytes, asm)
+    }
+}

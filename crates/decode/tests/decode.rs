@@ -1,0 +1,95 @@
+use bottlenose_decode::{decode_block, regs, BranchKind, DecodeError, FpClass, MemAccess};
+
+fn one(bytes: &[u8]) -> bottlenose_decode::DecodedInst {
+    let mut v = decode_block(bytes, 0x1000).unwrap();
+    assert_eq!(v.len(), 1, "expected one instruction");
+    v.remove(0)
+}
+
+#[test]
+fn add_reads_both_writes_dest_and_flags() {
+    let i = one(&[0x48, 0x01, 0xd8]); // add rax, rbx
+    assert_eq!(i.mnemonic, "add");
+    assert_eq!(i.form, "add r64, r64");
+    assert!(i.data_reads.contains(&0) && i.data_reads.contains(&3));
+    assert!(i.writes.contains(&0));
+    assert!(i.writes.contains(&regs::FLAGS_CF) && i.writes.contains(&regs::FLAGS_OTHER));
+    assert!(!i.writes.contains(&3));
+}
+
+#[test]
+fn load_op_separates_address_and_data_registers() {
+    // vaddsd xmm0, xmm0, [rdx+rax+8]
+    let i = one(&[0xc5, 0xfb, 0x58, 0x44, 0x02, 0x08]);
+    assert_eq!(i.form, "vaddsd xmm, xmm, m64");
+    assert_eq!(i.mem.len(), 1);
+    let m = &i.mem[0];
+    assert_eq!((m.base, m.index, m.scale, m.displacement, m.size), (Some(2), Some(0), 1, 8, 8));
+    assert_eq!(m.access, MemAccess::Load);
+    assert_eq!(i.addr_reads, vec![2, 0]);
+    assert_eq!(i.data_reads, vec![regs::VEC_BASE]);
+    assert_eq!(i.fp, FpClass::ScalarDouble);
+    assert_eq!(i.flops, 1);
+}
+
+#[test]
+fn fma_and_vector_width() {
+    // vfmadd231pd ymm3, ymm2, ymm1
+    let i = one(&[0xc4, 0xe2, 0xed, 0xb8, 0xd9]);
+    assert!(i.fma);
+    assert_eq!(i.vector_bits, 256);
+    assert_eq!(i.fp, FpClass::PackedDouble);
+    assert_eq!(i.flops, 8); // 4 lanes x 2
+    assert!(i.data_reads.contains(&(regs::VEC_BASE + 3)), "accumulator is read");
+}
+
+#[test]
+fn zero_idiom_has_no_sources() {
+    let i = one(&[0x31, 0xc0]); // xor eax, eax
+    assert!(i.zero_idiom && i.dep_breaking);
+    assert!(i.data_reads.is_empty());
+    let j = one(&[0x31, 0xd8]); // xor eax, ebx
+    assert!(!j.zero_idiom);
+}
+
+#[test]
+fn branches_and_stack_ops() {
+    let v = decode_block(&[0x75, 0xfe, 0xc3, 0x50], 0x2000).unwrap(); // jne self; ret; push rax
+    assert_eq!(v[0].branch, BranchKind::Conditional);
+    assert_eq!(v[0].branch_target, Some(0x2000));
+    assert_eq!(v[1].branch, BranchKind::Return);
+    assert!(v[2].stack_op);
+    assert!(!v[2].writes.contains(&regs::RSP), "stack engine hides rsp updates");
+    assert!(v[2].stores());
+}
+
+#[test]
+fn partial_register_write_merges() {
+    let i = one(&[0xb0, 0x01]); // mov al, 1
+    assert!(i.data_reads.contains(&0), "8-bit write reads the old rax");
+}
+
+#[test]
+fn masked_avx512_reads_mask_and_merges() {
+    // vaddpd zmm1{k1}, zmm2, zmm3
+    let i = one(&[0x62, 0xf1, 0xed, 0x49, 0x58, 0xcb]);
+    assert_eq!(i.mask, Some(1));
+    assert_eq!(i.vector_bits, 512);
+    assert!(i.data_reads.contains(&(regs::MASK_BASE + 1)));
+    assert!(i.data_reads.contains(&(regs::VEC_BASE + 1)), "merge-masking reads the destination");
+    assert_eq!(i.flops, 8);
+}
+
+#[test]
+fn invalid_and_truncated_bytes_are_errors() {
+    assert!(matches!(decode_block(&[0x48], 0), Err(DecodeError::Truncated { .. })));
+    let r = decode_block(&[0x0f, 0x0b, 0x06, 0x90, 0x90, 0x90], 0); assert!(matches!(r, Err(DecodeError::Invalid { .. })), "{r:?}");
+    assert_eq!(decode_block(&[], 0).unwrap_err(), DecodeError::Empty);
+}
+
+#[test]
+fn divide_is_flagged() {
+    let i = one(&[0x48, 0xf7, 0xf1]); // div rcx
+    assert!(i.is_divide);
+    assert!(i.data_reads.contains(&0) && i.data_reads.contains(&2) && i.writes.contains(&2));
+}

@@ -1,0 +1,40 @@
+//! Inputs of bottlenose: turns what the user gives us (assembly text, hex
+//! bytes, an ELF file plus a function name or address range) into raw x86-64
+//! machine code blocks.
+//!
+//! This crate does not decode instructions; that is the decoder crate's job.
+//! It only produces bytes, the address of the first byte and a name, plus
+//! (for assembly) the source line of each listed offset when known.
+
+mod asm;
+mod elf;
+mod error;
+mod hex;
+
+pub use asm::{assemble, assemble_with, find_gnu_as};
+pub use elf::{elf_function_symbols, from_elf, ElfSelector};
+pub use error::SourceError;
+pub use hex::from_hex;
+
+/// One contiguous piece of machine code to analyze.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeBlock {
+    /// Address of the first byte (0 for assembled snippets and hex unless the user gave one).
+    pub address: u64,
+    pub bytes: Vec<u8>,
+    /// Human name: region name from `# LLVM-MCA-BEGIN name`, the ELF symbol, or "hex"/the file name.
+    pub name: String,
+    /// For each instruction start offset we know of (from assembler listing), the source line text, if known. May be empty.
+    pub source_lines: Vec<(u64, String)>,
+}
+
+/// Which assembly dialect a snippet is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsmSyntax {
+    /// AT&T (GNU default): `addq %rbx, %rax`.
+    Att,
+    /// Intel without register prefixes: `add rax, rbx`.
+    Intel,
+    /// Guess from the text: Intel if it says `.intel_syntax` or uses no `%` registers.
+    Auto,
+}
