@@ -87,7 +87,7 @@ pub fn assemble_with(
         return Ok(vec![block(file_name.to_string(), bytes, 0, &lines)]);
     }
 
-    let offsets = region_offsets(&object, text.index(), file_name)?;
+    let offsets = region_offsets(&object, text.index());
     let mut blocks = Vec::with_capacity(prepared.regions.len());
     for (i, region) in prepared.regions.iter().enumerate() {
         let region_err = |message: String| SourceError::Region {
@@ -95,7 +95,10 @@ pub fn assemble_with(
             line: region.begin_line,
             message,
         };
-        let name = region.name.clone().unwrap_or_else(|| format!("region {}", i + 1));
+        let name = region
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("region {}", i + 1));
         let (begin, end) = match (offsets.get(&(true, i)), offsets.get(&(false, i))) {
             (Some(&b), Some(&e)) => (b, e),
             _ => {
@@ -110,7 +113,11 @@ pub fn assemble_with(
             .and_then(|(b, e)| bytes.get(b..e));
         match slice {
             Some(s) if !s.is_empty() => blocks.push(block(name, s, begin, &lines)),
-            Some(_) => return Err(region_err(format!("region `{name}` contains no instructions"))),
+            Some(_) => {
+                return Err(region_err(format!(
+                    "region `{name}` contains no instructions"
+                )))
+            }
             None => {
                 return Err(region_err(format!(
                     "region `{name}` ends before it begins (offsets {begin:#x}..{end:#x})"
@@ -392,10 +399,13 @@ fn map_as_error(
     let mut fallback: Option<String> = None;
     for line in stderr.lines() {
         let line = line.trim_end();
-        if line.is_empty() || line == "Assembler messages:" {
+        if line.is_empty() || line.ends_with("Assembler messages:") {
             continue;
         }
-        let Some(rest) = line.strip_prefix(input_name).and_then(|r| r.strip_prefix(':')) else {
+        let Some(rest) = line
+            .strip_prefix(input_name)
+            .and_then(|r| r.strip_prefix(':'))
+        else {
             fallback.get_or_insert_with(|| line.replace(input_name, file_name));
             continue;
         };
@@ -412,7 +422,9 @@ fn map_as_error(
             .unwrap_or(msg)
             .trim_start()
             .replace(input_name, file_name);
-        let user_line = num.and_then(|n| n.checked_sub(prepended)).filter(|&n| n > 0);
+        let user_line = num
+            .and_then(|n| n.checked_sub(prepended))
+            .filter(|&n| n > 0);
         return SourceError::Assembler {
             file: file_name.to_string(),
             line: user_line,
@@ -464,7 +476,8 @@ fn listing_lines(listing: &str, source: &str, prepended: usize) -> BTreeMap<u64,
             .checked_sub(prepended + 1)
             .and_then(|i| user_lines.get(i))
             .map(|l| l.trim())
-            .filter(|l| !l.is_empty());
+            // `.endr`/`.endm` lines carry a whole expansion's bytes: not one line's.
+            .filter(|l| !l.is_empty() && !l.starts_with(".endr") && !l.starts_with(".endm"));
         if let Some(text) = text {
             out.entry(addr).or_insert_with(|| text.to_string());
         }
@@ -502,9 +515,7 @@ fn section_change(src: &str, in_text: bool, previous: bool, stack: &mut Vec<bool
 fn region_offsets(
     object: &object::File<'_>,
     text_index: object::SectionIndex,
-    file_name: &str,
-) -> Result<BTreeMap<(bool, usize), u64>, SourceError> {
-    let _ = file_name;
+) -> BTreeMap<(bool, usize), u64> {
     let mut out = BTreeMap::new();
     for sym in object.symbols() {
         let Ok(name) = sym.name() else { continue };
@@ -515,12 +526,14 @@ fn region_offsets(
         } else {
             continue;
         };
-        let Ok(idx) = idx.parse::<usize>() else { continue };
+        let Ok(idx) = idx.parse::<usize>() else {
+            continue;
+        };
         if sym.section_index() == Some(text_index) {
             out.insert((is_begin, idx), sym.address());
         }
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -529,7 +542,7 @@ mod tests {
 
     #[test]
     fn maps_as_error_lines_back_to_the_user_file() {
-        let stderr = "Assembler messages:\n/tmp/x/input.s:4: Error: no such instruction: `foo'\n";
+        let stderr = "/tmp/x/input.s: Assembler messages:\n/tmp/x/input.s:4: Error: no such instruction: `foo'\n";
         let e = map_as_error(stderr, "/tmp/x/input.s", "jacobi.s", 1, "exit status: 1");
         assert_eq!(e.to_string(), "jacobi.s:3: no such instruction: `foo'");
     }
@@ -544,19 +557,30 @@ mod tests {
 
     #[test]
     fn recognises_markers() {
-        assert!(matches!(parse_marker("# LLVM-MCA-BEGIN loop"), Some(Marker::Begin(Some(n))) if n == "loop"));
-        assert!(matches!(parse_marker("  #LLVM-MCA-END"), Some(Marker::End(None))));
+        assert!(
+            matches!(parse_marker("# LLVM-MCA-BEGIN loop"), Some(Marker::Begin(Some(n))) if n == "loop")
+        );
+        assert!(matches!(
+            parse_marker("  #LLVM-MCA-END"),
+            Some(Marker::End(None))
+        ));
         assert!(parse_marker("# LLVM-MCA-BEGINNING").is_none());
         assert!(parse_marker("# just a comment").is_none());
     }
 
     #[test]
     fn syntax_guess() {
-        assert!(looks_intel_without_directive("loop:\n  add rax, rbx # a comment with %\n  jne loop\n"));
+        assert!(looks_intel_without_directive(
+            "loop:\n  add rax, rbx # a comment with %\n  jne loop\n"
+        ));
         assert!(!looks_intel_without_directive("addq %rbx, %rax\n"));
         assert!(!looks_intel_without_directive("pushq $1\n"));
-        assert!(!looks_intel_without_directive(".intel_syntax noprefix\nadd rax, rbx\n"));
-        assert!(!looks_intel_without_directive("# only a comment\n.p2align 4\n"));
+        assert!(!looks_intel_without_directive(
+            ".intel_syntax noprefix\nadd rax, rbx\n"
+        ));
+        assert!(!looks_intel_without_directive(
+            "# only a comment\n.p2align 4\n"
+        ));
     }
 
     #[test]
@@ -567,6 +591,9 @@ mod tests {
         let source = "top:\n  addq %rbx, %rax\n.data\n.byte 1,2\n.text\nnop\n";
         let lines = listing_lines(listing, source, 0);
         let v: Vec<_> = lines.into_iter().collect();
-        assert_eq!(v, vec![(0, "addq %rbx, %rax".to_string()), (3, "nop".to_string())]);
+        assert_eq!(
+            v,
+            vec![(0, "addq %rbx, %rax".to_string()), (3, "nop".to_string())]
+        );
     }
 }

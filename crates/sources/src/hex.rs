@@ -115,14 +115,21 @@ fn read_token(
             ch,
             line: token_pos.line,
             column,
-            offset: if offset == usize::MAX { token_pos.offset + 2 } else { offset },
+            offset: if offset == usize::MAX {
+                token_pos.offset + 2
+            } else {
+                offset
+            },
         });
     }
     if prefixed && digits.len() == 1 {
         out.push(digits[0]);
     } else if digits.len() % 2 != 0 {
         let prefix_len = if prefixed { 2 } else { 0 };
-        let token: String = chars[start - prefix_len..end].iter().map(|&(_, c)| c).collect();
+        let token: String = chars[start - prefix_len..end]
+            .iter()
+            .map(|&(_, c)| c)
+            .collect();
         return Err(SourceError::OddHexDigits {
             token,
             digits: digits.len(),
@@ -153,7 +160,10 @@ mod tests {
 
     #[test]
     fn prefix_at_end_of_input_is_an_error() {
-        assert!(matches!(from_hex("\\x"), Err(SourceError::BadHexChar { .. })));
+        assert!(matches!(
+            from_hex("\\x"),
+            Err(SourceError::BadHexChar { .. })
+        ));
     }
 
     #[test]

@@ -1,1 +1,24 @@
-//! The out-of-order timing model: per-cycle resource calendars, instruction window, shadow registers and memory, stage times with binding constraints.
+//! The timing model of bottlenose.
+//!
+//! Input: a stream of resolved instructions ([`InstrTiming`], built once per
+//! static instruction by [`resolve`]) with per-execution dynamic facts
+//! ([`DynInfo`]). Output: per-instruction [`StageTimes`] (dispatch, issue,
+//! complete, commit, and the binding constraint of each), handed to listeners.
+//! One [`Core`] is one variant; sensitivity analysis runs several cores with
+//! different [`Acceleration`]s over the same stream.
+
+mod calendar;
+mod config;
+mod events;
+mod model;
+mod resolve;
+mod shadow;
+mod window;
+
+pub use calendar::Calendar;
+pub use config::{Acceleration, CoreConfig};
+pub use events::{CommitCause, DispatchCause, DynInfo, IssueCause, Listener, StageTimes};
+pub use model::Core;
+pub use resolve::{resolve, resolve_block, InstrTiming, UnknownForm, Use};
+pub use shadow::ShadowMemory;
+pub use window::{FifoWindow, Scheduler};

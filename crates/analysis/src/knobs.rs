@@ -1,0 +1,83 @@
+//! Named resources that sensitivity analysis can accelerate.
+//!
+//! A knob name is a port unit (`p1`: scales that port, so every group that
+//! contains it grows too), a port group (`p23`: scales the group's combined
+//! throughput only, as Gus does), or one of the core's other capacities.
+
+use bottlenose_machine::{GroupId, Machine};
+use bottlenose_timing::Acceleration;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Knob {
+    Unit(u16),
+    Group(GroupId),
+    /// Dispatch width: Gus's FRONTEND.
+    Frontend,
+    Commit,
+    /// ROB size: Gus's INST WINDOW.
+    Window,
+    Scheduler,
+    LoadBuffer,
+    StoreBuffer,
+    /// Every execution latency: Gus's INST LAT.
+    Latency,
+}
+
+pub const CORE_KNOBS: &[(&str, Knob)] = &[
+    ("frontend", Knob::Frontend),
+    ("commit", Knob::Commit),
+    ("window", Knob::Window),
+    ("scheduler", Knob::Scheduler),
+    ("load_buffer", Knob::LoadBuffer),
+    ("store_buffer", Knob::StoreBuffer),
+    ("latency", Knob::Latency),
+];
+
+impl Knob {
+    pub fn parse(machine: &Machine, name: &str) -> Option<Knob> {
+        let lower = name.to_ascii_lowercase();
+        if let Some((_, k)) = CORE_KNOBS.iter().find(|(n, _)| *n == lower) {
+            return Some(*k);
+        }
+        let g = machine.group_id(name)?;
+        if (g as usize) < machine.units.len() {
+            Some(Knob::Unit(g))
+        } else {
+            Some(Knob::Group(g))
+        }
+    }
+
+    pub fn name(&self, machine: &Machine) -> String {
+        match self {
+            Knob::Unit(u) => machine.units[*u as usize].clone(),
+            Knob::Group(g) => machine.groups[*g as usize].name.clone(),
+            _ => CORE_KNOBS.iter().find(|(_, k)| k == self).map(|(n, _)| n.to_string()).unwrap_or_default(),
+        }
+    }
+
+    /// Multiplies this knob's weight into `acc`.
+    pub fn apply(&self, acc: &mut Acceleration, w: f64) {
+        match self {
+            Knob::Unit(u) => acc.units[*u as usize] *= w,
+            Knob::Group(g) => acc.groups[*g as usize] *= w,
+            Knob::Frontend => acc.dispatch_width *= w,
+            Knob::Commit => acc.commit_width *= w,
+            Knob::Window => acc.rob *= w,
+            Knob::Scheduler => acc.scheduler *= w,
+            Knob::LoadBuffer => acc.load_buffer *= w,
+            Knob::StoreBuffer => acc.store_buffer *= w,
+            Knob::Latency => acc.latency *= w,
+        }
+    }
+}
+
+/// Acceleration with every knob of `set` scaled by `w`.
+pub fn accelerate(machine: &Machine, set: &[Knob], w: f64) -> Acceleration {
+    let mut acc = Acceleration::nominal(machine);
+    for k in set {
+        k.apply(&mut acc, w);
+    }
+    acc
+}

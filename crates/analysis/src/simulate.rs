@@ -1,0 +1,47 @@
+//! Running a block repeatedly through one timing variant.
+
+use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
+
+/// Result of iterating a block.
+#[derive(Debug, Clone)]
+pub struct BlockRun {
+    pub iterations: u32,
+    pub total_cycles: f64,
+    /// Commit cycle of each iteration's last instruction.
+    pub iteration_ends: Vec<f64>,
+}
+
+impl BlockRun {
+    /// Steady-state cycles per iteration: measured over the second half of the
+    /// run so that the ramp-up of an empty pipeline does not count.
+    pub fn cycles_per_iteration(&self) -> f64 {
+        let n = self.iteration_ends.len();
+        if n < 4 {
+            return self.total_cycles / n.max(1) as f64;
+        }
+        let half = n / 2;
+        (self.iteration_ends[n - 1] - self.iteration_ends[half - 1]) / (n - half) as f64
+    }
+}
+
+/// Iterates `block` `iterations` times on a core built from `cfg`.
+pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations: u32, listener: &mut L) -> BlockRun {
+    let mut core = Core::new(cfg);
+    let dy = DynInfo::default();
+    let mut ends = Vec::with_capacity(iterations as usize);
+    let mut last = StageTimes::zero();
+    for _ in 0..iterations {
+        for (i, it) in block.iter().enumerate() {
+            last = core.step(it, &dy);
+            listener.on_instruction(i, &last);
+        }
+        ends.push(last.commit);
+    }
+    BlockRun { iterations, total_cycles: core.cycles(), iteration_ends: ends }
+}
+
+/// Default number of iterations: enough dynamic instructions that a 1 %
+/// acceleration is measurable (≥ 50 000), at least 100 iterations.
+pub fn default_iterations(block_len: usize) -> u32 {
+    (50_000usize.div_ceil(block_len.max(1))).clamp(100, 100_000) as u32
+}

@@ -1,0 +1,259 @@
+//! Static analysis of a block or loop body: iterate it to steady state, report
+//! cycles per iteration, IPC, resource usage, sensitivity and bottlenecks.
+
+use crate::bottleneck::{rank, Bottleneck};
+use crate::knobs::{Knob, CORE_KNOBS};
+use crate::sensitivity::{sweep, SensitivityPoint};
+use crate::simulate::{default_iterations, run_block};
+use crate::usage::{global_usage, per_instruction_load, ResourceUsage};
+use crate::AnalysisError;
+use bottlenose_decode::DecodedInst;
+use bottlenose_machine::Machine;
+use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, Listener, StageTimes, UnknownForm};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone)]
+pub struct StaticOptions {
+    /// Iterations of the block; `None` = enough for a steady state.
+    pub iterations: Option<u32>,
+    pub weights: Vec<f64>,
+    /// Resources to accelerate one at a time; `None` = every resource the block uses plus the core knobs.
+    pub resources: Option<Vec<String>>,
+    /// Sets of resources accelerated together.
+    pub combine: Vec<Vec<String>>,
+    pub sensitivity: bool,
+}
+
+impl Default for StaticOptions {
+    fn default() -> Self {
+        Self { iterations: None, weights: crate::default_weights(), resources: None, combine: vec![], sensitivity: true }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InstructionRow {
+    pub address: String,
+    pub asm: String,
+    pub form: String,
+    /// Unfused uops (port uops).
+    pub uops: u32,
+    /// Slots taken at dispatch (after micro/macro fusion).
+    pub fused_uops: u32,
+    pub latency: f64,
+    /// Fraction of each resource's capacity this instruction uses in steady state.
+    pub usage: BTreeMap<String, f64>,
+    /// Groups the instruction's uops go to, e.g. `p01 p23`.
+    pub ports: String,
+    pub unknown_form: bool,
+}
+
+/// Stage cycles of one instruction in one iteration (the pipeline timeline).
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineRow {
+    pub iteration: u32,
+    pub index: usize,
+    pub dispatch: f64,
+    pub issue: f64,
+    pub complete: f64,
+    pub commit: f64,
+    pub dispatch_cause: String,
+    pub issue_cause: String,
+    pub commit_cause: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnsupportedSummary {
+    pub count: usize,
+    pub forms: Vec<UnknownForm>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockReport {
+    pub machine: String,
+    pub block: String,
+    pub iterations: u32,
+    pub instructions_per_iteration: usize,
+    pub total_cycles: f64,
+    pub cycles_per_iteration: f64,
+    pub ipc: f64,
+    pub resources: Vec<ResourceUsage>,
+    pub sensitivity: Vec<SensitivityPoint>,
+    pub bottlenecks: Vec<Bottleneck>,
+    pub instructions: Vec<InstructionRow>,
+    pub unsupported_instructions: UnsupportedSummary,
+    pub timeline: Vec<TimelineRow>,
+    pub stall_causes: StallCauses,
+}
+
+/// How often each constraint was binding, over the whole run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StallCauses {
+    pub dispatch: BTreeMap<String, u64>,
+    pub issue: BTreeMap<String, u64>,
+    pub commit: BTreeMap<String, u64>,
+}
+
+struct Recorder<'a> {
+    machine: &'a Machine,
+    block_len: usize,
+    executed: usize,
+    total: usize,
+    timeline: Vec<TimelineRow>,
+    causes: StallCauses,
+}
+
+impl Listener for Recorder<'_> {
+    fn on_instruction(&mut self, index: usize, t: &StageTimes) {
+        let iteration = (self.executed / self.block_len.max(1)) as u32;
+        let last_iteration = (self.total / self.block_len.max(1)).saturating_sub(1) as u32;
+        let issue_cause = match t.issue_cause {
+            bottlenose_timing::IssueCause::Port(g) => format!("port:{}", self.machine.groups[g as usize].name),
+            c => crate::snake(&format!("{c:?}")),
+        };
+        let dc = crate::snake(&format!("{:?}", t.dispatch_cause));
+        let cc = crate::snake(&format!("{:?}", t.commit_cause));
+        *self.causes.dispatch.entry(dc.clone()).or_default() += 1;
+        *self.causes.issue.entry(issue_cause.clone()).or_default() += 1;
+        *self.causes.commit.entry(cc.clone()).or_default() += 1;
+        if iteration == 0 || iteration == last_iteration {
+            self.timeline.push(TimelineRow {
+                iteration,
+                index,
+                dispatch: t.dispatch,
+                issue: t.issue,
+                complete: t.complete,
+                commit: t.commit,
+                dispatch_cause: dc,
+                issue_cause,
+                commit_cause: cc,
+            });
+        }
+        self.executed += 1;
+    }
+}
+
+/// Analyzes one block on one machine.
+pub fn analyze_block(
+    machine: &Machine,
+    name: &str,
+    insts: &[DecodedInst],
+    opts: &StaticOptions,
+) -> Result<BlockReport, AnalysisError> {
+    if insts.is_empty() {
+        return Err(AnalysisError::EmptyBlock(name.to_string()));
+    }
+    let (block, unknown) = resolve_block(machine, insts);
+    let iterations = opts.iterations.unwrap_or_else(|| default_iterations(block.len())).max(1);
+
+    let mut rec = Recorder {
+        machine,
+        block_len: block.len(),
+        executed: 0,
+        total: block.len() * iterations as usize,
+        timeline: vec![],
+        causes: StallCauses::default(),
+    };
+    let base = run_block(&block, CoreConfig::new(machine, &Acceleration::nominal(machine)), iterations, &mut rec);
+    let cpi = base.cycles_per_iteration();
+
+    let sets = knob_sets(machine, &block, opts)?;
+    let sensitivity = if opts.sensitivity && !opts.weights.is_empty() {
+        sweep(machine, &block, iterations, cpi, &sets, &opts.weights)
+    } else {
+        vec![]
+    };
+    let bottlenecks = rank(&sensitivity, &opts.weights);
+
+    let instructions = insts.iter().zip(&block).map(|(d, t)| instruction_row(machine, d, t, cpi)).collect();
+    Ok(BlockReport {
+        machine: machine.name.clone(),
+        block: name.to_string(),
+        iterations,
+        instructions_per_iteration: insts.len(),
+        total_cycles: base.total_cycles,
+        cycles_per_iteration: cpi,
+        ipc: if cpi > 0.0 { insts.len() as f64 / cpi } else { 0.0 },
+        resources: global_usage(machine, &block, cpi),
+        sensitivity,
+        bottlenecks,
+        instructions,
+        unsupported_instructions: UnsupportedSummary { count: unknown.len(), forms: unknown },
+        timeline: rec.timeline,
+        stall_causes: rec.causes,
+    })
+}
+
+fn instruction_row(machine: &Machine, d: &DecodedInst, t: &InstrTiming, cpi: f64) -> InstructionRow {
+    let usage = per_instruction_load(machine, t)
+        .into_iter()
+        .map(|(g, n)| (machine.groups[g as usize].name.clone(), n / (machine.group_capacity(g) * cpi.max(1e-9))))
+        .collect();
+    let ports = t
+        .load_uses
+        .iter()
+        .chain(&t.compute_uses)
+        .chain(&t.store_address_uses)
+        .chain(&t.store_data_uses)
+        .map(|u| {
+            let n = &machine.groups[u.group as usize].name;
+            if u.count == 1.0 { n.clone() } else { format!("{}x{n}", u.count) }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    InstructionRow {
+        address: format!("{:x}", d.address),
+        asm: d.asm.clone(),
+        form: d.form.clone(),
+        uops: t.unfused_uops,
+        fused_uops: t.fused_uops,
+        latency: t.latency,
+        usage,
+        ports,
+        unknown_form: t.unknown_form,
+    }
+}
+
+/// The resource sets to accelerate: every group the block uses (directly or as
+/// a superset) plus the core knobs, or the user's list; then the combinations.
+fn knob_sets(machine: &Machine, block: &[InstrTiming], opts: &StaticOptions) -> Result<Vec<Vec<Knob>>, AnalysisError> {
+    let parse = |n: &str| Knob::parse(machine, n).ok_or_else(|| AnalysisError::UnknownResource {
+        name: n.to_string(),
+        machine: machine.name.clone(),
+        known: known_names(machine),
+    });
+    let mut sets: Vec<Vec<Knob>> = Vec::new();
+    match &opts.resources {
+        Some(list) => {
+            for n in list {
+                sets.push(vec![parse(n)?]);
+            }
+        }
+        None => {
+            let mut used: Vec<u16> = block
+                .iter()
+                .flat_map(|t| t.load_uses.iter().chain(&t.compute_uses).chain(&t.store_address_uses).chain(&t.store_data_uses))
+                .flat_map(|u| u.targets.iter().copied())
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            for g in used {
+                sets.push(vec![if (g as usize) < machine.units.len() { Knob::Unit(g) } else { Knob::Group(g) }]);
+            }
+            for (_, k) in CORE_KNOBS {
+                sets.push(vec![*k]);
+            }
+        }
+    }
+    for combo in &opts.combine {
+        let set = combo.iter().map(|n| parse(n)).collect::<Result<Vec<_>, _>>()?;
+        sets.push(set);
+    }
+    Ok(sets)
+}
+
+pub fn known_names(machine: &Machine) -> String {
+    let mut v: Vec<String> = machine.groups.iter().map(|g| g.name.clone()).collect();
+    v.extend(CORE_KNOBS.iter().map(|(n, _)| n.to_string()));
+    v.join(", ")
+}

@@ -1,0 +1,182 @@
+//! Machine parameters as written in a machine TOML file.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything in a machine file except the form table.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub core: CoreParams,
+    #[serde(default)]
+    pub fusion: FusionParams,
+    pub memory: MemoryParams,
+    /// Cache levels, nearest first (`[[cache]]` in the file).
+    #[serde(default, rename = "cache")]
+    pub caches: Vec<CacheParams>,
+    #[serde(default, rename = "tlb")]
+    pub tlbs: Vec<TlbParams>,
+    #[serde(default)]
+    pub branch: BranchParams,
+    #[serde(default)]
+    pub vector: VectorParams,
+}
+
+/// Widths and window sizes of the out-of-order core.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreParams {
+    /// Fused uops allocated into the ROB per cycle: Top-Down's "issue point" slots.
+    pub dispatch_width: f64,
+    /// Fused uops retired per cycle.
+    pub commit_width: f64,
+    /// Reorder buffer entries (fused uops).
+    pub rob: u32,
+    /// Scheduler (reservation station) entries (unfused uops).
+    pub scheduler: u32,
+    pub load_buffer: u32,
+    pub store_buffer: u32,
+    /// Instruction bytes fetched per cycle from the L1I / decoders (dynamic runs).
+    #[serde(default = "default_fetch_bytes")]
+    pub fetch_bytes: u32,
+    /// Treat every instruction as independent (the premise of Gus Fig. 4; also an idealization).
+    #[serde(default)]
+    pub ignore_dependencies: bool,
+}
+
+fn default_fetch_bytes() -> u32 {
+    16
+}
+
+/// Renamer and decoder tricks.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct FusionParams {
+    /// A load (or store-address + store-data) and its ALU uop take one ROB slot.
+    pub micro_fusion: bool,
+    /// cmp/test/add/sub/and/inc/dec followed by a conditional branch take one slot and one port uop.
+    pub macro_fusion: bool,
+    /// xor r,r and friends are executed by the renamer: no port, no latency.
+    pub zero_idioms: bool,
+    /// Register-to-register moves are eliminated at rename.
+    pub move_elimination: bool,
+}
+
+/// Load/store pipeline facts and which resource groups carry memory uops.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryParams {
+    /// Load-to-use latency of an L1 hit, included in the forms' latencies.
+    pub load_latency: f64,
+    /// Store-to-load forwarding latency.
+    pub store_forward_latency: f64,
+    /// Groups that carry the load uop of a form (e.g. `p23`).
+    pub load_groups: Vec<String>,
+    /// Groups that carry the store-address uop.
+    pub store_address_groups: Vec<String>,
+    /// Groups that carry the store-data uop.
+    pub store_data_groups: Vec<String>,
+    /// Latency of a DRAM access in core cycles.
+    #[serde(default = "default_dram_latency")]
+    pub dram_latency: f64,
+    /// Sustained DRAM bandwidth in bytes per core cycle (one core).
+    #[serde(default = "default_dram_bw")]
+    pub dram_bytes_per_cycle: f64,
+}
+
+fn default_dram_latency() -> f64 {
+    250.0
+}
+fn default_dram_bw() -> f64 {
+    8.0
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheKind {
+    Data,
+    Instruction,
+    Unified,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Replacement {
+    Lru,
+    Plru,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheParams {
+    pub name: String,
+    pub level: u8,
+    pub kind: CacheKind,
+    pub size_kib: u32,
+    pub ways: u32,
+    pub line_bytes: u32,
+    /// Load-to-use latency of a hit at this level, in cycles.
+    pub latency: f64,
+    /// Fill bandwidth from this level towards the core, bytes per cycle.
+    pub bytes_per_cycle: f64,
+    pub replacement: Replacement,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlbParams {
+    pub name: String,
+    pub kind: CacheKind,
+    pub entries: u32,
+    pub ways: u32,
+    pub page_kib: u32,
+    pub miss_latency: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BranchParams {
+    /// Cycles from a mispredicted branch's resolution to the first correct-path uop dispatch.
+    pub mispredict_penalty: f64,
+    pub btb_entries: u32,
+    pub btb_ways: u32,
+    pub ras_entries: u32,
+    /// TAGE: number of tagged tables and log2 entries per table.
+    pub tage_tables: u32,
+    pub tage_log_entries: u32,
+    pub tage_min_history: u32,
+    pub tage_max_history: u32,
+    /// Frontend bubble of a taken branch that hits the BTB.
+    pub taken_bubble: f64,
+}
+
+impl Default for BranchParams {
+    fn default() -> Self {
+        Self {
+            mispredict_penalty: 15.0,
+            btb_entries: 4096,
+            btb_ways: 4,
+            ras_entries: 16,
+            tage_tables: 7,
+            tage_log_entries: 10,
+            tage_min_history: 5,
+            tage_max_history: 640,
+            taken_bubble: 0.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VectorParams {
+    /// Vector FP execution units that can each start one FP op per cycle (FLOPS stacks).
+    pub fp_units: u32,
+    /// Widest native vector in bits.
+    pub max_bits: u32,
+    pub fma: bool,
+}
+
+impl Default for VectorParams {
+    fn default() -> Self {
+        Self { fp_units: 2, max_bits: 256, fma: true }
+    }
+}

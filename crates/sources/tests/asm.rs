@@ -1,0 +1,213 @@
+//! Assembling snippets with GNU as: syntaxes, labels, regions and errors.
+
+use std::path::Path;
+
+use bottlenose_sources::{assemble, assemble_with, AsmSyntax, SourceError};
+
+fn one(source: &str, syntax: AsmSyntax) -> Vec<u8> {
+    let blocks = assemble(source, "t.s", syntax).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(blocks.len(), 1);
+    assert_eq!(blocks[0].name, "t.s");
+    assert_eq!(blocks[0].address, 0);
+    blocks[0].bytes.clone()
+}
+
+#[test]
+fn att_and_intel_give_the_same_bytes() {
+    let add = vec![0x48, 0x01, 0xd8];
+    assert_eq!(one("addq %rbx, %rax\n", AsmSyntax::Att), add);
+    assert_eq!(one("add rax, rbx", AsmSyntax::Intel), add);
+    assert_eq!(one("addq %rbx, %rax\n", AsmSyntax::Auto), add);
+    assert_eq!(one("  add rax, rbx # comment\n", AsmSyntax::Auto), add);
+    assert_eq!(
+        one(".intel_syntax noprefix\nadd rax, rbx\n", AsmSyntax::Auto),
+        add
+    );
+    // Intel prelude does not break sources that switch to AT&T themselves.
+    assert_eq!(one(".att_syntax\naddq %rbx, %rax\n", AsmSyntax::Intel), add);
+}
+
+#[test]
+fn backward_branch_to_a_label() {
+    let src = "loop:\n  addq %rbx, %rax\n  decq %rcx\n  jne loop\n";
+    // jne rel8 = -8: back over itself (2) and the two 3-byte instructions.
+    assert_eq!(
+        one(src, AsmSyntax::Att),
+        vec![0x48, 0x01, 0xd8, 0x48, 0xff, 0xc9, 0x75, 0xf8]
+    );
+    let intel = ".L1:\n  add rax, rbx\n  dec rcx\n  jne .L1\n";
+    assert_eq!(one(intel, AsmSyntax::Auto), one(src, AsmSyntax::Att));
+}
+
+#[test]
+fn source_lines_come_from_the_listing() {
+    let blocks = assemble(
+        "top:\n  addq %rbx, %rax\n  jne top # back\n",
+        "t.s",
+        AsmSyntax::Att,
+    )
+    .unwrap();
+    assert_eq!(
+        blocks[0].source_lines,
+        vec![
+            (0, "addq %rbx, %rax".to_string()),
+            (3, "jne top # back".to_string())
+        ]
+    );
+    // Same line text with the Intel prelude (line numbers shifted back).
+    let blocks = assemble("add rax, rbx\nret\n", "t.s", AsmSyntax::Intel).unwrap();
+    assert_eq!(
+        blocks[0].source_lines,
+        vec![(0, "add rax, rbx".to_string()), (3, "ret".to_string())]
+    );
+}
+
+#[test]
+fn external_symbols_assemble_with_zero_displacement() {
+    assert_eq!(one("call printf\n", AsmSyntax::Att), vec![0xe8, 0, 0, 0, 0]);
+}
+
+#[test]
+fn llvm_mca_regions_become_blocks() {
+    let src = "\
+movq $1, %rcx
+# LLVM-MCA-BEGIN first
+addq %rbx, %rax
+# LLVM-MCA-END
+nop
+#LLVM-MCA-BEGIN
+imulq %rcx, %rdx
+# LLVM-MCA-END
+ret
+";
+    let blocks = assemble(src, "r.s", AsmSyntax::Auto).unwrap();
+    assert_eq!(blocks.len(), 2);
+    assert_eq!(blocks[0].name, "first");
+    assert_eq!(blocks[0].bytes, vec![0x48, 0x01, 0xd8]);
+    assert_eq!(
+        blocks[0].source_lines,
+        vec![(0, "addq %rbx, %rax".to_string())]
+    );
+    assert_eq!(blocks[1].name, "region 2");
+    assert_eq!(blocks[1].bytes, vec![0x48, 0x0f, 0xaf, 0xd1]);
+    assert_eq!(
+        blocks[1].source_lines,
+        vec![(0, "imulq %rcx, %rdx".to_string())]
+    );
+}
+
+#[test]
+fn named_regions_may_overlap() {
+    let src = "\
+# LLVM-MCA-BEGIN outer
+nop
+# LLVM-MCA-BEGIN inner
+ret
+# LLVM-MCA-END outer
+int3
+# LLVM-MCA-END inner
+";
+    let blocks = assemble(src, "r.s", AsmSyntax::Att).unwrap();
+    let got: Vec<_> = blocks
+        .iter()
+        .map(|b| (b.name.as_str(), b.bytes.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![("outer", vec![0x90, 0xc3]), ("inner", vec![0xc3, 0xcc])]
+    );
+}
+
+#[test]
+fn unbalanced_markers_name_the_line() {
+    let err = assemble("nop\n# LLVM-MCA-BEGIN hot\nnop\n", "u.s", AsmSyntax::Att).unwrap_err();
+    assert!(
+        matches!(err, SourceError::Region { line: 2, .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "u.s:2: LLVM-MCA-BEGIN without a matching LLVM-MCA-END (region `hot`)"
+    );
+
+    let err = assemble("nop\nnop\n# LLVM-MCA-END\n", "u.s", AsmSyntax::Att).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("u.s:3: LLVM-MCA-END without a matching LLVM-MCA-BEGIN"),
+        "{err}"
+    );
+
+    let err = assemble(
+        "# LLVM-MCA-BEGIN a\nnop\n# LLVM-MCA-END b\n",
+        "u.s",
+        AsmSyntax::Att,
+    )
+    .unwrap_err();
+    assert!(err.to_string().starts_with("u.s:3: "), "{err}");
+
+    let err = assemble(
+        "# LLVM-MCA-BEGIN\n# LLVM-MCA-END\nnop\n",
+        "u.s",
+        AsmSyntax::Att,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "u.s:1: region `region 1` contains no instructions"
+    );
+}
+
+#[test]
+fn assembler_errors_name_the_user_file_and_line() {
+    let err = assemble("addq %rbx, %rax\nfoo\n", "jacobi.s", AsmSyntax::Att).unwrap_err();
+    assert!(
+        matches!(err, SourceError::Assembler { line: Some(2), .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.to_string(), "jacobi.s:2: no such instruction: `foo'");
+
+    // The Intel prelude line must not shift the reported line.
+    let err = assemble("add rax, rbx\nnop\nfoo rax\n", "jacobi.s", AsmSyntax::Intel).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "jacobi.s:3: no such instruction: `foo rax'"
+    );
+    assert!(!err.to_string().contains("input.s"));
+}
+
+#[test]
+fn no_instructions_is_an_error() {
+    let err = assemble("# nothing here\n.p2align 4\n", "empty.s", AsmSyntax::Auto).unwrap_err();
+    assert_eq!(err.to_string(), "no instructions in empty.s");
+    let err = assemble("", "empty.s", AsmSyntax::Att).unwrap_err();
+    assert_eq!(err.to_string(), "no instructions in empty.s");
+}
+
+#[test]
+fn missing_assembler_is_reported() {
+    let err = assemble_with(
+        Path::new("/nonexistent/bottlenose/as"),
+        "nop\n",
+        "t.s",
+        AsmSyntax::Att,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, SourceError::AssemblerNotFound { .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("GNU as not found: install binutils (apt-get install binutils)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn finds_as_on_path() {
+    let path =
+        bottlenose_sources::find_gnu_as().expect("binutils must be installed for these tests");
+    assert!(path.ends_with("as"));
+    let blocks = assemble_with(&path, "ret", "t.s", AsmSyntax::Att).unwrap();
+    assert_eq!(blocks[0].bytes, vec![0xc3]);
+}

@@ -1,0 +1,296 @@
+//! The out-of-order core: Gus's instruction-driven Algorithm 1 with per-cycle
+//! calendars for the throughput resources.
+//!
+//! Each instruction goes through, in program order and in constant work:
+//! 1. dispatch: the first cycle with a dispatch slot and room in the ROB,
+//!    scheduler and load/store buffers (and, in dynamic runs, once the frontend
+//!    has delivered it);
+//! 2. issue: each part (load, compute, store address, store data) starts at the
+//!    earliest cycle >= its operands' ready time where all its resources have
+//!    capacity (shadow register file, perfect renaming; shadow memory for
+//!    store-to-load dependencies);
+//! 3. complete: issue + latency;
+//! 4. commit: in order, at most `commit_width` per cycle, no earlier than the
+//!    cycle in which the instruction completes.
+//! Each stage also records which constraint was binding.
+
+use crate::calendar::Calendar;
+use crate::config::CoreConfig;
+use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, StageTimes};
+use crate::resolve::{InstrTiming, Use};
+use crate::shadow::ShadowMemory;
+use crate::window::{FifoWindow, Scheduler};
+use bottlenose_decode::{BranchKind, NUM_REGS};
+use bottlenose_machine::GroupId;
+
+const EPS: f64 = 1e-9;
+
+pub struct Core {
+    cfg: CoreConfig,
+    calendars: Vec<Calendar>,
+    dispatch_next: f64,
+    commit_next: f64,
+    last_dispatch: f64,
+    last_commit: f64,
+    retired_before: i64,
+    rob: FifoWindow,
+    load_buffer: FifoWindow,
+    store_buffer: FifoWindow,
+    store_drain: f64,
+    scheduler: Scheduler,
+    reg_ready: [f64; NUM_REGS],
+    memory: ShadowMemory,
+    resteer_at: f64,
+}
+
+impl Core {
+    pub fn new(cfg: CoreConfig) -> Self {
+        let calendars = cfg.group_capacity.iter().map(|&c| Calendar::new(c)).collect();
+        Self {
+            rob: FifoWindow::new(cfg.rob),
+            load_buffer: FifoWindow::new(cfg.load_buffer),
+            store_buffer: FifoWindow::new(cfg.store_buffer),
+            scheduler: Scheduler::new(cfg.scheduler),
+            calendars,
+            cfg,
+            dispatch_next: 0.0,
+            commit_next: 0.0,
+            last_dispatch: 0.0,
+            last_commit: -1.0,
+            retired_before: 0,
+            store_drain: 0.0,
+            reg_ready: [0.0; NUM_REGS],
+            memory: ShadowMemory::new(),
+            resteer_at: 0.0,
+        }
+    }
+
+    pub fn config(&self) -> &CoreConfig {
+        &self.cfg
+    }
+
+    /// Cycles elapsed so far: up to and including the last commit cycle.
+    pub fn cycles(&self) -> f64 {
+        self.last_commit + 1.0
+    }
+
+    /// Times one executed instruction.
+    pub fn step(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
+        let scale = self.cfg.latency_scale;
+
+        // ---- dispatch -------------------------------------------------------------
+        let mut t = self.dispatch_next;
+        let mut dispatch_cause = DispatchCause::Width;
+        if self.resteer_at > t {
+            t = self.resteer_at;
+            dispatch_cause = DispatchCause::Mispredict;
+        }
+        if dy.fetch_ready > t {
+            t = dy.fetch_ready;
+            dispatch_cause = DispatchCause::Fetch;
+        }
+        loop {
+            let before = t;
+            let r = self.rob.earliest(t, it.fused_uops);
+            if r > t {
+                t = r;
+                dispatch_cause = DispatchCause::Rob;
+            }
+            let s = self.scheduler.earliest(t, it.unfused_uops);
+            if s > t {
+                t = s;
+                dispatch_cause = DispatchCause::Scheduler;
+            }
+            if it.loads {
+                let l = self.load_buffer.earliest(t, 1);
+                if l > t {
+                    t = l;
+                    dispatch_cause = DispatchCause::LoadBuffer;
+                }
+            }
+            if it.stores {
+                let s = self.store_buffer.earliest(t, 1);
+                if s > t {
+                    t = s;
+                    dispatch_cause = DispatchCause::StoreBuffer;
+                }
+            }
+            if t == before {
+                break;
+            }
+        }
+        let gap = self.cfg.dispatch_gap;
+        let dispatch = if it.fused_uops == 0 && t == self.dispatch_next {
+            self.last_dispatch // fused into the previous instruction's slot
+        } else {
+            (t + (it.fused_uops.max(1) - 1) as f64 * gap + EPS).floor()
+        };
+        self.dispatch_next = t + it.fused_uops as f64 * gap;
+        self.last_dispatch = dispatch;
+        let cycle = dispatch as i64;
+        if cycle > self.retired_before {
+            for c in &mut self.calendars {
+                c.retire_before(cycle);
+            }
+            self.retired_before = cycle;
+        }
+
+        // ---- issue and execute ------------------------------------------------------
+        let addr_ready = self.max_ready(&it.addr_reads).max(dispatch);
+        let data_ready = self.max_ready(&it.data_reads).max(dispatch);
+        let mut load_waited_memory = false;
+        let (load_start, load_done, load_port) = if it.loads {
+            let (s, port) = self.place(&it.load_uses, addr_ready);
+            let mut done = s + it.load_latency + dy.load_extra_latency;
+            if let Some(a) = dy.load_addr {
+                if let Some(st) = self.memory.ready(a) {
+                    let fwd = st + self.cfg.store_forward_latency;
+                    if fwd > done {
+                        done = fwd;
+                        load_waited_memory = true;
+                    }
+                }
+            }
+            (s, done, port)
+        } else {
+            (dispatch, dispatch, None)
+        };
+        let operands = if it.loads { data_ready.max(load_done) } else { data_ready };
+        let (issue, ready, issue_cause) = if !it.compute_uses.is_empty() {
+            let (s, port) = self.place(&it.compute_uses, operands);
+            let cause = match port {
+                Some(g) if s > operands + EPS => IssueCause::Port(g),
+                _ if operands > dispatch + EPS => {
+                    if it.loads && load_done >= data_ready {
+                        if load_waited_memory { IssueCause::Memory } else { IssueCause::Load }
+                    } else {
+                        IssueCause::Register
+                    }
+                }
+                _ => IssueCause::Dispatch,
+            };
+            (s, s + it.op_latency * scale, cause)
+        } else if it.loads {
+            let cause = match load_port {
+                Some(g) if load_start > addr_ready + EPS => IssueCause::Port(g),
+                _ if load_waited_memory => IssueCause::Memory,
+                _ if addr_ready > dispatch + EPS => IssueCause::Register,
+                _ => IssueCause::Dispatch,
+            };
+            (load_start, load_done, cause)
+        } else if it.eliminated {
+            let cause = if data_ready > dispatch + EPS { IssueCause::Register } else { IssueCause::Dispatch };
+            (dispatch, data_ready, cause)
+        } else {
+            // no resources at all (e.g. nop, or a store whose parts follow)
+            (operands, operands + it.op_latency * scale, IssueCause::Dispatch)
+        };
+        let mut complete = ready;
+        if it.stores {
+            let (sa, _) = self.place(&it.store_address_uses, addr_ready);
+            let data = if it.compute_uses.is_empty() && !it.loads { data_ready } else { ready };
+            let (sd, _) = self.place(&it.store_data_uses, data);
+            let written = sa.max(sd) + 1.0;
+            complete = complete.max(written);
+            if let Some(a) = dy.store_addr {
+                self.memory.write(a, written);
+            }
+        }
+        for &w in &it.writes {
+            self.reg_ready[w as usize] = ready;
+        }
+        if dy.mispredicted && it.branch != BranchKind::None {
+            self.resteer_at = self.resteer_at.max(ready + self.cfg.mispredict_penalty);
+        }
+
+        // ---- commit ---------------------------------------------------------------
+        let earliest = ((complete - EPS).ceil() - 1.0).max(dispatch);
+        let cgap = self.cfg.commit_gap;
+        let (commit, commit_cause) = if it.fused_uops == 0 {
+            let c = earliest.max(self.last_commit);
+            (c, if earliest >= self.last_commit { CommitCause::Complete } else { CommitCause::InOrder })
+        } else {
+            let start = self.commit_next.max(earliest);
+            let c = (start + (it.fused_uops - 1) as f64 * cgap + EPS).floor();
+            self.commit_next = start + it.fused_uops as f64 * cgap;
+            let cause = if earliest + EPS >= self.commit_next - it.fused_uops as f64 * cgap {
+                CommitCause::Complete
+            } else if c > self.last_commit && earliest < self.last_commit + EPS {
+                CommitCause::Width
+            } else {
+                CommitCause::InOrder
+            };
+            (c, cause)
+        };
+        self.last_commit = self.last_commit.max(commit);
+        self.rob.push(commit + 1.0, it.fused_uops);
+        if it.loads {
+            self.load_buffer.push(commit + 1.0, 1);
+        }
+        if it.stores {
+            self.store_drain = (self.store_drain + 1.0).max(commit + 1.0);
+            self.store_buffer.push(self.store_drain, 1);
+        }
+
+        StageTimes {
+            dispatch,
+            issue,
+            ready,
+            complete,
+            commit,
+            dispatch_cause,
+            issue_cause,
+            commit_cause,
+            mispredicted: dy.mispredicted,
+        }
+    }
+
+    #[inline]
+    fn max_ready(&self, regs: &[u8]) -> f64 {
+        regs.iter().map(|&r| self.reg_ready[r as usize]).fold(0.0, f64::max)
+    }
+
+    /// Books every use at the earliest cycle >= `t` where all its targets have room.
+    /// Returns the start of the latest first uop and the group that delayed it.
+    #[inline]
+    fn place(&mut self, uses: &[Use], t: f64) -> (f64, Option<GroupId>) {
+        let mut start = t;
+        let mut binding = None;
+        for u in uses {
+            let mut at = t;
+            let mut remaining = u.count;
+            let mut first = true;
+            while remaining > EPS {
+                let amount = remaining.min(1.0);
+                remaining -= amount;
+                let mut full = None;
+                loop {
+                    let mut moved = false;
+                    for &g in &u.targets {
+                        let e = self.calendars[g as usize].earliest(at);
+                        if e > at {
+                            at = e;
+                            moved = true;
+                            full = Some(g);
+                        }
+                    }
+                    if !moved {
+                        break;
+                    }
+                }
+                for &g in &u.targets {
+                    self.calendars[g as usize].take(at, amount);
+                }
+                self.scheduler.push(at.floor() + 1.0);
+                if first {
+                    first = false;
+                    if at > start + EPS || (binding.is_none() && full.is_some() && at >= start) {
+                        start = start.max(at);
+                        binding = full.or(Some(u.group));
+                    }
+                }
+            }
+        }
+        (start, if start > t + EPS { binding } else { None })
+    }
+}

@@ -1,0 +1,209 @@
+//! Resolution of decoded instructions against a machine: which resources each
+//! part of an instruction (load, compute, store address, store data) occupies,
+//! with what latency, how many slots it takes in the frontend and ROB, and which
+//! registers it waits for. Done once per static instruction; the per-execution
+//! model only reads the result.
+
+use bottlenose_decode::{BranchKind, DecodedInst, RegId};
+use bottlenose_machine::{Form, GroupId, Machine};
+use serde::Serialize;
+
+/// One resource use of an instruction part: `count` uops (or busy cycles) on
+/// `group`, each also occupying every group that contains it (`targets`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Use {
+    pub group: GroupId,
+    pub count: f64,
+    #[serde(skip)]
+    pub targets: Vec<GroupId>,
+}
+
+/// Per-static-instruction timing facts for one machine.
+#[derive(Debug, Clone, Serialize)]
+pub struct InstrTiming {
+    /// Slots taken at dispatch and in the ROB (after micro/macro fusion).
+    pub fused_uops: u32,
+    /// Scheduler entries (unfused uops that need a port).
+    pub unfused_uops: u32,
+    pub load_uses: Vec<Use>,
+    pub compute_uses: Vec<Use>,
+    pub store_address_uses: Vec<Use>,
+    pub store_data_uses: Vec<Use>,
+    pub loads: bool,
+    pub stores: bool,
+    /// Latency of the load part (L1 hit) and of the compute part.
+    pub load_latency: f64,
+    pub op_latency: f64,
+    /// Total latency from the form table (what a user expects to see).
+    pub latency: f64,
+    #[serde(skip)]
+    pub data_reads: Vec<RegId>,
+    #[serde(skip)]
+    pub addr_reads: Vec<RegId>,
+    #[serde(skip)]
+    pub writes: Vec<RegId>,
+    /// Executed at rename (zero idiom, eliminated move): no port, no latency.
+    pub eliminated: bool,
+    /// A conditional branch fused with the previous instruction.
+    pub macro_fused: bool,
+    pub branch: BranchKind,
+    /// The form was not in the machine's table; the default form was used.
+    pub unknown_form: bool,
+    pub is_divide: bool,
+    pub flops: u16,
+}
+
+/// A form the machine's table lacks.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UnknownForm {
+    pub form: String,
+    pub asm: String,
+    pub address: u64,
+}
+
+/// Resolves a block (in program order, so macro-fusion can pair neighbours).
+pub fn resolve_block(machine: &Machine, insts: &[DecodedInst]) -> (Vec<InstrTiming>, Vec<UnknownForm>) {
+    let mut out: Vec<InstrTiming> = Vec::with_capacity(insts.len());
+    let mut unknown = Vec::new();
+    for (i, inst) in insts.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|p| &insts[p]);
+        let t = resolve(machine, inst, prev);
+        if t.unknown_form {
+            unknown.push(UnknownForm { form: inst.form.clone(), asm: inst.asm.clone(), address: inst.address });
+        }
+        if t.macro_fused {
+            // the pair runs as one uop on the branch's port: the ALU half keeps its
+            // latency but gives up its slot and its port
+            if let Some(p) = out.last_mut() {
+                p.compute_uses.clear();
+                p.unfused_uops = p.unfused_uops.saturating_sub(1);
+            }
+        }
+        out.push(t);
+    }
+    (out, unknown)
+}
+
+/// Resolves one instruction; `prev` is the instruction before it in program order.
+pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>) -> InstrTiming {
+    let p = &machine.params;
+    let (form, unknown_form) = match machine.form(&inst.form) {
+        Some(f) => (f, false),
+        None => (&machine.default_form, true),
+    };
+    let loads = inst.loads() || form.load;
+    let stores = inst.stores() || form.store;
+    let group_in = |names: &[String], g: GroupId| names.iter().any(|n| machine.groups[g as usize].name == *n);
+    let mk = |g: GroupId, count: f64| Use { group: g, count, targets: machine.supersets(g).to_vec() };
+
+    let mut load_uses = Vec::new();
+    let mut sta = Vec::new();
+    let mut std_ = Vec::new();
+    let mut compute = Vec::new();
+    for &(g, count) in &form.uses {
+        if loads && group_in(&p.memory.load_groups, g) && !load_uses.iter().any(|u: &Use| u.group == g) {
+            load_uses.push(mk(g, count.min(1.0)));
+            if count > 1.0 && !stores {
+                compute.push(mk(g, count - 1.0));
+            } else if count > 1.0 && group_in(&p.memory.store_address_groups, g) {
+                sta.push(mk(g, (count - 1.0).min(1.0)));
+            }
+        } else if stores && group_in(&p.memory.store_address_groups, g) && !sta.iter().any(|u: &Use| u.group == g) {
+            sta.push(mk(g, count));
+        } else if stores && group_in(&p.memory.store_data_groups, g) {
+            std_.push(mk(g, count));
+        } else {
+            compute.push(mk(g, count));
+        }
+    }
+
+    let eliminated = (inst.zero_idiom && p.fusion.zero_idioms) || (inst.move_candidate && p.fusion.move_elimination);
+    if eliminated {
+        compute.clear();
+    }
+    let (load_latency, op_latency) = split_latency(machine, inst, form, loads, !compute.is_empty());
+
+    let macro_fused = p.fusion.macro_fusion
+        && inst.branch == BranchKind::Conditional
+        && prev.is_some_and(|q| q.macro_fusible && !q.stores());
+
+    let unfused: f64 = [&load_uses, &compute, &sta, &std_].iter().flat_map(|v| v.iter()).map(|u| u.count.ceil()).sum();
+    let unfused_uops = unfused as u32;
+    let mut fused = form.uops.max(1);
+    if p.fusion.micro_fusion && fused >= 2 {
+        if loads && !compute.is_empty() {
+            fused -= 1;
+        }
+        if stores && fused >= 2 {
+            fused -= 1;
+        }
+    }
+    if macro_fused {
+        fused = 0;
+    }
+    let ignore = p.core.ignore_dependencies;
+    InstrTiming {
+        fused_uops: fused,
+        unfused_uops,
+        load_uses,
+        compute_uses: compute,
+        store_address_uses: sta,
+        store_data_uses: std_,
+        loads,
+        stores,
+        load_latency,
+        op_latency: if eliminated { 0.0 } else { op_latency },
+        latency: form.latency,
+        data_reads: if ignore { vec![] } else { inst.data_reads.clone() },
+        addr_reads: if ignore { vec![] } else { inst.addr_reads.clone() },
+        writes: if ignore { vec![] } else { inst.writes.clone() },
+        eliminated,
+        macro_fused,
+        branch: inst.branch,
+        unknown_form,
+        is_divide: inst.is_divide,
+        flops: inst.flops,
+    }
+}
+
+/// Splits a load form's latency into the load (L1 hit) and the operation.
+/// The operation's latency is taken from the register form of the same
+/// instruction when the table has it (`vaddpd ymm, ymm, m256` → `vaddpd ymm, ymm, ymm`),
+/// which captures the different load latencies of integer and vector loads.
+fn split_latency(machine: &Machine, inst: &DecodedInst, form: &Form, loads: bool, has_compute: bool) -> (f64, f64) {
+    let l1 = machine.params.memory.load_latency;
+    if !loads {
+        return (l1, form.latency);
+    }
+    if !has_compute {
+        return (form.latency.max(1.0), 0.0);
+    }
+    let reg_form = register_form(&inst.form);
+    let op = reg_form
+        .as_deref()
+        .and_then(|k| machine.form(k))
+        .map(|f| f.latency)
+        .filter(|&op| op < form.latency)
+        .unwrap_or((form.latency - l1).max(1.0));
+    ((form.latency - op).max(1.0), op)
+}
+
+/// `vaddsd xmm, xmm, m64` → `vaddsd xmm, xmm, xmm` (memory operand replaced by the destination's class).
+fn register_form(key: &str) -> Option<String> {
+    let (mnemonic, ops) = key.split_once(' ')?;
+    let ops: Vec<&str> = ops.split(", ").collect();
+    let dest = ops.iter().find(|o| !o.starts_with('m') && *o != &"imm")?;
+    let replaced: Vec<&str> = ops.iter().map(|o| if o.starts_with('m') { *dest } else { *o }).collect();
+    Some(format!("{mnemonic} {}", replaced.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::register_form;
+    #[test]
+    fn register_form_of_load_op() {
+        assert_eq!(register_form("vaddsd xmm, xmm, m64").as_deref(), Some("vaddsd xmm, xmm, xmm"));
+        assert_eq!(register_form("add r64, m64").as_deref(), Some("add r64, r64"));
+        assert_eq!(register_form("add m64, imm").as_deref(), None);
+    }
+}
