@@ -1,1 +1,44 @@
-fn main() {}
+//! The `bottlenose` command line.
+
+mod analyze_cmd;
+mod input;
+mod machines_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "bottlenose",
+    version,
+    about = "Find why a loop or program is slow on an out-of-order CPU, and how much each fix would buy.",
+    after_help = "Examples:\n  bottlenose analyze examples/jacobi.s --machine skylake\n  bottlenose analyze --hex '48 01 d8 48 ff c9 75 f8' --format json\n  bottlenose machines show zen4"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Static analysis of a block or loop body: cycles per iteration, resource usage, sensitivity, bottlenecks.
+    Analyze(analyze_cmd::AnalyzeArgs),
+    /// List the machine descriptions, or show one.
+    Machines(machines_cmd::MachinesArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Analyze(a) => analyze_cmd::run(a),
+        Command::Machines(m) => machines_cmd::run(m),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // one line, whole cause chain
+            eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,1 +1,14 @@
-//! Reports: terminal tables and JSON for analyses.
+//! Reports: how analyses are shown to people (terminal tables) and programs (JSON).
+
+mod block_text;
+mod machine_text;
+mod table;
+
+pub use block_text::render_block;
+pub use machine_text::{render_machine, render_machine_list};
+pub use table::Table;
+
+/// Pretty JSON of any report; the schema is the `Serialize` shape of the report types.
+pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}

@@ -1,0 +1,59 @@
+//! Where `analyze` gets its code: an assembly file (GNU as), hex bytes, or an ELF function/range.
+
+use anyhow::{anyhow, bail, Context, Result};
+use bottlenose_sources::{assemble, from_elf, from_hex, AsmSyntax, CodeBlock, ElfSelector};
+use std::io::Read;
+use std::path::Path;
+
+pub struct InputSpec<'a> {
+    pub file: Option<&'a Path>,
+    pub hex: Option<&'a str>,
+    pub function: Option<&'a str>,
+    pub range: Option<&'a str>,
+    pub syntax: AsmSyntax,
+}
+
+pub fn load(spec: &InputSpec) -> Result<Vec<CodeBlock>> {
+    if let Some(h) = spec.hex {
+        let text = if h == "-" { read_stdin()? } else { h.to_string() };
+        return Ok(vec![from_hex(&text)?]);
+    }
+    let Some(file) = spec.file else {
+        bail!("no input: give an assembly file, an ELF file with --function/--range, or --hex BYTES");
+    };
+    let data = if file == Path::new("-") {
+        read_stdin()?.into_bytes()
+    } else {
+        std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?
+    };
+    let name = file.display().to_string();
+    if data.starts_with(b"\x7fELF") {
+        let selector = match (spec.function, spec.range) {
+            (Some(f), _) => ElfSelector::Function(f.to_string()),
+            (None, Some(r)) => parse_range(r)?,
+            (None, None) => bail!("{name} is an ELF file: choose code with --function NAME or --range START:END"),
+        };
+        return Ok(vec![from_elf(&data, &name, &selector)?]);
+    }
+    if spec.function.is_some() || spec.range.is_some() {
+        bail!("--function/--range need an ELF file, but {name} is not one");
+    }
+    let text = String::from_utf8(data).map_err(|_| anyhow!("{name} is neither an ELF file nor UTF-8 assembly text"))?;
+    Ok(assemble(&text, &name, spec.syntax)?)
+}
+
+fn parse_range(r: &str) -> Result<ElfSelector> {
+    let (a, b) = r.split_once(':').or_else(|| r.split_once('-')).ok_or_else(|| anyhow!("bad --range '{r}': expected START:END (hex with 0x or decimal)"))?;
+    let num = |s: &str| -> Result<u64> {
+        let s = s.trim();
+        let v = if let Some(h) = s.strip_prefix("0x") { u64::from_str_radix(h, 16) } else { s.parse() };
+        v.map_err(|_| anyhow!("bad address '{s}' in --range"))
+    };
+    Ok(ElfSelector::Range { start: num(a)?, end: num(b)? })
+}
+
+fn read_stdin() -> Result<String> {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
+    Ok(s)
+}

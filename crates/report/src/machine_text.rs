@@ -1,0 +1,80 @@
+//! Terminal views of machine descriptions.
+
+use bottlenose_machine::Machine;
+use std::fmt::Write;
+
+pub fn render_machine_list(machines: &[(String, Result<Machine, String>)]) -> String {
+    let mut o = String::new();
+    for (name, m) in machines {
+        match m {
+            Ok(m) => {
+                let _ = writeln!(o, "{:<10} {} ({} forms)", name, m.description, m.forms.len());
+            }
+            Err(e) => {
+                let _ = writeln!(o, "{name:<10} (fails to load: {e})");
+            }
+        }
+    }
+    o
+}
+
+pub fn render_machine(m: &Machine) -> String {
+    let p = &m.params;
+    let mut o = String::new();
+    let _ = writeln!(o, "{}: {}", m.name, m.description);
+    let _ = writeln!(
+        o,
+        "core: dispatch {}/cycle, commit {}/cycle, ROB {}, scheduler {}, load buffer {}, store buffer {}",
+        p.core.dispatch_width, p.core.commit_width, p.core.rob, p.core.scheduler, p.core.load_buffer, p.core.store_buffer
+    );
+    let _ = writeln!(
+        o,
+        "fusion: micro {}, macro {}, zero idioms {}, move elimination {}",
+        p.fusion.micro_fusion, p.fusion.macro_fusion, p.fusion.zero_idioms, p.fusion.move_elimination
+    );
+    let _ = writeln!(
+        o,
+        "memory: L1 load-to-use {} cycles, store forwarding {}, loads on {}, store address on {}, store data on {}, DRAM {} cycles, {} B/cycle",
+        p.memory.load_latency,
+        p.memory.store_forward_latency,
+        p.memory.load_groups.join(","),
+        p.memory.store_address_groups.join(","),
+        p.memory.store_data_groups.join(","),
+        p.memory.dram_latency,
+        p.memory.dram_bytes_per_cycle
+    );
+    for c in &p.caches {
+        let _ = writeln!(
+            o,
+            "cache {}: {} KiB, {}-way, {} B lines, {} cycles, {} B/cycle, {:?}",
+            c.name, c.size_kib, c.ways, c.line_bytes, c.latency, c.bytes_per_cycle, c.replacement
+        );
+    }
+    for t in &p.tlbs {
+        let _ = writeln!(o, "tlb {}: {} entries, {}-way, {} KiB pages, miss {} cycles", t.name, t.entries, t.ways, t.page_kib, t.miss_latency);
+    }
+    let b = &p.branch;
+    let _ = writeln!(
+        o,
+        "branch: mispredict {} cycles, BTB {} x {}-way, RAS {}, TAGE {} tables of 2^{} (history {}..{})",
+        b.mispredict_penalty, b.btb_entries, b.btb_ways, b.ras_entries, b.tage_tables, b.tage_log_entries, b.tage_min_history, b.tage_max_history
+    );
+    let _ = writeln!(o, "vector: {} FP units, {} bits, FMA {}", p.vector.fp_units, p.vector.max_bits, p.vector.fma);
+    let _ = writeln!(o, "ports: {}", m.units.join(" "));
+    let groups: Vec<String> = m
+        .groups
+        .iter()
+        .skip(m.units.len())
+        .map(|g| format!("{}={{{}}}", g.name, members(m, g.members)))
+        .collect();
+    let _ = writeln!(o, "groups: {}", groups.join(" "));
+    let _ = writeln!(o, "forms: {}", m.forms.len());
+    for line in &m.provenance {
+        let _ = writeln!(o, "source: {line}");
+    }
+    o
+}
+
+fn members(m: &Machine, mask: u64) -> String {
+    (0..m.units.len()).filter(|i| mask & (1 << i) != 0).map(|i| m.units[i].as_str()).collect::<Vec<_>>().join(",")
+}

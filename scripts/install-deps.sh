@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Debian packages bottlenose needs at run and test time. Idempotent; uses sudo when not root.
+set -euo pipefail
+pkgs=(binutils gcc qemu-user llvm-19)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
