@@ -45,3 +45,32 @@ pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations
 pub fn default_iterations(block_len: usize) -> u32 {
     (50_000usize.div_ceil(block_len.max(1))).clamp(100, 100_000) as u32
 }
+
+impl BlockRun {
+    /// Whether the last two quarters of the run agree on cycles per iteration
+    /// (within 0.5 %, or within the resolution of whole cycles over a quarter).
+    pub fn is_steady(&self) -> bool {
+        let n = self.iteration_ends.len();
+        if n < 8 {
+            return true;
+        }
+        let q = n / 4;
+        let e = &self.iteration_ends;
+        let q3 = (e[n - q - 1] - e[n - 2 * q - 1]) / q as f64;
+        let q4 = (e[n - 1] - e[n - q - 1]) / q as f64;
+        (q3 - q4).abs() <= (0.005 * q4).max(2.0 / q as f64)
+    }
+}
+
+/// Iterations needed for a steady state: start from [`default_iterations`] and
+/// double (at most 8x) until the last two quarters of the run agree.
+pub fn steady_iterations(block: &[InstrTiming], cfg: &CoreConfig) -> u32 {
+    let mut n = default_iterations(block.len());
+    for _ in 0..3 {
+        if run_block(block, cfg.clone(), n, &mut ()).is_steady() {
+            break;
+        }
+        n = n.saturating_mul(2);
+    }
+    n
+}

@@ -4,12 +4,13 @@
 use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::{Knob, CORE_KNOBS};
 use crate::sensitivity::{sweep, SensitivityPoint};
-use crate::simulate::{default_iterations, run_block};
+use crate::simulate::{run_block, steady_iterations};
 use crate::usage::{global_usage, per_instruction_load, ResourceUsage};
 use crate::AnalysisError;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;
-use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, Listener, StageTimes, UnknownForm};
+use bottlenose_listeners::{StallCauseCounter, StallCauses, Timeline, TimelineRow};
+use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, UnknownForm};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -48,20 +49,6 @@ pub struct InstructionRow {
     pub unknown_form: bool,
 }
 
-/// Stage cycles of one instruction in one iteration (the pipeline timeline).
-#[derive(Debug, Clone, Serialize)]
-pub struct TimelineRow {
-    pub iteration: u32,
-    pub index: usize,
-    pub dispatch: f64,
-    pub issue: f64,
-    pub complete: f64,
-    pub commit: f64,
-    pub dispatch_cause: String,
-    pub issue_cause: String,
-    pub commit_cause: String,
-}
-
 #[derive(Debug, Clone, Serialize)]
 pub struct UnsupportedSummary {
     pub count: usize,
@@ -86,53 +73,6 @@ pub struct BlockReport {
     pub stall_causes: StallCauses,
 }
 
-/// How often each constraint was binding, over the whole run.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct StallCauses {
-    pub dispatch: BTreeMap<String, u64>,
-    pub issue: BTreeMap<String, u64>,
-    pub commit: BTreeMap<String, u64>,
-}
-
-struct Recorder<'a> {
-    machine: &'a Machine,
-    block_len: usize,
-    executed: usize,
-    total: usize,
-    timeline: Vec<TimelineRow>,
-    causes: StallCauses,
-}
-
-impl Listener for Recorder<'_> {
-    fn on_instruction(&mut self, index: usize, t: &StageTimes) {
-        let iteration = (self.executed / self.block_len.max(1)) as u32;
-        let last_iteration = (self.total / self.block_len.max(1)).saturating_sub(1) as u32;
-        let issue_cause = match t.issue_cause {
-            bottlenose_timing::IssueCause::Port(g) => format!("port:{}", self.machine.groups[g as usize].name),
-            c => crate::snake(&format!("{c:?}")),
-        };
-        let dc = crate::snake(&format!("{:?}", t.dispatch_cause));
-        let cc = crate::snake(&format!("{:?}", t.commit_cause));
-        *self.causes.dispatch.entry(dc.clone()).or_default() += 1;
-        *self.causes.issue.entry(issue_cause.clone()).or_default() += 1;
-        *self.causes.commit.entry(cc.clone()).or_default() += 1;
-        if iteration == 0 || iteration == last_iteration {
-            self.timeline.push(TimelineRow {
-                iteration,
-                index,
-                dispatch: t.dispatch,
-                issue: t.issue,
-                complete: t.complete,
-                commit: t.commit,
-                dispatch_cause: dc,
-                issue_cause,
-                commit_cause: cc,
-            });
-        }
-        self.executed += 1;
-    }
-}
-
 /// Analyzes one block on one machine.
 pub fn analyze_block(
     machine: &Machine,
@@ -144,17 +84,11 @@ pub fn analyze_block(
         return Err(AnalysisError::EmptyBlock(name.to_string()));
     }
     let (block, unknown) = resolve_block(machine, insts);
-    let iterations = opts.iterations.unwrap_or_else(|| default_iterations(block.len())).max(1);
+    let nominal = CoreConfig::new(machine, &Acceleration::nominal(machine));
+    let iterations = opts.iterations.unwrap_or_else(|| steady_iterations(&block, &nominal)).max(1);
 
-    let mut rec = Recorder {
-        machine,
-        block_len: block.len(),
-        executed: 0,
-        total: block.len() * iterations as usize,
-        timeline: vec![],
-        causes: StallCauses::default(),
-    };
-    let base = run_block(&block, CoreConfig::new(machine, &Acceleration::nominal(machine)), iterations, &mut rec);
+    let mut views = (Timeline::new(block.len(), iterations), StallCauseCounter::new(machine));
+    let base = run_block(&block, nominal, iterations, &mut views);
     let cpi = base.cycles_per_iteration();
 
     let sets = knob_sets(machine, &block, opts)?;
@@ -179,8 +113,8 @@ pub fn analyze_block(
         bottlenecks,
         instructions,
         unsupported_instructions: UnsupportedSummary { count: unknown.len(), forms: unknown },
-        timeline: rec.timeline,
-        stall_causes: rec.causes,
+        timeline: views.0.finish(machine),
+        stall_causes: views.1.finish(machine),
     })
 }
 

@@ -1,0 +1,59 @@
+//! Benchmark: simulated instructions per second of the timing model, and the
+//! wall time of a full default sensitivity sweep, on the Jacobi block.
+//! Run: cargo run --release -p bottlenose-analysis --example sim_speed [machine]
+
+use bottlenose_analysis::{analyze_block, run_block, StaticOptions};
+use bottlenose_decode::decode_block;
+use bottlenose_listeners::{StallCauseCounter, Timeline};
+use bottlenose_machine::Machine;
+use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_timing::{resolve_block, Acceleration, CoreConfig};
+use std::time::Instant;
+
+fn main() {
+    let name = std::env::args().nth(1).unwrap_or_else(|| "skylake".into());
+    let machine = Machine::resolve(&name).expect("machine");
+    let src = include_str!("../../../examples/jacobi.s");
+    let code = &assemble(src, "jacobi.s", AsmSyntax::Att).expect("assemble")[0];
+    let insts = decode_block(&code.bytes, code.address).expect("decode");
+    let (block, _) = resolve_block(&machine, &insts);
+    let cfg = CoreConfig::new(&machine, &Acceleration::nominal(&machine));
+    let iterations = 2_000_000u32;
+    let n = iterations as f64 * block.len() as f64;
+
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let r = run_block(&block, cfg.clone(), iterations, &mut ());
+        best = best.min(t.elapsed().as_secs_f64());
+        assert!(r.total_cycles > 0.0);
+    }
+    println!("timing model alone: {:.1} M simulated instructions/s ({} instructions, best of 3: {:.3} s)", n / best / 1e6, n, best);
+
+    let mut best_l = f64::MAX;
+    for _ in 0..3 {
+        let mut views = (Timeline::new(block.len(), iterations), StallCauseCounter::new(&machine));
+        let t = Instant::now();
+        run_block(&block, cfg.clone(), iterations, &mut views);
+        best_l = best_l.min(t.elapsed().as_secs_f64());
+    }
+    println!("with listeners (timeline, stall causes): {:.1} M/s ({:+.1}% time)", n / best_l / 1e6, (best_l / best - 1.0) * 100.0);
+
+    let mut best_s = f64::MAX;
+    let mut variants = 0;
+    let mut per_variant_insts = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let r = analyze_block(&machine, "jacobi", &insts, &StaticOptions::default()).expect("analysis");
+        best_s = best_s.min(t.elapsed().as_secs_f64());
+        variants = r.sensitivity.len();
+        per_variant_insts = r.iterations as usize * insts.len();
+    }
+    println!(
+        "full default sensitivity sweep: {:.3} s for {} variants x {} instructions ({} threads)",
+        best_s,
+        variants,
+        per_variant_insts,
+        rayon::current_num_threads()
+    );
+}

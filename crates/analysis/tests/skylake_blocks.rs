@@ -1,0 +1,82 @@
+//! Paper case and classic bottleneck shapes on the `skylake` machine.
+mod common;
+use bottlenose_analysis::StaticOptions;
+use common::*;
+
+const JACOBI: &str = include_str!("../../../examples/jacobi.s");
+
+fn att(src: &str) -> String {
+    format!(".att_syntax prefix\n{src}")
+}
+
+/// Gus Fig. 1 / Fig. 11 / Table 1: the load ports are the bottleneck, the speedup
+/// of accelerating them by 1-15 % is close to linear, nothing else matters.
+#[test]
+fn jacobi_is_bound_by_the_load_ports() {
+    let r = run("skylake", &att(JACOBI), &StaticOptions::default());
+    assert_eq!(r.unsupported_instructions.count, 0, "{:?}", r.unsupported_instructions.forms);
+    assert_eq!(r.bottlenecks[0].resources, vec!["p23".to_string()], "{:?}", r.bottlenecks);
+    // 10 loads on two ports: 5 cycles per iteration
+    assert!((r.cycles_per_iteration - 5.0).abs() < 0.05, "cpi {}", r.cycles_per_iteration);
+    for pct in 1..=15 {
+        let w = 1.0 + pct as f64 / 100.0;
+        let s = speedup(&r, "p23", w);
+        assert!((s - (w - 1.0)).abs() <= 0.02, "p23 at {w}: speedup {s}");
+    }
+    for p in r.sensitivity.iter().filter(|p| p.resources != ["p23"] && p.weight <= 1.15 + 1e-9) {
+        assert!(p.speedup.abs() < 0.005, "{:?} at {} gives {}", p.resources, p.weight, p.speedup);
+    }
+}
+
+#[test]
+fn dependent_fp_adds_are_latency_bound() {
+    let r = run(
+        "skylake",
+        &att("1:\n addsd %xmm1, %xmm0\n addsd %xmm2, %xmm0\n addsd %xmm3, %xmm0\n addsd %xmm4, %xmm0\n dec %ecx\n jnz 1b\n"),
+        &StaticOptions::default(),
+    );
+    // four dependent 4-cycle adds per iteration
+    assert!((r.cycles_per_iteration - 16.0).abs() < 0.1, "cpi {}", r.cycles_per_iteration);
+    assert_eq!(r.bottlenecks[0].resources, vec!["latency".to_string()], "{:?}", r.bottlenecks);
+    assert!(speedup(&r, "latency", 1.15) > 0.12);
+    assert!(r.stall_causes.issue.get("register").copied().unwrap_or(0) > r.stall_causes.issue.values().sum::<u64>() / 2);
+}
+
+#[test]
+fn independent_shuffles_are_port_bound() {
+    // vpshufb runs on port 5 only: three per iteration need three cycles
+    let r = run(
+        "skylake",
+        &att("1:\n vpshufb %ymm1, %ymm2, %ymm3\n vpshufb %ymm1, %ymm4, %ymm5\n vpshufb %ymm1, %ymm6, %ymm7\n add $1, %rax\n add $1, %rbx\n dec %ecx\n jnz 1b\n"),
+        &StaticOptions::default(),
+    );
+    assert!((r.cycles_per_iteration - 3.0).abs() < 0.05, "cpi {}", r.cycles_per_iteration);
+    let top = &r.bottlenecks[0].resources;
+    assert_eq!(top, &vec!["p5".to_string()], "{:?}", r.bottlenecks);
+    assert!(speedup(&r, "latency", 1.15).abs() < 0.005);
+}
+
+#[test]
+fn divider_loop_is_divider_bound() {
+    let r = run(
+        "skylake",
+        &att("1:\n vdivsd %xmm1, %xmm2, %xmm3\n vdivsd %xmm1, %xmm4, %xmm5\n dec %ecx\n jnz 1b\n"),
+        &StaticOptions::default(),
+    );
+    let top = &r.bottlenecks[0].resources[0];
+    assert!(top.contains("div"), "top bottleneck {top}, all {:?}", r.bottlenecks);
+    assert!(speedup(&r, "latency", 1.15).abs() < 0.01);
+}
+
+#[test]
+fn frontend_bound_block_of_cheap_independent_ops() {
+    // six independent single-uop ALU ops on four ALU ports, plus loads on two more ports:
+    // 8 fused uops per iteration at 4 per cycle
+    let r = run(
+        "skylake",
+        &att("1:\n add $1, %rax\n add $1, %rbx\n add $1, %rdx\n mov (%rsi), %r8\n mov 8(%rsi), %r9\n add $1, %r10\n dec %ecx\n jnz 1b\n"),
+        &StaticOptions::default(),
+    );
+    assert!((r.cycles_per_iteration - 2.0).abs() < 0.05, "cpi {}", r.cycles_per_iteration);
+    assert!(r.bottlenecks.iter().any(|b| b.resources == ["frontend"]), "{:?}", r.bottlenecks);
+}

@@ -1,0 +1,80 @@
+//! How often each constraint was binding at dispatch, issue and commit.
+//! Counting is per instruction into fixed arrays; names are made only at the end.
+
+use bottlenose_machine::Machine;
+use bottlenose_timing::{CommitCause, DispatchCause, IssueCause, Listener, StageTimes};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StallCauses {
+    pub dispatch: BTreeMap<String, u64>,
+    pub issue: BTreeMap<String, u64>,
+    pub commit: BTreeMap<String, u64>,
+}
+
+pub struct StallCauseCounter {
+    dispatch: [u64; 7],
+    /// Dispatch, Register, Load, Memory, then one slot per resource group.
+    issue: Vec<u64>,
+    commit: [u64; 3],
+}
+
+impl StallCauseCounter {
+    pub fn new(machine: &Machine) -> Self {
+        Self { dispatch: [0; 7], issue: vec![0; 4 + machine.groups.len()], commit: [0; 3] }
+    }
+
+    pub fn finish(&self, machine: &Machine) -> StallCauses {
+        let mut out = StallCauses::default();
+        let d = [
+            DispatchCause::Width,
+            DispatchCause::Rob,
+            DispatchCause::Scheduler,
+            DispatchCause::LoadBuffer,
+            DispatchCause::StoreBuffer,
+            DispatchCause::Fetch,
+            DispatchCause::Mispredict,
+        ];
+        for (i, c) in d.iter().enumerate() {
+            if self.dispatch[i] > 0 {
+                out.dispatch.insert(crate::snake(&format!("{c:?}")), self.dispatch[i]);
+            }
+        }
+        for (i, &n) in self.issue.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let c = match i {
+                0 => IssueCause::Dispatch,
+                1 => IssueCause::Register,
+                2 => IssueCause::Load,
+                3 => IssueCause::Memory,
+                g => IssueCause::Port((g - 4) as u16),
+            };
+            out.issue.insert(crate::issue_cause_name(machine, c), n);
+        }
+        for (i, c) in [CommitCause::Complete, CommitCause::InOrder, CommitCause::Width].iter().enumerate() {
+            if self.commit[i] > 0 {
+                out.commit.insert(crate::snake(&format!("{c:?}")), self.commit[i]);
+            }
+        }
+        out
+    }
+}
+
+impl Listener for StallCauseCounter {
+    #[inline]
+    fn on_instruction(&mut self, _index: usize, t: &StageTimes) {
+        self.dispatch[t.dispatch_cause as usize] += 1;
+        let i = match t.issue_cause {
+            IssueCause::Dispatch => 0,
+            IssueCause::Register => 1,
+            IssueCause::Load => 2,
+            IssueCause::Memory => 3,
+            IssueCause::Port(g) => 4 + g as usize,
+        };
+        self.issue[i] += 1;
+        self.commit[t.commit_cause as usize] += 1;
+    }
+}

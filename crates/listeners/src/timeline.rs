@@ -1,0 +1,64 @@
+//! The pipeline timeline (dispatch/issue/complete/commit cycles and causes) of
+//! chosen iterations of a block: what llvm-mca's timeline view shows.
+
+use bottlenose_machine::Machine;
+use bottlenose_timing::{IssueCause, Listener, StageTimes};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineRow {
+    pub iteration: u32,
+    pub index: usize,
+    pub dispatch: f64,
+    pub issue: f64,
+    pub complete: f64,
+    pub commit: f64,
+    pub dispatch_cause: String,
+    pub issue_cause: String,
+    pub commit_cause: String,
+}
+
+/// Records the first and the last iteration of a block run.
+pub struct Timeline {
+    block_len: usize,
+    last_iteration: u32,
+    executed: usize,
+    raw: Vec<(u32, usize, StageTimes)>,
+}
+
+impl Timeline {
+    pub fn new(block_len: usize, iterations: u32) -> Self {
+        Self { block_len: block_len.max(1), last_iteration: iterations.saturating_sub(1), executed: 0, raw: Vec::new() }
+    }
+
+    pub fn finish(&self, machine: &Machine) -> Vec<TimelineRow> {
+        self.raw
+            .iter()
+            .map(|(iteration, index, t)| TimelineRow {
+                iteration: *iteration,
+                index: *index,
+                dispatch: t.dispatch,
+                issue: t.issue,
+                complete: t.complete,
+                commit: t.commit,
+                dispatch_cause: crate::snake(&format!("{:?}", t.dispatch_cause)),
+                issue_cause: match t.issue_cause {
+                    IssueCause::Port(_) => crate::issue_cause_name(machine, t.issue_cause),
+                    c => crate::snake(&format!("{c:?}")),
+                },
+                commit_cause: crate::snake(&format!("{:?}", t.commit_cause)),
+            })
+            .collect()
+    }
+}
+
+impl Listener for Timeline {
+    #[inline]
+    fn on_instruction(&mut self, index: usize, t: &StageTimes) {
+        let iteration = (self.executed / self.block_len) as u32;
+        if iteration == 0 || iteration == self.last_iteration {
+            self.raw.push((iteration, index, *t));
+        }
+        self.executed += 1;
+    }
+}
