@@ -88,6 +88,12 @@ impl Machine {
         })
     }
 
+    /// Builds a machine from the text of a machine file and of its form table
+    /// (`file` names them in error messages).
+    pub fn from_strs(file: &str, machine_toml: &str, forms_toml: &str) -> Result<Machine, MachineError> {
+        schema::parse_machine(machine_toml, file, |f| Ok((f.to_string(), forms_toml.to_string())))
+    }
+
     /// Loads a built-in machine by name, or a file if `name_or_path` names one.
     pub fn resolve(name_or_path: &str) -> Result<Machine, MachineError> {
         if let Some(m) = load_builtin(name_or_path) {

@@ -91,8 +91,9 @@ pub struct DynInfo {
     pub load_addr: Option<u64>,
     pub store_addr: Option<u64>,
     pub mispredicted: bool,
-    /// Earliest dispatch imposed by the frontend (icache miss etc.), absolute cycle.
-    pub fetch_ready: f64,
+    /// Cycles the frontend delivers this instruction late (icache/ITLB miss,
+    /// BTB-miss resteer of a taken branch).
+    pub fetch_stall: f64,
 }
 
 /// A consumer of the per-instruction stream (accounting views).

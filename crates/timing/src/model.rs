@@ -85,8 +85,8 @@ impl Core {
             t = self.resteer_at;
             dispatch_cause = DispatchCause::Mispredict;
         }
-        if dy.fetch_ready > t {
-            t = dy.fetch_ready;
+        if dy.fetch_stall > 0.0 {
+            t += dy.fetch_stall;
             dispatch_cause = DispatchCause::Fetch;
         }
         loop {

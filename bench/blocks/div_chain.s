@@ -1,0 +1,4 @@
+1:
+  divsd %xmm1, %xmm0
+  dec %ecx
+  jnz 1b

@@ -1,0 +1,4 @@
+1:
+  mov (%rax), %rax
+  dec %ecx
+  jnz 1b

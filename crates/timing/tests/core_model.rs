@@ -1,0 +1,181 @@
+//! The core model on a small hand-written machine: two ALU ports, one load
+//! port, one store port; dispatch and commit width 2; ROB 8.
+use bottlenose_decode::decode_block;
+use bottlenose_machine::Machine;
+use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_timing::*;
+
+const MACHINE: &str = r#"
+name = "tiny"
+forms = "tiny.forms.toml"
+[core]
+dispatch_width = 2
+commit_width = 2
+rob = 8
+scheduler = 8
+load_buffer = 4
+store_buffer = 4
+[memory]
+load_latency = 4
+store_forward_latency = 5
+load_groups = ["ld"]
+store_address_groups = ["st"]
+store_data_groups = ["st"]
+[branch]
+mispredict_penalty = 10
+[default_form]
+uops = 1
+latency = 1
+use = { alu = 1 }
+"#;
+
+const FORMS: &str = r#"
+[units]
+a0 = "alu0"
+a1 = "alu1"
+ld = "load"
+st = "store"
+[groups]
+alu = ["a0", "a1"]
+[forms]
+"add r64, r64" = { uops = 1, latency = 1, use = { alu = 1 } }
+"imul r64, r64" = { uops = 1, latency = 3, use = { a1 = 1 } }
+"mov r64, m64" = { uops = 1, latency = 4, load = true, use = { ld = 1 } }
+"mov m64, r64" = { uops = 1, latency = 1, store = true, use = { st = 1 } }
+"add r64, m64" = { uops = 2, latency = 5, load = true, use = { ld = 1, alu = 1 } }
+"jne rel" = { uops = 1, latency = 1, use = { a0 = 1 } }
+"#;
+
+fn machine() -> Machine {
+    Machine::from_strs("tiny.toml", MACHINE, FORMS).expect("tiny machine")
+}
+
+fn block(m: &Machine, src: &str) -> Vec<InstrTiming> {
+    let code = &assemble(&format!(".intel_syntax noprefix\n{src}"), "t.s", AsmSyntax::Intel).unwrap()[0];
+    let insts = decode_block(&code.bytes, 0).unwrap();
+    let (b, unknown) = resolve_block(m, &insts);
+    assert!(unknown.is_empty(), "{unknown:?}");
+    b
+}
+
+fn run(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<StageTimes> {
+    let mut core = Core::new(CoreConfig::new(m, acc));
+    b.iter().enumerate().map(|(i, it)| core.step(it, dyns.get(i).unwrap_or(&DynInfo::default()))).collect()
+}
+
+#[test]
+fn dependency_chain_follows_latency() {
+    let m = machine();
+    let b = block(&m, "imul rax, rbx\nimul rax, rcx\nimul rax, rdx");
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[]);
+    assert_eq!(t.iter().map(|s| s.issue).collect::<Vec<_>>(), vec![0.0, 3.0, 6.0]);
+    assert_eq!(t[2].ready, 9.0);
+    assert_eq!(t[2].commit, 8.0, "retires in its last execution cycle");
+    assert_eq!(t[1].issue_cause, IssueCause::Register);
+}
+
+#[test]
+fn fractional_latency_acceleration_shortens_chains() {
+    let m = machine();
+    let b = block(&m, "imul rax, rbx\nimul rax, rcx\nimul rax, rdx");
+    let mut acc = Acceleration::nominal(&m);
+    acc.latency = 1.5;
+    let t = run(&m, &acc, &b, &[]);
+    assert!((t[2].issue - 4.0).abs() < 1e-9, "issue {}", t[2].issue);
+}
+
+#[test]
+fn port_contention_delays_issue_and_names_the_port() {
+    let m = machine();
+    // imul only on a1: three independent imuls take cycles 0, 1, 2
+    let b = block(&m, "imul rax, rbx\nimul rcx, rbx\nimul rdx, rbx");
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[]);
+    assert_eq!(t.iter().map(|s| s.issue).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0]);
+    let a1 = m.group_id("a1").unwrap();
+    assert_eq!(t[2].issue_cause, IssueCause::Port(a1));
+    // doubling a1 lets two go per cycle
+    let mut acc = Acceleration::nominal(&m);
+    acc.units[a1 as usize] = 2.0;
+    let t = run(&m, &acc, &b, &[]);
+    assert_eq!(t.iter().map(|s| s.issue).collect::<Vec<_>>(), vec![0.0, 0.0, 1.0]);
+}
+
+#[test]
+fn dispatch_width_and_rob_limit() {
+    let m = machine();
+    // a long chain head followed by independent adds: the ROB (8) fills
+    let mut src = String::from("imul rax, rbx\nimul rax, rbx\nimul rax, rbx\n");
+    for r in ["rcx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"] {
+        src.push_str(&format!("add {r}, rdx\n"));
+    }
+    let b = block(&m, &src);
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[]);
+    // two per cycle while there is room
+    assert_eq!(t[0].dispatch, 0.0);
+    assert_eq!(t[1].dispatch, 0.0);
+    assert_eq!(t[2].dispatch, 1.0);
+    assert_eq!(t[8].dispatch, 4.0);
+    assert_eq!(t[8].dispatch_cause, DispatchCause::Width);
+    // the 10th waits for the second imul to retire (cycle 5 -> free at 6): ROB full
+    assert_eq!(t[1].commit, 5.0);
+    assert_eq!(t[9].dispatch, 6.0);
+    assert_eq!(t[9].dispatch_cause, DispatchCause::Rob);
+    // in-order commit behind the chain
+    assert!(t[3].commit >= t[2].commit);
+    assert_eq!(t[3].commit_cause, CommitCause::InOrder);
+}
+
+#[test]
+fn store_to_load_dependency_through_shadow_memory() {
+    let m = machine();
+    let b = block(&m, "imul rax, rbx\nmov [rdi], rax\nmov rcx, [rsi]");
+    let addr = 0x1000;
+    let dyns = [
+        DynInfo::default(),
+        DynInfo { store_addr: Some(addr), ..Default::default() },
+        DynInfo { load_addr: Some(addr), ..Default::default() },
+    ];
+    let t = run(&m, &Acceleration::nominal(&m), &b, &dyns);
+    // store data ready at 3, written at 4, forwarded after 5 more cycles
+    assert_eq!(t[2].ready, 9.0);
+    assert_eq!(t[2].issue_cause, IssueCause::Memory);
+    // different address: no dependency
+    let dyns2 = [dyns[0], dyns[1], DynInfo { load_addr: Some(0x2000), ..Default::default() }];
+    let t = run(&m, &Acceleration::nominal(&m), &b, &dyns2);
+    assert_eq!(t[2].dispatch, 1.0);
+    assert_eq!(t[2].ready, 5.0);
+}
+
+#[test]
+fn load_op_waits_for_its_load() {
+    let m = machine();
+    let b = block(&m, "add rax, [rsi]");
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[]);
+    // load 4 cycles then the add (1): latency 5 split as load 4 + op 1
+    assert_eq!(t[0].ready, 5.0);
+    assert_eq!(t[0].issue_cause, IssueCause::Load);
+    let slow = [DynInfo { load_extra_latency: 10.0, ..Default::default() }];
+    let t = run(&m, &Acceleration::nominal(&m), &b, &slow);
+    assert_eq!(t[0].ready, 15.0);
+}
+
+#[test]
+fn mispredicted_branch_resteers_the_frontend() {
+    let m = machine();
+    let b = block(&m, "l: add rax, rbx\njne l\nadd rcx, rdx");
+    let dyns = [DynInfo::default(), DynInfo { mispredicted: true, ..Default::default() }, DynInfo::default()];
+    let t = run(&m, &Acceleration::nominal(&m), &b, &dyns);
+    // the branch resolves at 1+1=2 (waits for flags), then 10 cycles of penalty
+    assert_eq!(t[2].dispatch, t[1].ready + 10.0);
+    assert_eq!(t[2].dispatch_cause, DispatchCause::Mispredict);
+}
+
+#[test]
+fn fetch_stall_delays_dispatch() {
+    let m = machine();
+    let b = block(&m, "add rax, rbx\nadd rcx, rdx");
+    let dyns = [DynInfo::default(), DynInfo { fetch_stall: 7.0, ..Default::default() }];
+    let t = run(&m, &Acceleration::nominal(&m), &b, &dyns);
+    assert_eq!(t[1].dispatch, 7.0);
+    assert_eq!(t[1].dispatch_cause, DispatchCause::Fetch);
+}
