@@ -2,6 +2,7 @@
 //! state, sensitivity sweeps (Gus §3.3) and bottleneck ranking.
 
 mod bottleneck;
+pub mod dynamic;
 pub mod knobs;
 mod sensitivity;
 mod simulate;
