@@ -1,0 +1,80 @@
+//! `bottlenose analyze` end to end: inputs, JSON fields, regions.
+use std::process::{Command, Output};
+
+fn bn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().expect("run bottlenose")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+const FIG4: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/gus-fig4.s");
+
+#[test]
+fn json_has_the_documented_fields() {
+    let v = json(&bn(&["analyze", FIG4, "--machine", "gus-fig4", "--iterations", "1", "--weights", "2", "--format", "json"]));
+    for k in ["machine", "total_cycles", "cycles_per_iteration", "ipc", "resources", "sensitivity", "bottlenecks", "instructions", "unsupported_instructions"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(v["machine"], "gus-fig4");
+    assert_eq!(v["total_cycles"], 4.0);
+    let row = &v["instructions"][0];
+    for k in ["address", "asm", "uops", "latency", "usage"] {
+        assert!(row.get(k).is_some(), "instruction row lacks {k}");
+    }
+    assert_eq!(row["asm"], "mul rbx");
+    let p = &v["sensitivity"][0];
+    assert!(p["resources"].is_array() && p["weight"].is_number() && p["speedup"].is_number());
+    assert_eq!(v["bottlenecks"][0]["resources"][0], "p1");
+}
+
+#[test]
+fn text_report_names_the_bottleneck() {
+    let out = bn(&["analyze", FIG4, "--machine", "gus-fig4", "--iterations", "1", "--weights", "2"]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(s.contains("cycles/iteration 4.00"), "{s}");
+    assert!(s.lines().any(|l| l.trim_start().starts_with("p1") && l.contains("+33.3%")), "{s}");
+}
+
+#[test]
+fn hex_input_and_combined_resources() {
+    // mul rbx; sbb rcx, rdx ; as bytes
+    let v = json(&bn(&[
+        "analyze", "--hex", "48 f7 e3 48 19 d1", "--machine", "gus-fig4", "--weights", "2", "--combine", "p1,p06", "--format", "json",
+    ]));
+    assert_eq!(v["instructions"].as_array().unwrap().len(), 2);
+    assert!(v["sensitivity"].as_array().unwrap().iter().any(|p| p["resources"].as_array().unwrap().len() == 2));
+}
+
+#[test]
+fn llvm_mca_regions_give_one_report_each() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("r.s");
+    std::fs::write(
+        &p,
+        ".intel_syntax noprefix\n# LLVM-MCA-BEGIN first\nmul rbx\n# LLVM-MCA-END\nsahf\n# LLVM-MCA-BEGIN second\nsbb rcx, rdx\nsahf\n# LLVM-MCA-END\n",
+    )
+    .unwrap();
+    let v = json(&bn(&["analyze", p.to_str().unwrap(), "--machine", "gus-fig4", "--no-sensitivity", "--format", "json"]));
+    let regions = v.as_array().expect("an array for several regions");
+    assert_eq!(regions.len(), 2);
+    assert_eq!(regions[0]["block"], "first");
+    assert_eq!(regions[1]["instructions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn elf_function_input() {
+    let d = tempfile::tempdir().unwrap();
+    let c = d.path().join("k.c");
+    std::fs::write(&c, "long mulsum(long a, long b) { return a * b; }\n").unwrap();
+    let o = d.path().join("k.o");
+    let st = Command::new("gcc").args(["-O2", "-c", c.to_str().unwrap(), "-o", o.to_str().unwrap()]).status().unwrap();
+    assert!(st.success());
+    let v = json(&bn(&["analyze", o.to_str().unwrap(), "--function", "mulsum", "--machine", "gus-fig4", "--no-sensitivity", "--format", "json"]));
+    let asm: Vec<String> = v["instructions"].as_array().unwrap().iter().map(|r| r["asm"].as_str().unwrap().to_string()).collect();
+    assert!(asm.iter().any(|a| a.starts_with("imul")), "{asm:?}");
+    assert!(asm.last().unwrap().starts_with("ret"), "{asm:?}");
+}
