@@ -1,0 +1,235 @@
+//! Collecting instruction forms: decode the code of ELF files and assembled `.s`
+//! files, key every instruction by its form, keep a few representatives per form.
+
+use anyhow::{bail, Context, Result};
+use bottlenose_decode::{form_key, DecodeContext, DecodedInst};
+use iced_x86::{Decoder, DecoderOptions, EncodingKind, Instruction, OpKind, Register};
+use object::{Object, ObjectSection, SectionKind};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// Representatives kept per form (best first), tried in turn if llvm-mca rejects one.
+const KEEP: usize = 3;
+
+pub struct Candidate {
+    pub instr: Instruction,
+    pub inst: DecodedInst,
+    /// Lower is better (see [`score`]).
+    pub score: u32,
+}
+
+#[derive(Default)]
+pub struct Corpus {
+    /// Form key → representatives, best first, with distinct scores.
+    pub forms: BTreeMap<String, Vec<Candidate>>,
+    pub instructions: u64,
+    pub invalid_bytes: u64,
+    ctx: Option<DecodeContext>,
+}
+
+impl Corpus {
+    /// Adds every executable section of an ELF file.
+    pub fn add_elf(&mut self, path: &Path) -> Result<()> {
+        let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let file = object::File::parse(&*data)
+            .with_context(|| format!("{}: not an object file", path.display()))?;
+        let mut any = false;
+        for s in file.sections() {
+            if s.kind() == SectionKind::Text {
+                let bytes = s
+                    .data()
+                    .with_context(|| format!("{}: reading section", path.display()))?;
+                self.add_code(bytes, s.address());
+                any = true;
+            }
+        }
+        if !any {
+            bail!("{}: no executable sections", path.display());
+        }
+        Ok(())
+    }
+
+    /// Assembles an AT&T `.s` file with `as --64` and adds its code.
+    pub fn add_asm(&mut self, path: &Path) -> Result<()> {
+        let obj = std::env::temp_dir().join(format!("import-llvm-mca-{}.o", std::process::id()));
+        let out = Command::new("as")
+            .arg("--64")
+            .arg("-o")
+            .arg(&obj)
+            .arg(path)
+            .output()
+            .context("running `as` (GNU binutils)")?;
+        if !out.status.success() {
+            let _ = std::fs::remove_file(&obj);
+            let err = String::from_utf8_lossy(&out.stderr);
+            bail!(
+                "{}: as --64 failed: {}",
+                path.display(),
+                err.lines().nth(1).or(err.lines().next()).unwrap_or("")
+            );
+        }
+        let r = self.add_elf(&obj);
+        let _ = std::fs::remove_file(&obj);
+        r
+    }
+
+    /// Decodes a block of 64-bit code, skipping bytes that do not decode.
+    pub fn add_code(&mut self, bytes: &[u8], address: u64) {
+        let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
+        let mut instr = Instruction::default();
+        while decoder.can_decode() {
+            let offset = decoder.position();
+            decoder.decode_out(&mut instr);
+            if instr.is_invalid() {
+                self.invalid_bytes += 1;
+                decoder
+                    .set_position(offset + 1)
+                    .expect("position inside the block");
+                decoder.set_ip(address + offset as u64 + 1);
+                continue;
+            }
+            self.instructions += 1;
+            self.offer(&instr, &bytes[offset..offset + instr.len()]);
+        }
+    }
+
+    fn offer(&mut self, instr: &Instruction, bytes: &[u8]) {
+        let key = form_key(instr);
+        let s = score(instr);
+        let list = self.forms.entry(key).or_default();
+        if list.iter().any(|c| c.score == s)
+            || (list.len() >= KEEP && list.last().is_some_and(|c| c.score < s))
+        {
+            return;
+        }
+        let inst = self
+            .ctx
+            .get_or_insert_with(DecodeContext::new)
+            .convert(instr, bytes);
+        // The table is keyed by DecodedInst::form; form_key is what computes it.
+        assert_eq!(
+            inst.form,
+            form_key(instr),
+            "form key and DecodedInst::form disagree"
+        );
+        let at = list.iter().position(|c| c.score > s).unwrap_or(list.len());
+        list.insert(
+            at,
+            Candidate {
+                instr: *instr,
+                inst,
+                score: s,
+            },
+        );
+        list.truncate(KEEP);
+    }
+}
+
+/// How unusual an instance is for representing its form (0 = plain). Prefixes and
+/// EVEX-only features do not change the form key but may change what llvm-mca sees
+/// (a lock, a segment override) or make a VEX-encodable form look AVX-512-only.
+pub fn score(instr: &Instruction) -> u32 {
+    let mut s = 0;
+    if instr.is_ip_rel_memory_operand() {
+        s += 1;
+    }
+    if instr.segment_prefix() != Register::None {
+        s += 16;
+    }
+    if instr.has_lock_prefix() || instr.has_rep_prefix() || instr.has_repne_prefix() {
+        s += 32;
+    }
+    if instr.encoding() == EncodingKind::EVEX {
+        s += 2;
+        if instr.op_mask() != Register::None {
+            s += 4;
+        }
+        if instr.zeroing_masking() {
+            s += 4;
+        }
+        if instr.suppress_all_exceptions()
+            || instr.rounding_control() != iced_x86::RoundingControl::None
+        {
+            s += 8;
+        }
+        let high = (0..instr.op_count()).any(|i| {
+            instr.op_kind(i) == OpKind::Register && {
+                let r = instr.op_register(i);
+                (r.is_xmm() || r.is_ymm() || r.is_zmm()) && r.number() >= 16
+            }
+        });
+        if high {
+            s += 2;
+        }
+    }
+    // The same register twice is often an idiom the model treats specially: `xor eax, eax`
+    // and `vpxor xmm0, xmm0, xmm0` are zero idioms without execution resources in LLVM.
+    // The analyzer recognises those itself (DecodedInst::zero_idiom), so the form's
+    // entry must describe the general case.
+    let regs: Vec<Register> = (0..instr.op_count())
+        .filter(|&i| instr.op_kind(i) == OpKind::Register)
+        .map(|i| instr.op_register(i))
+        .collect();
+    if regs
+        .iter()
+        .enumerate()
+        .any(|(i, r)| regs[i + 1..].contains(r))
+    {
+        s += 8;
+    }
+    // 32-bit addressing (0x67) and high-byte registers are legal but unusual.
+    if instr.memory_base().is_gpr32() || instr.memory_index().is_gpr32() {
+        s += 4;
+    }
+    if (0..instr.op_count()).any(|i| {
+        instr.op_kind(i) == OpKind::Register
+            && matches!(
+                instr.op_register(i),
+                Register::AH | Register::BH | Register::CH | Register::DH
+            )
+    }) {
+        s += 1;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_plainest_instance() {
+        let mut c = Corpus::default();
+        // lock add [rax], rbx ; add [rip+0x10], rbx ; add [rax], rbx
+        let code = [
+            0xf0, 0x48, 0x01, 0x18, 0x48, 0x01, 0x1d, 0x10, 0, 0, 0, 0x48, 0x01, 0x18,
+        ];
+        c.add_code(&code, 0x1000);
+        assert_eq!(c.instructions, 3);
+        let list = &c.forms["add m64, r64"];
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[0].inst.asm, "add [rax], rbx");
+        assert_eq!(list[0].score, 0);
+        assert!(list[1].inst.asm.contains("rip") && list[2].inst.asm.starts_with("lock"));
+    }
+
+    #[test]
+    fn avoids_zero_idioms() {
+        let mut c = Corpus::default();
+        // xor eax, eax ; xor eax, ebx
+        c.add_code(&[0x31, 0xc0, 0x31, 0xd8], 0);
+        let list = &c.forms["xor r32, r32"];
+        assert_eq!(list[0].inst.asm, "xor eax, ebx");
+        assert!(list[1].inst.zero_idiom);
+    }
+
+    #[test]
+    fn skips_invalid_bytes() {
+        let mut c = Corpus::default();
+        // 0x06 is invalid in 64-bit mode; then `ret`.
+        c.add_code(&[0x06, 0xc3], 0);
+        assert_eq!((c.instructions, c.invalid_bytes), (1, 1));
+        assert!(c.forms.contains_key("ret"));
+    }
+}
