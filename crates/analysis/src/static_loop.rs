@@ -14,6 +14,9 @@ use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, Un
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Usage from which a resource counts as saturated (for automatic combinations).
+pub const SATURATED: f64 = 0.9;
+
 #[derive(Debug, Clone)]
 pub struct StaticOptions {
     /// Iterations of the block; `None` = enough for a steady state.
@@ -91,13 +94,27 @@ pub fn analyze_block(
     let base = run_block(&block, nominal, iterations, &mut views);
     let cpi = base.cycles_per_iteration();
 
+    let resources = global_usage(machine, &block, cpi);
     let sets = knob_sets(machine, &block, opts)?;
-    let sensitivity = if opts.sensitivity && !opts.weights.is_empty() {
+    let mut sensitivity = if opts.sensitivity && !opts.weights.is_empty() {
         sweep(machine, &block, iterations, cpi, &sets, &opts.weights)
     } else {
         vec![]
     };
-    let bottlenecks = rank(&sensitivity, &opts.weights);
+    let mut bottlenecks = rank(&sensitivity, &opts.weights);
+    // A balanced block speeds up only when its saturated resources grow together
+    // (Gus Table 2's multi-resource rows): try that set when no single one helps.
+    if opts.sensitivity && opts.resources.is_none() && bottlenecks.is_empty() {
+        let saturated: Vec<Knob> = resources
+            .iter()
+            .filter(|u| u.usage >= SATURATED)
+            .filter_map(|u| Knob::parse(machine, &u.name))
+            .collect();
+        if saturated.len() >= 2 {
+            sensitivity.extend(sweep(machine, &block, iterations, cpi, &[saturated], &opts.weights));
+            bottlenecks = rank(&sensitivity, &opts.weights);
+        }
+    }
 
     let instructions = insts.iter().zip(&block).map(|(d, t)| instruction_row(machine, d, t, cpi)).collect();
     Ok(BlockReport {
@@ -108,7 +125,7 @@ pub fn analyze_block(
         total_cycles: base.total_cycles,
         cycles_per_iteration: cpi,
         ipc: if cpi > 0.0 { insts.len() as f64 / cpi } else { 0.0 },
-        resources: global_usage(machine, &block, cpi),
+        resources,
         sensitivity,
         bottlenecks,
         instructions,

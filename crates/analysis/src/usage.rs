@@ -53,5 +53,7 @@ pub fn global_usage(machine: &Machine, block: &[InstrTiming], cycles_per_iterati
     let fused: f64 = block.iter().map(|i| i.fused_uops as f64).sum();
     let w = machine.params.core.dispatch_width;
     out.push(ResourceUsage { name: "frontend".into(), capacity: w, uops_per_iteration: fused, usage: fused / (w * cpi) });
+    let c = machine.params.core.commit_width;
+    out.push(ResourceUsage { name: "commit".into(), capacity: c, uops_per_iteration: fused, usage: fused / (c * cpi) });
     out
 }

@@ -64,7 +64,7 @@ pub fn render_block(r: &BlockReport) -> String {
             let mut row = vec![s.join("+")];
             for w in &shown {
                 let sp = r.sensitivity.iter().find(|p| &p.resources == s && (p.weight - w).abs() < 1e-9).map(|p| p.speedup);
-                row.push(sp.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_default());
+                row.push(sp.map(|v| format!("{:.1}%", if v.abs() < 5e-4 { 0.0 } else { v * 100.0 })).unwrap_or_default());
             }
             t.row(row);
         }

@@ -10,11 +10,13 @@ mod asm;
 mod elf;
 mod error;
 mod hex;
+pub mod qemu;
 
 pub use asm::{assemble, assemble_with, find_gnu_as};
 pub use elf::{elf_function_symbols, from_elf, ElfSelector};
 pub use error::SourceError;
 pub use hex::from_hex;
+pub use qemu::{run_program, ExecutedInsn, QemuError, QemuRun, TraceVisitor};
 
 /// One contiguous piece of machine code to analyze.
 #[derive(Debug, Clone, PartialEq, Eq)]

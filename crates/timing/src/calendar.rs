@@ -13,37 +13,68 @@
 
 const EPS: f64 = 1e-9;
 
+/// `floor` for the non-negative times of the model (a plain conversion; the
+/// libm call showed up in profiles on targets without SSE4.1).
+#[inline(always)]
+pub(crate) fn floor_pos(x: f64) -> f64 {
+    (x as i64) as f64
+}
+
+/// `ceil` for non-negative times.
+#[inline(always)]
+pub(crate) fn ceil_pos(x: f64) -> f64 {
+    let t = (x as i64) as f64;
+    if t < x {
+        t + 1.0
+    } else {
+        t
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Calendar {
     cap: f64,
+    /// Cycle each slot currently describes; a slot whose tag is not the cycle
+    /// asked about is empty. Tags below the current base are dead, so the ring
+    /// never needs clearing as time advances.
+    tags: Vec<i64>,
     used: Vec<f64>,
     mask: usize,
-    /// Cycles before `base` can no longer be booked (all uops dispatch at or after it).
-    base: i64,
-    /// Every cycle in `[base, first_open)` is full.
+    /// Every cycle in `[base, first_open)` is full (for whatever base the caller passes).
     first_open: i64,
 }
 
 impl Calendar {
     pub fn new(cap: f64) -> Self {
         let len = 256;
-        Self { cap, used: vec![0.0; len], mask: len - 1, base: 0, first_open: 0 }
+        Self { cap, tags: vec![i64::MIN; len], used: vec![0.0; len], mask: len - 1, first_open: 0 }
     }
 
     pub fn capacity(&self) -> f64 {
         self.cap
     }
 
-    #[inline]
-    fn is_open(&self, c: i64) -> bool {
-        c - self.base >= self.used.len() as i64 || self.used[c as usize & self.mask] < self.cap - EPS
+    #[inline(always)]
+    fn usage(&self, c: i64) -> f64 {
+        let s = c as usize & self.mask;
+        if self.tags[s] == c {
+            self.used[s]
+        } else {
+            0.0
+        }
     }
 
-    /// Earliest time >= `t` at which one more uop fits.
+    #[inline(always)]
+    fn is_open(&self, c: i64) -> bool {
+        self.usage(c) < self.cap - EPS
+    }
+
+    /// Earliest time >= `t` at which one more uop fits. `base` is the current
+    /// dispatch cycle: no uop can be booked before it.
     #[inline]
-    pub fn earliest(&self, t: f64) -> f64 {
-        let c0 = t.floor() as i64;
-        let mut c = c0.max(self.first_open).max(self.base);
+    pub fn earliest(&self, t: f64, base: i64) -> f64 {
+        let c0 = t as i64;
+        let mut c = c0.max(self.first_open).max(base);
         while !self.is_open(c) {
             c += 1;
         }
@@ -54,61 +85,57 @@ impl Calendar {
         }
     }
 
-    /// Books `amount` (usually 1 uop) in the cycle containing `t`, which must be open.
+    /// Books `amount` (usually 1 uop) in the cycle containing `t`, carrying any
+    /// overdraft into the following cycles.
     #[inline]
-    pub fn take(&mut self, t: f64, amount: f64) {
-        let mut c = (t.floor() as i64).max(self.base);
-        self.ensure(c);
-        let mut slot = c as usize & self.mask;
-        self.used[slot] += amount;
-        while self.used[slot] > self.cap + EPS {
-            let excess = self.used[slot] - self.cap;
-            self.used[slot] = self.cap;
+    pub fn take(&mut self, t: f64, amount: f64, base: i64) {
+        let mut c = (t as i64).max(base);
+        let mut amount = amount;
+        loop {
+            self.ensure(c, base);
+            let s = c as usize & self.mask;
+            if self.tags[s] != c {
+                self.tags[s] = c;
+                self.used[s] = 0.0;
+            }
+            self.used[s] += amount;
+            if self.used[s] <= self.cap + EPS {
+                break;
+            }
+            amount = self.used[s] - self.cap;
+            self.used[s] = self.cap;
             c += 1;
-            self.ensure(c);
-            slot = c as usize & self.mask;
-            self.used[slot] += excess;
+        }
+        if self.first_open < base {
+            self.first_open = base;
         }
         while !self.is_open(self.first_open) {
             self.first_open += 1;
         }
     }
 
-    /// Forgets every cycle before `c` (no uop can issue before the current dispatch cycle).
-    #[inline]
-    pub fn retire_before(&mut self, c: i64) {
-        if c <= self.base {
+    #[inline(always)]
+    fn ensure(&mut self, c: i64, base: i64) {
+        if c - base < self.tags.len() as i64 {
             return;
         }
-        let end = c.min(self.base + self.used.len() as i64);
-        for k in self.base..end {
-            self.used[k as usize & self.mask] = 0.0;
+        let new_len = (((c - base + 1) as usize) * 2).next_power_of_two();
+        let mut tags = vec![i64::MIN; new_len];
+        let mut used = vec![0.0; new_len];
+        for (s, &tag) in self.tags.iter().enumerate() {
+            if tag >= base {
+                tags[tag as usize & (new_len - 1)] = tag;
+                used[tag as usize & (new_len - 1)] = self.used[s];
+            }
         }
-        self.base = c;
-        self.first_open = self.first_open.max(c);
-    }
-
-    fn ensure(&mut self, c: i64) {
-        let need = (c - self.base + 1) as usize;
-        if need <= self.used.len() {
-            return;
-        }
-        let new_len = (need * 2).next_power_of_two();
-        let mut grown = vec![0.0; new_len];
-        for k in self.base..self.base + self.used.len() as i64 {
-            grown[k as usize & (new_len - 1)] = self.used[k as usize & self.mask];
-        }
-        self.used = grown;
+        self.tags = tags;
+        self.used = used;
         self.mask = new_len - 1;
     }
 
     /// Usage booked in cycle `c` (for tests and views).
     pub fn used_in(&self, c: i64) -> f64 {
-        if c < self.base || c - self.base >= self.used.len() as i64 {
-            0.0
-        } else {
-            self.used[c as usize & self.mask]
-        }
+        self.usage(c)
     }
 }
 
@@ -120,22 +147,22 @@ mod tests {
     fn integer_capacity_is_uops_per_cycle() {
         let mut c = Calendar::new(2.0);
         for _ in 0..5 {
-            let t = c.earliest(0.0);
-            c.take(t, 1.0);
+            let t = c.earliest(0.0, 0);
+            c.take(t, 1.0, 0);
         }
         assert_eq!(c.used_in(0), 2.0);
         assert_eq!(c.used_in(1), 2.0);
         assert_eq!(c.used_in(2), 1.0);
-        assert_eq!(c.earliest(0.0), 2.0);
+        assert_eq!(c.earliest(0.0, 0), 2.0);
     }
 
     #[test]
     fn older_uop_can_fill_an_earlier_cycle() {
         let mut c = Calendar::new(1.0);
-        c.take(5.0, 1.0); // a younger uop booked cycle 5
-        assert_eq!(c.earliest(3.0), 3.0);
-        c.take(3.0, 1.0);
-        assert_eq!(c.earliest(5.0), 6.0);
+        c.take(5.0, 1.0, 0); // a younger uop booked cycle 5
+        assert_eq!(c.earliest(3.0, 0), 3.0);
+        c.take(3.0, 1.0, 0);
+        assert_eq!(c.earliest(5.0, 0), 6.0);
     }
 
     #[test]
@@ -143,8 +170,8 @@ mod tests {
         let mut c = Calendar::new(1.15);
         let mut last = 0.0;
         for _ in 0..1150 {
-            let t = c.earliest(0.0);
-            c.take(t, 1.0);
+            let t = c.earliest(0.0, 0);
+            c.take(t, 1.0, 0);
             last = t;
         }
         // 1150 uops at 1.15 per cycle take ~1000 cycles
@@ -154,18 +181,20 @@ mod tests {
     #[test]
     fn slow_resource_blocks_several_cycles() {
         let mut c = Calendar::new(0.5);
-        c.take(0.0, 1.0);
-        assert_eq!(c.earliest(0.0), 2.0);
+        c.take(0.0, 1.0, 0);
+        assert_eq!(c.earliest(0.0, 0), 2.0);
     }
 
     #[test]
     fn grows_for_far_future_and_retires() {
         let mut c = Calendar::new(1.0);
-        c.take(10_000.0, 1.0);
-        assert_eq!(c.earliest(10_000.0), 10_001.0);
-        c.retire_before(10_000);
+        c.take(10_000.0, 1.0, 0);
+        c.take(3.0, 1.0, 0);
+        assert_eq!(c.earliest(10_000.0, 0), 10_001.0);
+        assert_eq!(c.earliest(3.0, 0), 4.0);
+        // once the base passes a cycle, its booking no longer matters
+        assert_eq!(c.earliest(0.0, 10_000), 10_001.0);
+        assert_eq!(c.earliest(0.0, 10_001), 10_001.0);
         assert_eq!(c.used_in(10_000), 1.0);
-        c.retire_before(10_001);
-        assert_eq!(c.earliest(0.0), 10_001.0);
     }
 }

@@ -14,7 +14,7 @@
 //!    cycle in which the instruction completes.
 //! Each stage also records which constraint was binding.
 
-use crate::calendar::Calendar;
+use crate::calendar::{ceil_pos, floor_pos, Calendar};
 use crate::config::CoreConfig;
 use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, StageTimes};
 use crate::resolve::{InstrTiming, Use};
@@ -32,7 +32,8 @@ pub struct Core {
     commit_next: f64,
     last_dispatch: f64,
     last_commit: f64,
-    retired_before: i64,
+    /// Current dispatch cycle: no uop can be booked before it.
+    base: i64,
     rob: FifoWindow,
     load_buffer: FifoWindow,
     store_buffer: FifoWindow,
@@ -57,7 +58,7 @@ impl Core {
             commit_next: 0.0,
             last_dispatch: 0.0,
             last_commit: -1.0,
-            retired_before: 0,
+            base: 0,
             store_drain: 0.0,
             reg_ready: [0.0; NUM_REGS],
             memory: ShadowMemory::new(),
@@ -123,17 +124,11 @@ impl Core {
         let dispatch = if it.fused_uops == 0 && t == self.dispatch_next {
             self.last_dispatch // fused into the previous instruction's slot
         } else {
-            (t + (it.fused_uops.max(1) - 1) as f64 * gap + EPS).floor()
+            floor_pos(t + (it.fused_uops.max(1) - 1) as f64 * gap + EPS)
         };
         self.dispatch_next = t + it.fused_uops as f64 * gap;
         self.last_dispatch = dispatch;
-        let cycle = dispatch as i64;
-        if cycle > self.retired_before {
-            for c in &mut self.calendars {
-                c.retire_before(cycle);
-            }
-            self.retired_before = cycle;
-        }
+        self.base = dispatch as i64;
 
         // ---- issue and execute ------------------------------------------------------
         let addr_ready = self.max_ready(&it.addr_reads).max(dispatch);
@@ -204,14 +199,14 @@ impl Core {
         }
 
         // ---- commit ---------------------------------------------------------------
-        let earliest = ((complete - EPS).ceil() - 1.0).max(dispatch);
+        let earliest = (ceil_pos(complete - EPS) - 1.0).max(dispatch);
         let cgap = self.cfg.commit_gap;
         let (commit, commit_cause) = if it.fused_uops == 0 {
             let c = earliest.max(self.last_commit);
             (c, if earliest >= self.last_commit { CommitCause::Complete } else { CommitCause::InOrder })
         } else {
             let start = self.commit_next.max(earliest);
-            let c = (start + (it.fused_uops - 1) as f64 * cgap + EPS).floor();
+            let c = floor_pos(start + (it.fused_uops - 1) as f64 * cgap + EPS);
             self.commit_next = start + it.fused_uops as f64 * cgap;
             let cause = if earliest + EPS >= self.commit_next - it.fused_uops as f64 * cgap {
                 CommitCause::Complete
@@ -256,6 +251,7 @@ impl Core {
     fn place(&mut self, uses: &[Use], t: f64) -> (f64, Option<GroupId>) {
         let mut start = t;
         let mut binding = None;
+        let base = self.base;
         for u in uses {
             let mut at = t;
             let mut remaining = u.count;
@@ -267,7 +263,7 @@ impl Core {
                 loop {
                     let mut moved = false;
                     for &g in &u.targets {
-                        let e = self.calendars[g as usize].earliest(at);
+                        let e = self.calendars[g as usize].earliest(at, base);
                         if e > at {
                             at = e;
                             moved = true;
@@ -279,9 +275,9 @@ impl Core {
                     }
                 }
                 for &g in &u.targets {
-                    self.calendars[g as usize].take(at, amount);
+                    self.calendars[g as usize].take(at, amount, base);
                 }
-                self.scheduler.push(at.floor() + 1.0);
+                self.scheduler.push(floor_pos(at) + 1.0);
                 if first {
                     first = false;
                     if at > start + EPS || (binding.is_none() && full.is_some() && at >= start) {

@@ -2,8 +2,7 @@
 //! load/store buffers (freed in order at retirement) and the scheduler (freed
 //! out of order as uops issue).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// In-order window: entries are freed oldest first.
 #[derive(Debug, Clone)]
@@ -50,41 +49,75 @@ impl FifoWindow {
 }
 
 /// Out-of-order window: entries are freed when their uop issues.
+///
+/// Entries free at whole cycles (the cycle after issue), so instead of a heap
+/// the scheduler keeps how many entries free in each future cycle, in a ring
+/// that starts at a cursor which only moves forward (dispatch is in order).
 #[derive(Debug, Clone)]
 pub struct Scheduler {
     size: u32,
-    /// Times entries become free, as ordered bit patterns of non-negative f64.
-    free_at: BinaryHeap<Reverse<u64>>,
+    occupied: u32,
+    /// First cycle whose frees have not been applied yet.
+    cursor: i64,
+    frees: Vec<u32>,
+    mask: usize,
 }
 
 impl Scheduler {
     pub fn new(size: u32) -> Self {
-        Self { size, free_at: BinaryHeap::with_capacity(size as usize + 8) }
+        let len = 256;
+        Self { size, occupied: 0, cursor: 0, frees: vec![0; len], mask: len - 1 }
     }
 
-    #[inline]
-    pub fn earliest(&mut self, mut t: f64, n: u32) -> f64 {
-        let n = n.min(self.size) as usize;
-        loop {
-            while let Some(&Reverse(bits)) = self.free_at.peek() {
-                if f64::from_bits(bits) <= t {
-                    self.free_at.pop();
-                } else {
-                    break;
-                }
-            }
-            if self.free_at.len() + n <= self.size as usize {
-                return t;
-            }
-            t = self.free_at.peek().map(|r| f64::from_bits(r.0)).unwrap_or(t);
+    #[inline(always)]
+    fn advance_to(&mut self, c: i64) {
+        while self.cursor <= c {
+            let s = self.cursor as usize & self.mask;
+            self.occupied -= self.frees[s];
+            self.frees[s] = 0;
+            self.cursor += 1;
         }
     }
 
+    /// Earliest time >= `t` at which `n` more entries fit.
+    #[inline]
+    pub fn earliest(&mut self, t: f64, n: u32) -> f64 {
+        let n = n.min(self.size);
+        self.advance_to(t as i64);
+        if self.occupied + n <= self.size {
+            return t;
+        }
+        loop {
+            let c = self.cursor;
+            self.advance_to(c);
+            if self.occupied + n <= self.size {
+                return c as f64;
+            }
+        }
+    }
+
+    /// Books one entry that frees at `free_at` (a whole cycle after the current one).
     #[inline]
     pub fn push(&mut self, free_at: f64) {
-        if self.free_at.len() < self.size as usize {
-            self.free_at.push(Reverse(free_at.max(0.0).to_bits()));
+        if self.occupied >= self.size {
+            return;
         }
+        let c = (free_at as i64).max(self.cursor);
+        if c - self.cursor >= self.frees.len() as i64 {
+            self.grow(c);
+        }
+        self.frees[c as usize & self.mask] += 1;
+        self.occupied += 1;
+    }
+
+    fn grow(&mut self, c: i64) {
+        let new_len = (((c - self.cursor + 1) as usize) * 2).next_power_of_two();
+        let mut frees = vec![0; new_len];
+        for k in self.cursor..self.cursor + self.frees.len() as i64 {
+            frees[k as usize & (new_len - 1)] = self.frees[k as usize & self.mask];
+        }
+        self.frees = frees;
+        self.mask = new_len - 1;
     }
 }
 
@@ -108,5 +141,8 @@ mod tests {
         s.push(9.0);
         s.push(2.0);
         assert_eq!(s.earliest(0.0, 1), 2.0);
+        s.push(5000.0);
+        assert_eq!(s.earliest(2.0, 1), 9.0);
+        assert_eq!(s.earliest(9.0, 2), 5000.0);
     }
 }

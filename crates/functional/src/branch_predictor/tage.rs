@@ -1,0 +1,374 @@
+//! TAGE conditional branch direction predictor.
+//!
+//! Implemented from the published algorithm: A. Seznec and P. Michaud, "A case
+//! for (partially) TAgged GEometric history length branch prediction", JILP
+//! 2006, with the L-TAGE (CBP-2, 2007) update rules:
+//!
+//! * a **bimodal** base table of 2-bit counters indexed by PC;
+//! * N **tagged tables** T1..TN indexed by a hash of PC, folded global history
+//!   and path history (tags: another hash of PC and the folded history; see
+//!   `history.rs` for the single-fold variant); history lengths grow geometrically
+//!   from `tage_min_history` to `tage_max_history`. Entries hold a 3-bit signed
+//!   prediction counter, a partial tag and a 2-bit usefulness counter `u`;
+//! * **prediction**: the hitting table with the longest history is the
+//!   *provider*; the next hitting one (or the bimodal table) gives the
+//!   *alternate* prediction. A weak, newly allocated provider (counter 0/-1 and
+//!   `u == 0`) defers to the alternate when the `use_alt_on_na` counter says
+//!   that has been more accurate;
+//! * **update**: the provider's counter moves toward the outcome (the
+//!   alternate's too when the provider is not yet useful); `u` is incremented
+//!   when the provider was right and the alternate wrong, decremented in the
+//!   opposite case;
+//! * **allocation** on a misprediction: one entry in a table with a longer
+//!   history than the provider whose `u` is 0 (starting one table further with
+//!   probability 1/2, to spread allocations), initialised weak toward the
+//!   outcome; when none is free, the `u` of all candidates are decremented;
+//! * **useful reset**: every 2^18 updates the high bit, then (next period) the
+//!   low bit of every `u` is cleared, so stale entries become replaceable.
+//!
+//! The pseudo-random choices use a fixed-seed xorshift, so runs are
+//! reproducible. Nothing allocates after construction.
+
+use super::history::{geometric_lengths, hash_bits, FoldedHistory, GlobalHistory, FOLD_BITS};
+use bottlenose_machine::BranchParams;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    /// Signed 3-bit counter, -4..=3; taken when >= 0.
+    ctr: i8,
+    tag: u16,
+    /// 2-bit usefulness.
+    u: u8,
+}
+
+const CTR_MAX: i8 = 3;
+const CTR_MIN: i8 = -4;
+const USEFUL_RESET_LOG: u32 = 18;
+const IDX_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+const TAG_MUL: u64 = 0xC2B2_AE3D_27D4_EB4F;
+
+/// TAGE predictor state.
+#[derive(Debug, Clone)]
+pub struct Tage {
+    /// Bimodal 2-bit counters 0..=3, taken when >= 2.
+    base: Vec<u8>,
+    base_mask: u64,
+    n: usize,
+    log_entries: u32,
+    /// Tables laid out one after another, `1 << log_entries` entries each.
+    entries: Vec<Entry>,
+    hist_len: Vec<u32>,
+    tag_bits: Vec<u32>,
+    /// Per table: PC shift of the index hash and mask of the path-history
+    /// bits used (min(L, 16) newest).
+    pc_shift: Vec<u32>,
+    path_mask: Vec<u64>,
+    hist: GlobalHistory,
+    fold: Vec<FoldedHistory>,
+    /// Path history: one address bit per branch, newest in bit 0.
+    phist: u64,
+    use_alt_on_na: i8,
+    tick: u64,
+    reset_high: bool,
+    rng: u64,
+    // Scratch for the current branch (computed in predict, used in update).
+    idx: Vec<u32>,
+    tag: Vec<u16>,
+}
+
+/// What [`Tage::predict_and_update`] decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TagePrediction {
+    pub taken: bool,
+    /// Table that provided the prediction (1-based), 0 for the bimodal table.
+    pub provider: usize,
+}
+
+impl Tage {
+    pub fn new(p: &BranchParams) -> Self {
+        let n = p.tage_tables.clamp(1, 30) as usize;
+        let log_entries = p.tage_log_entries.clamp(4, 24);
+        let hist_len = geometric_lengths(n, p.tage_min_history.max(1), p.tage_max_history.max(2));
+        // Partial tags get wider with history length: 8 bits for T1 up to 15.
+        let span = (n - 1).max(1);
+        let tag_bits: Vec<u32> = (0..n).map(|i| (8 + (i * 7) / span).min(15) as u32).collect();
+        let max_len = *hist_len.last().unwrap() as usize;
+        let base_log = log_entries + 2;
+        Self {
+            base: vec![2; 1 << base_log], // weakly taken
+            base_mask: (1u64 << base_log) - 1,
+            n,
+            log_entries,
+            entries: vec![Entry::default(); n << log_entries],
+            fold: hist_len.iter().map(|&l| FoldedHistory::new(l, l.min(FOLD_BITS))).collect(),
+            pc_shift: (0..n as u32).map(|i| log_entries.saturating_sub(i + 1).max(1)).collect(),
+            path_mask: hist_len.iter().map(|&l| (1u64 << l.min(16)) - 1).collect(),
+            hist_len,
+            tag_bits,
+            hist: GlobalHistory::new(max_len),
+            phist: 0,
+            use_alt_on_na: 0,
+            tick: 0,
+            reset_high: true,
+            rng: 0x9E37_79B9_7F4A_7C15,
+            idx: vec![0; n],
+            tag: vec![0; n],
+        }
+    }
+
+    /// History lengths of T1..TN.
+    pub fn history_lengths(&self) -> &[u32] {
+        &self.hist_len
+    }
+
+    #[inline(always)]
+    fn random(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng = x;
+        x
+    }
+
+    #[inline(always)]
+    fn compute_indices(&mut self, pc: u64) {
+        let mask = (1u64 << self.log_entries) - 1;
+        for i in 0..self.n {
+            let f = self.fold[i].comp;
+            // Index: PC, the folded global history (≤ 48 bits) and up to 16
+            // bits of path history, hashed together.
+            let x = f ^ ((self.phist & self.path_mask[i]) << FOLD_BITS);
+            let h = pc ^ (pc >> self.pc_shift[i]) ^ hash_bits(x, IDX_MUL, self.log_entries);
+            self.idx[i] = (h & mask) as u32;
+            let tb = self.tag_bits[i];
+            let t = pc ^ (pc >> 7) ^ hash_bits(f, TAG_MUL, tb);
+            self.tag[i] = (t & ((1u64 << tb) - 1)) as u16;
+        }
+    }
+
+    #[inline(always)]
+    fn slot(&self, table: usize) -> usize {
+        (table << self.log_entries) | self.idx[table] as usize
+    }
+
+    /// Predict the direction of the conditional branch at `pc`, then train with
+    /// the actual outcome. Does not touch the global history: the caller pushes
+    /// history bits (see [`Tage::push_history`]) after every branch.
+    pub fn predict_and_update(&mut self, pc: u64, taken: bool) -> TagePrediction {
+        self.compute_indices(pc);
+        // Provider and alternate: the two longest hitting tables (found from a
+        // bit mask of tag matches, without data-dependent branches).
+        let mut hits = 0u32;
+        for i in 0..self.n {
+            hits |= ((self.entries[self.slot(i)].tag == self.tag[i]) as u32) << i;
+        }
+        let provider = (hits != 0).then(|| 31 - hits.leading_zeros() as usize);
+        let rest = provider.map_or(0, |p| hits & !(1 << p));
+        let alt = (rest != 0).then(|| 31 - rest.leading_zeros() as usize);
+        let base_idx = ((pc ^ (pc >> 2)) & self.base_mask) as usize;
+        let base_pred = self.base[base_idx] >= 2;
+        let alt_pred = match alt {
+            Some(a) => self.entries[self.slot(a)].ctr >= 0,
+            None => base_pred,
+        };
+        let (pred, provider_pred, weak_new) = match provider {
+            Some(p) => {
+                let e = self.entries[self.slot(p)];
+                let pp = e.ctr >= 0;
+                let weak_new = (e.ctr == 0 || e.ctr == -1) && e.u == 0;
+                let pred = if weak_new && self.use_alt_on_na >= 0 { alt_pred } else { pp };
+                (pred, pp, weak_new)
+            }
+            None => (base_pred, base_pred, false),
+        };
+
+        // --- update ---
+        if provider.is_some() && weak_new && provider_pred != alt_pred {
+            self.use_alt_on_na =
+                if alt_pred == taken { (self.use_alt_on_na + 1).min(7) } else { (self.use_alt_on_na - 1).max(-8) };
+        }
+
+        // Allocate on a misprediction when a longer table exists (not when a
+        // newly allocated provider was right and only the alternate was used).
+        let mispredicted = pred != taken;
+        let start = provider.map_or(0, |p| p + 1);
+        if mispredicted && start < self.n && !(weak_new && provider_pred == taken) {
+            let mut first = start;
+            if first + 1 < self.n && self.random() & 1 == 1 {
+                first += 1;
+            }
+            let mut done = false;
+            for j in first..self.n {
+                let s = self.slot(j);
+                if self.entries[s].u == 0 {
+                    self.entries[s] = Entry { ctr: if taken { 0 } else { -1 }, tag: self.tag[j], u: 0 };
+                    done = true;
+                    break;
+                }
+            }
+            if !done {
+                for j in start..self.n {
+                    let s = self.slot(j);
+                    self.entries[s].u = self.entries[s].u.saturating_sub(1);
+                }
+            }
+        }
+
+        match provider {
+            Some(p) => {
+                let s = self.slot(p);
+                let e = &mut self.entries[s];
+                e.ctr = if taken { (e.ctr + 1).min(CTR_MAX) } else { (e.ctr - 1).max(CTR_MIN) };
+                let provider_u = e.u;
+                if provider_pred != alt_pred {
+                    e.u = if provider_pred == taken { (e.u + 1).min(3) } else { e.u.saturating_sub(1) };
+                }
+                // A not-yet-useful provider: train the alternate as well.
+                if provider_u == 0 {
+                    match alt {
+                        Some(a) => {
+                            let s = self.slot(a);
+                            let e = &mut self.entries[s];
+                            e.ctr = if taken { (e.ctr + 1).min(CTR_MAX) } else { (e.ctr - 1).max(CTR_MIN) };
+                        }
+                        None => self.update_base(base_idx, taken),
+                    }
+                }
+            }
+            None => self.update_base(base_idx, taken),
+        }
+
+        // Periodic graceful reset of the usefulness counters.
+        self.tick += 1;
+        if self.tick & ((1 << USEFUL_RESET_LOG) - 1) == 0 {
+            let keep = if self.reset_high { 0b01 } else { 0b10 };
+            for e in self.entries.iter_mut() {
+                e.u &= keep;
+            }
+            self.reset_high = !self.reset_high;
+        }
+
+        TagePrediction { taken: pred, provider: provider.map_or(0, |p| p + 1) }
+    }
+
+    #[inline(always)]
+    fn update_base(&mut self, i: usize, taken: bool) {
+        let c = &mut self.base[i];
+        *c = if taken { (*c + 1).min(3) } else { c.saturating_sub(1) };
+    }
+
+    /// Push one bit of global history (a conditional outcome or a target bit).
+    #[inline]
+    pub fn push_history(&mut self, bit: bool) {
+        self.hist.push(bit);
+        for f in self.fold.iter_mut() {
+            f.update(bit, &self.hist);
+        }
+    }
+
+    /// Push one address bit of a branch onto the path history.
+    #[inline]
+    pub fn push_path(&mut self, pc: u64) {
+        self.phist = (self.phist << 1) | ((pc ^ (pc >> 4)) & 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tage() -> Tage {
+        Tage::new(&BranchParams::default())
+    }
+
+    /// Run one conditional branch through TAGE the way the branch unit does.
+    fn step(t: &mut Tage, pc: u64, taken: bool) -> bool {
+        let p = t.predict_and_update(pc, taken);
+        t.push_history(taken);
+        t.push_path(pc);
+        p.taken != taken
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn bit(&mut self) -> bool {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 >> 63 == 1
+        }
+    }
+
+    #[test]
+    fn always_taken_is_learned() {
+        let mut t = tage();
+        for _ in 0..1000 {
+            step(&mut t, 0x401000, true);
+        }
+        let m: u32 = (0..10_000).map(|_| step(&mut t, 0x401000, true) as u32).sum();
+        assert!(m < 200, "{m} mispredicts of 10000");
+    }
+
+    #[test]
+    fn loop_of_period_eight_is_learned() {
+        let mut t = tage();
+        let run = |t: &mut Tage, iters: usize| -> u32 {
+            let mut m = 0;
+            for i in 0..iters {
+                m += step(t, 0x401230, i % 8 != 7) as u32;
+            }
+            m
+        };
+        run(&mut t, 8 * 500);
+        let m = run(&mut t, 8 * 2000);
+        let rate = m as f64 / 16_000.0;
+        assert!(rate < 0.02, "loop mispredict rate {rate}");
+    }
+
+    #[test]
+    fn branch_correlated_with_a_previous_one_is_learned() {
+        // Branch A is random; after two always-taken filler branches, branch B
+        // repeats A's outcome. Bimodal alone gets B right half the time.
+        let mut t = tage();
+        let mut rng = Lcg(42);
+        let mut m_b = 0;
+        let mut m_a = 0;
+        let n = 40_000;
+        for i in 0..n {
+            let a = rng.bit();
+            let ma = step(&mut t, 0x500000, a);
+            step(&mut t, 0x500040, true);
+            step(&mut t, 0x500080, true);
+            let mb = step(&mut t, 0x5000c0, a);
+            if i >= n / 2 {
+                m_a += ma as u32;
+                m_b += mb as u32;
+            }
+        }
+        let rate_b = m_b as f64 / (n / 2) as f64;
+        let rate_a = m_a as f64 / (n / 2) as f64;
+        assert!(rate_b < 0.02, "correlated branch mispredicts {rate_b}");
+        assert!(rate_a > 0.4, "the random branch is not predictable: {rate_a}");
+    }
+
+    #[test]
+    fn random_branch_is_a_coin_toss() {
+        let mut t = tage();
+        let mut rng = Lcg(2024);
+        let n = 50_000;
+        let m: u32 = (0..n).map(|_| step(&mut t, 0x600000, rng.bit()) as u32).sum();
+        let rate = m as f64 / n as f64;
+        assert!((0.4..=0.6).contains(&rate), "random branch mispredict rate {rate}");
+    }
+
+    #[test]
+    fn longer_tables_provide_for_history_dependent_branches() {
+        let mut t = tage();
+        let mut last = TagePrediction { taken: false, provider: 0 };
+        for i in 0..20_000 {
+            last = t.predict_and_update(0x700000, i % 8 != 7);
+            t.push_history(i % 8 != 7);
+            t.push_path(0x700000);
+        }
+        assert!(last.provider > 0, "a tagged table provides once the pattern is learned");
+    }
+}

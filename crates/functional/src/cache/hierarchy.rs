@@ -1,0 +1,440 @@
+//! The cache hierarchy: which level serves each data access and instruction fetch.
+//!
+//! Built from a machine's `[[cache]]` list: the data side is the level-1 cache of
+//! kind `data` (or `unified`) followed by the `unified` (or `data`) caches of
+//! levels 2 and 3; the instruction side is the level-1 `instruction` (or
+//! `unified`) cache followed by the same outer levels, which are therefore
+//! shared. Levels above 3 are ignored. A missing level is skipped.
+//!
+//! **Inclusion policy: non-inclusive, non-exclusive ("NINE").** An access walks
+//! the levels nearest first and stops at the first hit; every level it missed
+//! on the way is filled (so on a hit at level k, levels < k are filled; a DRAM
+//! access fills all levels). Evictions from an outer level do *not*
+//! back-invalidate inner levels, and evictions from inner levels do not write
+//! anything outward (tags only: no dirty state or write-backs are modelled).
+//! This is the simplest policy that behaves like real hierarchies for working
+//! sets that fit or do not fit a level, which is what the timing model needs.
+//!
+//! Stores are write-allocate: a store miss fills the line like a load.
+//! An access that crosses a line boundary touches both lines and reports the
+//! worse (farther) level.
+//!
+//! Idealization: with `perfect_data` / `perfect_inst` set, the corresponding
+//! side always hits L1 (accesses are still counted, misses stay zero, no state
+//! changes).
+//!
+//! Fast path: an access to the most recently used line of its L1 set is a hit
+//! that would change no replacement state, so it is answered inline after one
+//! compare (exact, not an approximation; see `set_assoc.rs`).
+
+use super::prefetch::{PrefetchEngine, Prefetcher};
+use super::set_assoc::SetAssoc;
+use bottlenose_machine::{CacheKind, CacheParams, Params};
+use serde::{Deserialize, Serialize};
+
+/// The level of the memory hierarchy that served an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemLevel {
+    #[default]
+    L1,
+    L2,
+    L3,
+    Dram,
+}
+
+impl MemLevel {
+    fn from_level(level: u8) -> MemLevel {
+        match level {
+            1 => MemLevel::L1,
+            2 => MemLevel::L2,
+            _ => MemLevel::L3,
+        }
+    }
+}
+
+/// Counters of one cache.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LevelStats {
+    pub name: String,
+    pub level: u8,
+    pub kind: CacheKind,
+    /// Demand accesses that reached this level (line granular: a line-crossing
+    /// access counts twice).
+    pub accesses: u64,
+    pub misses: u64,
+    pub miss_rate: f64,
+}
+
+/// Counters of the whole hierarchy.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CacheStats {
+    /// One entry per modelled cache, nearest level first, data side before
+    /// instruction side within a level (e.g. L1D, L1I, L2, L3).
+    pub levels: Vec<LevelStats>,
+    pub data_accesses: u64,
+    pub stores: u64,
+    pub line_crossings: u64,
+    pub inst_fetches: u64,
+    /// Demand line accesses served by DRAM (data + instruction).
+    pub dram_accesses: u64,
+    pub prefetcher: String,
+    /// Prefetches that brought a line into L1D.
+    pub prefetch_fills: u64,
+    /// Of those, lines that came from DRAM.
+    pub prefetch_dram: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Level {
+    name: String,
+    level: u8,
+    kind: CacheKind,
+    latency: f64,
+    line_shift: u32,
+    cache: SetAssoc,
+}
+
+/// Up to three cache indices from nearest to farthest.
+#[derive(Debug, Clone, Copy, Default)]
+struct Path {
+    idx: [u8; 3],
+    mem: [MemLevel; 3],
+    len: u8,
+}
+
+const DATA: usize = 0;
+const INST: usize = 1;
+
+/// L1I/L1D/L2/L3 tag stores with counters and an optional prefetcher.
+///
+/// Counting is arranged so that a hit in the most recent line costs one
+/// counter increment: only misses are counted per level and side; the
+/// accesses of a level are derived in [`CacheHierarchy::stats`] (the first
+/// level of a side sees every line access of that side, a later level sees the
+/// misses of the level before it).
+#[derive(Debug, Clone)]
+pub struct CacheHierarchy {
+    levels: Vec<Level>,
+    /// Data side and instruction side.
+    paths: [Path; 2],
+    /// Misses per side and position along the side's path.
+    misses: [[u64; 3]; 2],
+    dram_latency: f64,
+    data_line_shift: u32,
+    inst_line_shift: u32,
+    prefetch: PrefetchEngine,
+    /// Index in `levels` of each side's first cache (`usize::MAX` if none);
+    /// the data side's is `usize::MAX` also when a prefetcher runs, since it
+    /// must observe every demand access (no inline shortcut then).
+    first: [usize; 2],
+    perfect_data: bool,
+    perfect_inst: bool,
+    data_accesses: u64,
+    stores: u64,
+    line_crossings: u64,
+    inst_fetches: u64,
+    prefetch_fills: u64,
+    prefetch_dram: u64,
+}
+
+fn line_shift(p: &CacheParams) -> u32 {
+    p.line_bytes.max(1).next_power_of_two().trailing_zeros()
+}
+
+fn build_level(p: &CacheParams) -> Level {
+    let line_bytes = 1u64 << line_shift(p);
+    let lines = (p.size_kib as u64 * 1024 / line_bytes).max(1) as usize;
+    Level {
+        name: p.name.clone(),
+        level: p.level,
+        kind: p.kind,
+        latency: p.latency,
+        line_shift: line_shift(p),
+        cache: SetAssoc::with_entries(lines, p.ways as usize, p.replacement),
+    }
+}
+
+impl CacheHierarchy {
+    /// Build the hierarchy of a machine, without prefetcher.
+    pub fn new(params: &Params) -> Self {
+        Self::with_prefetcher(params, Prefetcher::None)
+    }
+
+    pub fn with_prefetcher(params: &Params, prefetcher: Prefetcher) -> Self {
+        let mut levels: Vec<Level> = Vec::new();
+        let mut data = Path::default();
+        let mut inst = Path::default();
+        for level in 1..=3u8 {
+            // Per side, prefer the dedicated kind at level 1 and the unified kind beyond.
+            let pick = |side: CacheKind| -> Option<usize> {
+                let first = if level == 1 { side } else { CacheKind::Unified };
+                let second = if level == 1 { CacheKind::Unified } else { side };
+                params
+                    .caches
+                    .iter()
+                    .position(|c| c.level == level && c.kind == first)
+                    .or_else(|| params.caches.iter().position(|c| c.level == level && c.kind == second))
+            };
+            let slot_for = |pi: usize, levels: &mut Vec<Level>| -> u8 {
+                let p = &params.caches[pi];
+                if let Some(i) = levels.iter().position(|l| l.name == p.name && l.level == p.level) {
+                    return i as u8;
+                }
+                levels.push(build_level(p));
+                (levels.len() - 1) as u8
+            };
+            for (side, path) in [(CacheKind::Data, &mut data), (CacheKind::Instruction, &mut inst)] {
+                if let Some(pi) = pick(side) {
+                    let i = slot_for(pi, &mut levels);
+                    path.idx[path.len as usize] = i;
+                    path.mem[path.len as usize] = MemLevel::from_level(level);
+                    path.len += 1;
+                }
+            }
+        }
+        let shift_of = |p: &Path| if p.len > 0 { levels[p.idx[0] as usize].line_shift } else { 6 };
+        let data_line_shift = shift_of(&data);
+        let inst_line_shift = shift_of(&inst);
+        let first_of = |p: &Path| if p.len > 0 { p.idx[0] as usize } else { usize::MAX };
+        let first = [if prefetcher == Prefetcher::None { first_of(&data) } else { usize::MAX }, first_of(&inst)];
+        Self {
+            levels,
+            paths: [data, inst],
+            misses: [[0; 3]; 2],
+            dram_latency: params.memory.dram_latency,
+            data_line_shift,
+            inst_line_shift,
+            prefetch: PrefetchEngine::new(prefetcher, data_line_shift),
+            first,
+            perfect_data: false,
+            perfect_inst: false,
+            data_accesses: 0,
+            stores: 0,
+            line_crossings: 0,
+            inst_fetches: 0,
+            prefetch_fills: 0,
+            prefetch_dram: 0,
+        }
+    }
+
+    /// Make the data side and/or the instruction side always hit L1.
+    pub fn set_perfect(&mut self, data: bool, inst: bool) {
+        self.perfect_data = data;
+        self.perfect_inst = inst;
+    }
+
+    pub fn prefetcher(&self) -> Prefetcher {
+        self.prefetch.kind()
+    }
+
+    /// One entry per cache (`L1D 64x8-way Plru 64B-line lat 5`), then the prefetcher.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self
+            .levels
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {}x{}-way {:?} {}B-line lat {}",
+                    l.name,
+                    l.cache.sets(),
+                    l.cache.ways(),
+                    l.cache.policy(),
+                    1u64 << l.line_shift,
+                    l.latency
+                )
+            })
+            .collect();
+        parts.push(format!("prefetcher {}", self.prefetch.kind().describe()));
+        parts.join("; ")
+    }
+
+    /// Walk a side's levels for one address; counts misses and fills.
+    #[inline]
+    fn walk(&mut self, side: usize, addr: u64) -> MemLevel {
+        let path = self.paths[side];
+        for i in 0..path.len as usize {
+            let lv = &mut self.levels[path.idx[i] as usize];
+            if lv.cache.access(addr >> lv.line_shift).hit {
+                return path.mem[i];
+            }
+            self.misses[side][i] += 1;
+        }
+        MemLevel::Dram
+    }
+
+    #[inline]
+    fn data_line(&mut self, addr: u64) -> MemLevel {
+        let line = addr >> self.data_line_shift;
+        let lvl = self.walk(DATA, addr);
+        if self.prefetch.kind() != Prefetcher::None {
+            if let Some(pl) = self.prefetch.observe(line, lvl != MemLevel::L1) {
+                self.prefetch_line(pl);
+            }
+        }
+        lvl
+    }
+
+    /// Bring an L1D line into L1D (and L2/L3 on the way) without counting it as a demand access.
+    fn prefetch_line(&mut self, line: u64) {
+        let addr = line << self.data_line_shift;
+        let path = self.paths[DATA];
+        for i in 0..path.len as usize {
+            let lv = &mut self.levels[path.idx[i] as usize];
+            if lv.cache.access(addr >> lv.line_shift).hit {
+                if i > 0 {
+                    self.prefetch_fills += 1;
+                }
+                return;
+            }
+        }
+        if path.len > 0 {
+            self.prefetch_fills += 1;
+            self.prefetch_dram += 1;
+        }
+    }
+
+    /// A data access of `size` bytes at `addr`. Returns the level that served
+    /// it (the worse one when it crosses a line boundary).
+    #[inline(always)]
+    pub fn data_access(&mut self, addr: u64, size: u32, is_store: bool) -> MemLevel {
+        self.data_accesses += 1;
+        self.stores += is_store as u64;
+        let last = addr.wrapping_add(size.saturating_sub(1) as u64);
+        let line = addr >> self.data_line_shift;
+        if last >> self.data_line_shift == line {
+            if let Some(l1) = self.levels.get(self.first[DATA]) {
+                if l1.cache.is_mru(line) {
+                    return MemLevel::L1;
+                }
+            }
+        }
+        self.data_access_slow(addr, last)
+    }
+
+    #[inline(never)]
+    fn data_access_slow(&mut self, addr: u64, last: u64) -> MemLevel {
+        if self.paths[DATA].len == 0 {
+            return MemLevel::Dram;
+        }
+        if self.perfect_data {
+            return MemLevel::L1;
+        }
+        let first = self.data_line(addr);
+        if (addr ^ last) >> self.data_line_shift != 0 {
+            self.line_crossings += 1;
+            let second = self.data_line(last);
+            return first.max(second);
+        }
+        first
+    }
+
+    /// An instruction fetch of the line containing `addr`.
+    #[inline(always)]
+    pub fn inst_fetch(&mut self, addr: u64) -> MemLevel {
+        self.inst_fetches += 1;
+        if let Some(l1) = self.levels.get(self.first[INST]) {
+            if l1.cache.is_mru(addr >> self.inst_line_shift) {
+                return MemLevel::L1;
+            }
+        }
+        self.inst_fetch_slow(addr)
+    }
+
+    #[inline(never)]
+    fn inst_fetch_slow(&mut self, addr: u64) -> MemLevel {
+        if self.paths[INST].len == 0 {
+            return MemLevel::Dram;
+        }
+        if self.perfect_inst {
+            return MemLevel::L1;
+        }
+        self.walk(INST, addr)
+    }
+
+    /// Load-to-use latency of a data access served at `level` (L1D's latency for
+    /// L1, `memory.dram_latency` for DRAM). A level the data side lacks gives
+    /// the latency of the next level that exists.
+    pub fn latency(&self, level: MemLevel) -> f64 {
+        self.path_latency(self.paths[DATA], level)
+    }
+
+    /// Latency of an instruction fetch served at `level` (L1I's latency for L1).
+    pub fn inst_latency(&self, level: MemLevel) -> f64 {
+        self.path_latency(self.paths[INST], level)
+    }
+
+    fn path_latency(&self, path: Path, level: MemLevel) -> f64 {
+        for i in 0..path.len as usize {
+            if path.mem[i] >= level {
+                return self.levels[path.idx[i] as usize].latency;
+            }
+        }
+        self.dram_latency
+    }
+
+    /// Line size of the L1D in bytes.
+    pub fn line_bytes(&self) -> u64 {
+        1 << self.data_line_shift
+    }
+
+    /// Whether the line holding `addr` is present in the cache named `name`
+    /// (no state change; for tests and debugging).
+    pub fn contains(&self, name: &str, addr: u64) -> bool {
+        self.levels.iter().any(|l| l.name == name && l.cache.contains(addr >> l.line_shift))
+    }
+
+    /// Demand line accesses of a side (what its first level sees).
+    fn side_lines(&self, side: usize) -> u64 {
+        if side == DATA {
+            self.data_accesses + self.line_crossings
+        } else {
+            self.inst_fetches
+        }
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        let mut acc = vec![0u64; self.levels.len()];
+        let mut miss = vec![0u64; self.levels.len()];
+        let mut dram = 0;
+        for side in [DATA, INST] {
+            let path = self.paths[side];
+            let mut reaching = self.side_lines(side);
+            for i in 0..path.len as usize {
+                let li = path.idx[i] as usize;
+                acc[li] += reaching;
+                miss[li] += self.misses[side][i];
+                reaching = self.misses[side][i];
+            }
+            dram += reaching;
+        }
+        CacheStats {
+            levels: self
+                .levels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| LevelStats {
+                    name: l.name.clone(),
+                    level: l.level,
+                    kind: l.kind,
+                    accesses: acc[i],
+                    misses: miss[i],
+                    miss_rate: if acc[i] > 0 { miss[i] as f64 / acc[i] as f64 } else { 0.0 },
+                })
+                .collect(),
+            data_accesses: self.data_accesses,
+            stores: self.stores,
+            line_crossings: self.line_crossings,
+            inst_fetches: self.inst_fetches,
+            dram_accesses: dram,
+            prefetcher: self.prefetch.kind().describe().to_string(),
+            prefetch_fills: self.prefetch_fills,
+            prefetch_dram: self.prefetch_dram,
+        }
+    }
+
+    /// Counters of the cache named `name`.
+    pub fn level_stats(&self, name: &str) -> Option<LevelStats> {
+        self.stats().levels.into_iter().find(|l| l.name == name)
+    }
+}

@@ -1,0 +1,553 @@
+//! QEMU TCG plugin (plugin API version 1, QEMU 7.2 and later) that streams
+//! what the guest executes to bottlenose over an inherited file descriptor.
+//!
+//! It is deliberately tiny: it decodes nothing and models nothing, it only
+//! writes facts. All decoding happens in the bottlenose process
+//! (`bottlenose_sources::qemu`).
+//!
+//! Usage: `qemu-x86_64 -plugin ./libbottlenose_qemu_plugin.so,fd=3[,shm=4] ./prog`.
+//!
+//! - `fd=N`: the stream goes to inherited descriptor N, in writes of up to
+//!   256 KiB (a file, a pipe, or a Unix stream socket). With a socket, writes
+//!   use `MSG_NOSIGNAL`, so when the reader goes away the plugin silently
+//!   stops writing and the guest runs on; with a pipe the kernel would raise
+//!   SIGPIPE. What is still buffered when QEMU dies by a signal is lost
+//!   (QEMU 7.2 does not run the plugin's exit hook for a guest's fatal
+//!   signal).
+//! - `fd=N,shm=M` (what bottlenose uses): M is a shared memory file (memfd):
+//!   a 4 KiB header page, then `n` regions of `size` bytes (the reader puts
+//!   `n` and `size` in the header as u64 at offsets 2048 and 2056); N is a
+//!   Unix stream socket for control messages. Records are written straight
+//!   into the current region, and its committed length (u64 at offset
+//!   64 * region in the header) is updated after every record, so nothing
+//!   written is lost if QEMU dies. When a region is full the plugin sends an
+//!   8-byte message (u32 region index, u32 length) and goes on in the next
+//!   region (round robin), first waiting, if all regions are announced and
+//!   unacknowledged, for the reader's one-byte acknowledgements (one per
+//!   message, in order). At exit the last region is announced the same way.
+//!   The reader, at end of file on the socket, takes the committed length of
+//!   the region after the last announced one as the tail of the stream.
+//!
+//! # Wire format
+//!
+//! A sequence of records, each a one-byte tag followed by a little-endian
+//! payload:
+//!
+//! | tag | name     | payload |
+//! |-----|----------|---------|
+//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Always the first record. |
+//! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Written at translation time; ids count up from 0. |
+//! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index. Written when the block starts executing. |
+//! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr. After the access. |
+//! | 4   | END      | nothing. Written by the atexit callback, just before the final flush. |
+//! | 5   | MEM_VCPU | u16 vcpu_index: the MEM records that follow belong to this vCPU. Only written when a MEM record's vCPU differs from the vCPU of the latest TB_EXEC/MEM_VCPU record, so single-threaded guests never see it. |
+//!
+//! Records never straddle two writes (or two shared memory regions).
+
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use qemu_plugin_sys::{
+    qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_id_t, qemu_plugin_insn_data,
+    qemu_plugin_insn_size, qemu_plugin_insn_vaddr, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
+    qemu_plugin_mem_size_shift, qemu_plugin_meminfo_t, qemu_plugin_outs,
+    qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_mem_cb,
+    qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb,
+    qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, QEMU_PLUGIN_VERSION,
+};
+
+/// The plugin API version this plugin was built for; QEMU refuses to load
+/// a plugin without this symbol.
+#[no_mangle]
+pub static qemu_plugin_version: c_int = QEMU_PLUGIN_VERSION as c_int;
+
+const TAG_HELLO: u8 = 0;
+const TAG_TB_DEF: u8 = 1;
+const TAG_TB_EXEC: u8 = 2;
+const TAG_MEM: u8 = 3;
+const TAG_END: u8 = 4;
+const TAG_MEM_VCPU: u8 = 5;
+const MAGIC: &[u8; 4] = b"BNQT";
+const FORMAT_VERSION: u16 = 1;
+
+/// Buffer size in `fd` mode.
+const BUF_CAP: usize = 256 * 1024;
+/// Size of the header page in `shm` mode.
+const SHM_HEADER: usize = 4096;
+/// Offsets in the header page of the region count and size.
+const SHM_N_REGIONS_AT: usize = 2048;
+const SHM_REGION_SIZE_AT: usize = 2056;
+/// At most this many regions (their lengths must fit below offset 2048).
+const SHM_MAX_REGIONS: usize = 32;
+
+/// Set once writing is pointless: the reader is gone, the guest exited, or
+/// this is a forked child (which must not write into its parent's stream).
+/// Checked before taking the lock, so a disabled plugin costs one load.
+static DISABLED: AtomicBool = AtomicBool::new(true);
+/// The control/output descriptor, for the fork handler (which must not lock).
+static OUT_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Where records go.
+enum Sink {
+    /// Buffered writes to a descriptor.
+    Fd {
+        buf: Vec<u8>,
+        /// `send(MSG_NOSIGNAL)` works on it (it is a socket).
+        is_socket: bool,
+    },
+    /// Regions of shared memory, announced over the socket.
+    Shm {
+        /// Start of the mapping (the header page).
+        base: *mut u8,
+        region_size: usize,
+        n_regions: usize,
+        /// Region being filled, and its length.
+        cur: usize,
+        len: usize,
+        /// Messages sent, and acknowledgements received.
+        sent: u64,
+        acked: u64,
+    },
+}
+
+struct Writer {
+    fd: c_int,
+    sink: Sink,
+    next_tb: u32,
+    /// vCPU of the latest TB_EXEC or MEM_VCPU record.
+    last_vcpu: u32,
+}
+
+// SAFETY: the raw pointer is to a shared mapping owned by the writer for the
+// life of the process; all access goes through the mutex.
+unsafe impl Send for Writer {}
+
+static WRITER: Mutex<Option<Writer>> = Mutex::new(None);
+
+fn stop() {
+    DISABLED.store(true, Ordering::Relaxed);
+}
+
+/// Writes all of `data` to `fd`, retrying on EINTR; false on failure.
+fn write_all(fd: c_int, mut data: &[u8], is_socket: &mut bool) -> bool {
+    while !data.is_empty() {
+        // SAFETY: plain syscalls with a valid pointer/length pair.
+        let n = unsafe {
+            if *is_socket {
+                libc::send(fd, data.as_ptr().cast(), data.len(), libc::MSG_NOSIGNAL)
+            } else {
+                libc::write(fd, data.as_ptr().cast(), data.len())
+            }
+        };
+        if n > 0 {
+            data = &data[n as usize..];
+            continue;
+        }
+        let errno = std::io::Error::last_os_error().raw_os_error();
+        if n < 0 && errno == Some(libc::EINTR) {
+            continue;
+        }
+        if n < 0 && *is_socket && errno == Some(libc::ENOTSOCK) {
+            *is_socket = false;
+            continue;
+        }
+        return false;
+    }
+    true
+}
+
+impl Writer {
+    /// Appends one whole record.
+    #[inline]
+    fn put(&mut self, rec: &[u8]) {
+        match &mut self.sink {
+            Sink::Fd { buf, .. } => {
+                if buf.len() + rec.len() > buf.capacity() {
+                    self.flush(false);
+                    if DISABLED.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+                if let Sink::Fd { buf, .. } = &mut self.sink {
+                    buf.extend_from_slice(rec);
+                }
+            }
+            Sink::Shm {
+                region_size, len, ..
+            } => {
+                if *len + rec.len() > *region_size {
+                    if rec.len() > *region_size {
+                        // Cannot happen with sane region sizes (a block is
+                        // at most a few KiB); stop rather than corrupt.
+                        stop();
+                        return;
+                    }
+                    self.flush(false);
+                    if DISABLED.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+                if let Sink::Shm {
+                    base,
+                    region_size,
+                    cur,
+                    len,
+                    ..
+                } = &mut self.sink
+                {
+                    // SAFETY: the region [cur] has room for `rec` (checked
+                    // above) and lies inside the mapping.
+                    unsafe {
+                        let dst = base.add(SHM_HEADER + *cur * *region_size + *len);
+                        std::ptr::copy_nonoverlapping(rec.as_ptr(), dst, rec.len());
+                        *len += rec.len();
+                        shm_len(*base, *cur).store(*len as u64, Ordering::Release);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hands what was written over to the reader. At exit (`last`), does
+    /// not wait for anything.
+    fn flush(&mut self, last: bool) {
+        let fd = self.fd;
+        match &mut self.sink {
+            Sink::Fd { buf, is_socket } => {
+                if !write_all(fd, buf, is_socket) {
+                    stop();
+                }
+                buf.clear();
+            }
+            Sink::Shm {
+                base,
+                n_regions,
+                cur,
+                len,
+                sent,
+                acked,
+                ..
+            } => {
+                let next = (*cur + 1) % *n_regions;
+                // SAFETY: header inside the mapping. Cleared before the
+                // message, so a reader that sees end of file right after it
+                // finds an empty tail, never the region's old contents.
+                unsafe { shm_len(*base, next).store(0, Ordering::Release) };
+                let mut msg = [0u8; 8];
+                msg[..4].copy_from_slice(&(*cur as u32).to_le_bytes());
+                msg[4..].copy_from_slice(&(*len as u32).to_le_bytes());
+                let mut is_socket = true;
+                if !write_all(fd, &msg, &mut is_socket) {
+                    stop();
+                    return;
+                }
+                *sent += 1;
+                if last {
+                    return;
+                }
+                // `next` is free unless all regions are announced and
+                // unacknowledged (acknowledgements come in order).
+                while *sent - *acked >= *n_regions as u64 {
+                    let mut acks = [0u8; 64];
+                    let want = ((*sent - *acked) as usize).min(acks.len());
+                    // SAFETY: reading into a local buffer.
+                    let n = unsafe { libc::read(fd, acks.as_mut_ptr().cast(), want) };
+                    if n > 0 {
+                        *acked += n as u64;
+                        continue;
+                    }
+                    if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+                    {
+                        continue;
+                    }
+                    stop();
+                    return;
+                }
+                *cur = next;
+                *len = 0;
+            }
+        }
+    }
+}
+
+/// The committed length of region `r` in the header page.
+///
+/// # Safety
+/// `base` is the start of the shared mapping.
+unsafe fn shm_len<'a>(base: *mut u8, r: usize) -> &'a AtomicU64 {
+    &*(base.add(r * 64) as *const AtomicU64)
+}
+
+#[inline]
+fn with_writer<T>(f: impl FnOnce(&mut Writer) -> T) -> Option<T> {
+    if DISABLED.load(Ordering::Relaxed) {
+        return None;
+    }
+    let mut guard = match WRITER.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if DISABLED.load(Ordering::Relaxed) {
+        return None;
+    }
+    guard.as_mut().map(f)
+}
+
+thread_local! {
+    /// Scratch space for TB_DEF records.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
+    if DISABLED.load(Ordering::Relaxed) {
+        return;
+    }
+    let n = qemu_plugin_tb_n_insns(tb).min(u16::MAX as usize);
+    let tb_id = SCRATCH.with(|scratch| {
+        let mut rec = scratch.borrow_mut();
+        rec.clear();
+        rec.push(TAG_TB_DEF);
+        rec.extend_from_slice(&[0; 4]); // id, filled in under the lock
+        rec.extend_from_slice(&(n as u16).to_le_bytes());
+        for i in 0..n {
+            let insn = qemu_plugin_tb_get_insn(tb, i);
+            let len = qemu_plugin_insn_size(insn).min(255);
+            let data = qemu_plugin_insn_data(insn).cast::<u8>();
+            rec.extend_from_slice(&qemu_plugin_insn_vaddr(insn).to_le_bytes());
+            rec.push(len as u8);
+            if len > 0 && !data.is_null() {
+                // SAFETY: QEMU guarantees `len` bytes at `data` for this insn.
+                rec.extend_from_slice(std::slice::from_raw_parts(data, len));
+            } else {
+                let l = rec.len();
+                rec.resize(l + len, 0);
+            }
+        }
+        with_writer(|w| {
+            let id = w.next_tb;
+            w.next_tb = w.next_tb.wrapping_add(1);
+            rec[1..5].copy_from_slice(&id.to_le_bytes());
+            w.put(&rec);
+            id
+        })
+    });
+    let Some(id) = tb_id else { return };
+    qemu_plugin_register_vcpu_tb_exec_cb(
+        tb,
+        Some(vcpu_tb_exec),
+        qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+        id as usize as *mut c_void,
+    );
+    for i in 0..n {
+        let insn = qemu_plugin_tb_get_insn(tb, i);
+        qemu_plugin_register_vcpu_mem_cb(
+            insn,
+            Some(vcpu_mem),
+            qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+            qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_RW,
+            i as *mut c_void,
+        );
+    }
+}
+
+unsafe extern "C" fn vcpu_tb_exec(vcpu_index: c_uint, userdata: *mut c_void) {
+    let id = userdata as usize as u32;
+    let mut rec = [0u8; 7];
+    rec[0] = TAG_TB_EXEC;
+    rec[1..5].copy_from_slice(&id.to_le_bytes());
+    rec[5..7].copy_from_slice(&(vcpu_index.min(u16::MAX as u32) as u16).to_le_bytes());
+    with_writer(|w| {
+        w.put(&rec);
+        w.last_vcpu = vcpu_index;
+    });
+}
+
+unsafe extern "C" fn vcpu_mem(
+    vcpu_index: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    userdata: *mut c_void,
+) {
+    let index = userdata as usize as u16;
+    let shift = qemu_plugin_mem_size_shift(info).min(0x7f) as u8;
+    let store = if qemu_plugin_mem_is_store(info) {
+        0x80
+    } else {
+        0
+    };
+    let mut rec = [0u8; 12];
+    rec[0] = TAG_MEM;
+    rec[1..3].copy_from_slice(&index.to_le_bytes());
+    rec[3] = store | shift;
+    rec[4..12].copy_from_slice(&vaddr.to_le_bytes());
+    with_writer(|w| {
+        if vcpu_index != w.last_vcpu {
+            let v = (vcpu_index.min(u16::MAX as u32) as u16).to_le_bytes();
+            w.put(&[TAG_MEM_VCPU, v[0], v[1]]);
+            w.last_vcpu = vcpu_index;
+        }
+        w.put(&rec);
+    });
+}
+
+unsafe extern "C" fn atexit(_id: qemu_plugin_id_t, _userdata: *mut c_void) {
+    with_writer(|w| {
+        w.put(&[TAG_END]);
+        if !DISABLED.load(Ordering::Relaxed) {
+            w.flush(true);
+        }
+        stop();
+    });
+}
+
+/// `pthread_atfork` child handler: a forked guest process keeps running
+/// under QEMU with this plugin loaded; it must not write into the parent's
+/// stream, nor keep the reader from seeing end of file.
+extern "C" fn after_fork_in_child() {
+    stop();
+    let fd = OUT_FD.load(Ordering::Relaxed);
+    if fd >= 0 {
+        // SAFETY: closing our own descriptor in the child.
+        unsafe { libc::close(fd) };
+    }
+}
+
+/// Reports a setup problem. `qemu_plugin_outs` only reaches QEMU's log
+/// (`-d plugin`), so the message also goes to stderr.
+fn say(msg: &str) {
+    eprint!("{msg}");
+    if let Ok(c) = std::ffi::CString::new(msg) {
+        // SAFETY: valid NUL-terminated string.
+        unsafe { qemu_plugin_outs(c.as_ptr()) };
+    }
+}
+
+/// Maps the shared memory file `fd`; returns (mapping, region size, number
+/// of regions).
+unsafe fn map_shm(fd: c_int) -> Result<(*mut u8, usize, usize), String> {
+    let mut st: libc::stat = std::mem::zeroed();
+    if libc::fstat(fd, &mut st) != 0 {
+        return Err(format!("shm fd {fd} is not open"));
+    }
+    let size = st.st_size as usize;
+    if size <= SHM_HEADER {
+        return Err(format!("shm fd {fd} is too small ({size} bytes)"));
+    }
+    let p = libc::mmap(
+        std::ptr::null_mut(),
+        size,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_SHARED,
+        fd,
+        0,
+    );
+    if p == libc::MAP_FAILED {
+        return Err(format!(
+            "cannot map shm fd {fd}: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let base = p.cast::<u8>();
+    let n = (*(base.add(SHM_N_REGIONS_AT) as *const AtomicU64)).load(Ordering::Acquire) as usize;
+    let region =
+        (*(base.add(SHM_REGION_SIZE_AT) as *const AtomicU64)).load(Ordering::Acquire) as usize;
+    if !(2..=SHM_MAX_REGIONS).contains(&n)
+        || region < 64 * 1024
+        || region > u32::MAX as usize
+        || SHM_HEADER + n * region > size
+    {
+        libc::munmap(p, size);
+        return Err(format!(
+            "shm fd {fd}: bad layout ({n} regions of {region} bytes in {size} bytes)"
+        ));
+    }
+    Ok((base, region, n))
+}
+
+fn parse_fd(key: &str, v: &str) -> Result<c_int, String> {
+    match v.trim().parse::<c_int>() {
+        Ok(n) if n >= 0 => Ok(n),
+        _ => Err(format!("bad {key} value `{v}`")),
+    }
+}
+
+/// Entry point called by QEMU when the plugin is loaded. Arguments arrive as
+/// `key=value` strings: `fd=N` (required) and `shm=M` (optional).
+///
+/// # Safety
+/// Called by QEMU with valid `argc`/`argv`.
+#[no_mangle]
+pub unsafe extern "C" fn qemu_plugin_install(
+    id: qemu_plugin_id_t,
+    _info: *const qemu_info_t,
+    argc: c_int,
+    argv: *mut *mut c_char,
+) -> c_int {
+    match install(id, argc, argv) {
+        Ok(()) => 0,
+        Err(msg) => {
+            say(&format!("bottlenose plugin: {msg}\n"));
+            -1
+        }
+    }
+}
+
+unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> Result<(), String> {
+    let mut fd: Option<c_int> = None;
+    let mut shm: Option<c_int> = None;
+    for i in 0..argc.max(0) as usize {
+        let arg = CStr::from_ptr(*argv.add(i)).to_string_lossy();
+        match arg.split_once('=') {
+            Some(("fd", v)) => fd = Some(parse_fd("fd", v)?),
+            Some(("shm", v)) => shm = Some(parse_fd("shm", v)?),
+            _ => return Err(format!("unknown argument `{arg}` (expected fd=N or shm=M)")),
+        }
+    }
+    let fd = fd.ok_or("missing argument fd=N")?;
+    if libc::fcntl(fd, libc::F_GETFD) < 0 {
+        return Err(format!("fd {fd} is not open (run through bottlenose)"));
+    }
+    // The guest must not hand the stream to programs it executes.
+    libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+
+    let sink = match shm {
+        None => Sink::Fd {
+            buf: Vec::with_capacity(BUF_CAP),
+            is_socket: true,
+        },
+        Some(m) => {
+            let (base, region_size, n_regions) = map_shm(m)?;
+            // The mapping stays; the descriptor is not needed any more.
+            libc::close(m);
+            Sink::Shm {
+                base,
+                region_size,
+                n_regions,
+                cur: 0,
+                len: 0,
+                sent: 0,
+                acked: 0,
+            }
+        }
+    };
+    OUT_FD.store(fd, Ordering::Relaxed);
+    libc::pthread_atfork(None, None, Some(after_fork_in_child));
+
+    let mut w = Writer {
+        fd,
+        sink,
+        next_tb: 0,
+        last_vcpu: 0,
+    };
+    let v = FORMAT_VERSION.to_le_bytes();
+    w.put(&[
+        TAG_HELLO, MAGIC[0], MAGIC[1], MAGIC[2], MAGIC[3], v[0], v[1],
+    ]);
+    *WRITER.lock().unwrap_or_else(|p| p.into_inner()) = Some(w);
+    DISABLED.store(false, Ordering::Relaxed);
+
+    qemu_plugin_register_vcpu_tb_trans_cb(id, Some(vcpu_tb_trans));
+    qemu_plugin_register_atexit_cb(id, Some(atexit), std::ptr::null_mut());
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! The reading side of the plugin's shared memory transport (`shm=` mode):
+//! a memfd of one 4 KiB header page and `SHM_REGIONS` regions used round
+//! robin, plus a Unix stream socket carrying "region r holds n bytes"
+//! messages one way and one-byte acknowledgements the other. The header
+//! holds each region's committed length (u64 at 64 * r) and the layout
+//! (u64 region count at 2048, u64 region size at 2056), written here.
+//!
+//! The plugin updates the committed length of the region it is filling in
+//! the header after every record, so when QEMU dies without flushing (QEMU
+//! 7.2 runs no plugin exit hook on a guest's fatal signal) the records it
+//! wrote are still there: at end of file on the socket, the region after
+//! the last announced one holds the tail of the stream.
+
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Size of the header page.
+const SHM_HEADER: usize = 4096;
+const SHM_N_REGIONS_AT: usize = 2048;
+const SHM_REGION_SIZE_AT: usize = 2056;
+/// Number of regions: enough for the plugin to run ahead of the reader
+/// without waiting for every acknowledgement.
+const SHM_REGIONS: usize = 8;
+/// Size of each region.
+const SHM_REGION: usize = 256 * 1024;
+const SHM_SIZE: usize = SHM_HEADER + SHM_REGIONS * SHM_REGION;
+
+/// Creates the shared memory file (close-on-exec) with its layout in the
+/// header.
+pub(crate) fn create_shm() -> io::Result<OwnedFd> {
+    // SAFETY: plain syscalls on a descriptor we own; the name is
+    // NUL-terminated.
+    unsafe {
+        let fd = libc::memfd_create(c"bottlenose-trace".as_ptr(), libc::MFD_CLOEXEC);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let fd = OwnedFd::from_raw_fd(fd);
+        if libc::ftruncate(fd.as_raw_fd(), SHM_SIZE as libc::off_t) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut layout = [0u8; 16];
+        layout[..8].copy_from_slice(&(SHM_REGIONS as u64).to_ne_bytes());
+        layout[8..].copy_from_slice(&(SHM_REGION as u64).to_ne_bytes());
+        let n = libc::pwrite(
+            fd.as_raw_fd(),
+            layout.as_ptr().cast(),
+            layout.len(),
+            SHM_N_REGIONS_AT as libc::off_t,
+        );
+        if n != layout.len() as isize {
+            return Err(io::Error::last_os_error());
+        }
+        debug_assert_eq!(SHM_REGION_SIZE_AT, SHM_N_REGIONS_AT + 8);
+        Ok(fd)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    region: usize,
+    len: usize,
+    off: usize,
+    /// Acknowledge when consumed (false for the tail after end of file).
+    ack: bool,
+}
+
+/// The trace stream of a run in shared memory mode, as a [`Read`].
+#[derive(Debug)]
+pub(crate) struct ShmStream {
+    sock: UnixStream,
+    map: *mut u8,
+    map_len: usize,
+    region_size: usize,
+    n_regions: usize,
+    cur: Option<Chunk>,
+    /// Region the plugin fills after the last announced one.
+    next_region: usize,
+    eof: bool,
+}
+
+// SAFETY: the mapping is owned by the stream and only read through it.
+unsafe impl Send for ShmStream {}
+
+impl ShmStream {
+    /// Maps `shm` (created by [`create_shm`]) for reading.
+    pub(crate) fn new(sock: UnixStream, shm: &OwnedFd) -> io::Result<Self> {
+        let map_len = SHM_SIZE;
+        // SAFETY: mapping a file we created at that size.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                shm.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(ShmStream {
+            sock,
+            map: p.cast(),
+            map_len,
+            region_size: SHM_REGION,
+            n_regions: SHM_REGIONS,
+            cur: None,
+            next_region: 0,
+            eof: false,
+        })
+    }
+
+    fn committed(&self, region: usize) -> usize {
+        // SAFETY: the header page is mapped; the plugin stores these with
+        // release ordering after writing the bytes they cover.
+        let len = unsafe { &*(self.map.add(region * 64) as *const AtomicU64) };
+        (len.load(Ordering::Acquire) as usize).min(self.region_size)
+    }
+
+    fn ack(&self) {
+        // MSG_NOSIGNAL: the plugin may be gone (after its last region).
+        // SAFETY: sending one byte from a local buffer.
+        unsafe {
+            libc::send(
+                self.sock.as_raw_fd(),
+                [0u8].as_ptr().cast(),
+                1,
+                libc::MSG_NOSIGNAL,
+            );
+        }
+    }
+
+    /// Reads the next 8-byte message; None at end of file.
+    fn message(&mut self) -> io::Result<Option<(usize, usize)>> {
+        let mut msg = [0u8; 8];
+        let mut got = 0;
+        while got < 8 {
+            match (&self.sock).read(&mut msg[got..]) {
+                Ok(0) => return Ok(None),
+                // QEMU died with our acknowledgements unread.
+                Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(None),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let region = u32::from_le_bytes(msg[..4].try_into().unwrap()) as usize;
+        let len = u32::from_le_bytes(msg[4..].try_into().unwrap()) as usize;
+        if region >= self.n_regions || len > self.region_size {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("bad shared memory message (region {region}, {len} bytes)"),
+            ));
+        }
+        Ok(Some((region, len)))
+    }
+}
+
+impl Read for ShmStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(c) = &mut self.cur {
+                if c.off < c.len {
+                    let n = buf.len().min(c.len - c.off);
+                    // SAFETY: [off, off+n) is inside the region, which the
+                    // plugin does not touch until we acknowledge it (or has
+                    // exited, for the tail).
+                    unsafe {
+                        let src = self
+                            .map
+                            .add(SHM_HEADER + c.region * self.region_size + c.off);
+                        std::ptr::copy_nonoverlapping(src, buf.as_mut_ptr(), n);
+                    }
+                    c.off += n;
+                    return Ok(n);
+                }
+                let ack = c.ack;
+                self.cur = None;
+                if ack {
+                    self.ack();
+                }
+            }
+            if self.eof {
+                return Ok(0);
+            }
+            match self.message()? {
+                Some((region, len)) => {
+                    self.cur = Some(Chunk {
+                        region,
+                        len,
+                        off: 0,
+                        ack: true,
+                    });
+                    self.next_region = (region + 1) % self.n_regions;
+                }
+                None => {
+                    self.eof = true;
+                    let region = self.next_region;
+                    self.cur = Some(Chunk {
+                        region,
+                        len: self.committed(region),
+                        off: 0,
+                        ack: false,
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ShmStream {
+    fn drop(&mut self) {
+        // SAFETY: unmapping our own mapping once.
+        unsafe { libc::munmap(self.map.cast(), self.map_len) };
+    }
+}
