@@ -23,6 +23,8 @@ pub enum Knob {
     StoreBuffer,
     /// Every execution latency: Gus's INST LAT.
     Latency,
+    /// L1 store bandwidth: how fast retired stores leave the store buffer.
+    StoreDrain,
 }
 
 pub const CORE_KNOBS: &[(&str, Knob)] = &[
@@ -33,6 +35,7 @@ pub const CORE_KNOBS: &[(&str, Knob)] = &[
     ("load_buffer", Knob::LoadBuffer),
     ("store_buffer", Knob::StoreBuffer),
     ("latency", Knob::Latency),
+    ("store_drain", Knob::StoreDrain),
 ];
 
 impl Knob {
@@ -69,6 +72,7 @@ impl Knob {
             Knob::LoadBuffer => acc.load_buffer *= w,
             Knob::StoreBuffer => acc.store_buffer *= w,
             Knob::Latency => acc.latency *= w,
+            Knob::StoreDrain => acc.store_drain *= w,
         }
     }
 }

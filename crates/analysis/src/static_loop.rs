@@ -105,11 +105,13 @@ pub fn analyze_block(
     // A balanced block speeds up only when its saturated resources grow together
     // (Gus Table 2's multi-resource rows): try that set when no single one helps.
     if opts.sensitivity && opts.resources.is_none() && bottlenecks.is_empty() {
-        let saturated: Vec<Knob> = resources
+        let mut saturated: Vec<Knob> = resources
             .iter()
             .filter(|u| u.usage >= SATURATED)
             .filter_map(|u| Knob::parse(machine, &u.name))
             .collect();
+        // a recurrence as long as the throughput bound hides behind it: add latency
+        saturated.push(Knob::Latency);
         if saturated.len() >= 2 {
             sensitivity.extend(sweep(machine, &block, iterations, cpi, &[saturated], &opts.weights));
             bottlenecks = rank(&sensitivity, &opts.weights);

@@ -119,6 +119,11 @@ impl FunctionalLayer {
         self.caches.latency(level)
     }
 
+    /// Latency of an instruction fetch served at `level`.
+    pub fn fetch_latency(&self, level: MemLevel) -> f64 {
+        self.caches.inst_latency(level)
+    }
+
     pub fn stats(&self) -> FunctionalStats {
         FunctionalStats {
             idealization: self.idealization,

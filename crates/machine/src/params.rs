@@ -75,6 +75,9 @@ pub struct MemoryParams {
     pub store_address_groups: Vec<String>,
     /// Groups that carry the store-data uop.
     pub store_data_groups: Vec<String>,
+    /// Stores written from the store buffer to L1 per cycle (after retirement).
+    #[serde(default = "default_stores_per_cycle")]
+    pub stores_per_cycle: f64,
     /// Latency of a DRAM access in core cycles.
     #[serde(default = "default_dram_latency")]
     pub dram_latency: f64,
@@ -83,6 +86,9 @@ pub struct MemoryParams {
     pub dram_bytes_per_cycle: f64,
 }
 
+fn default_stores_per_cycle() -> f64 {
+    1.0
+}
 fn default_dram_latency() -> f64 {
     250.0
 }

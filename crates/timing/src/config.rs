@@ -20,8 +20,10 @@ pub struct Acceleration {
     pub scheduler: f64,
     pub load_buffer: f64,
     pub store_buffer: f64,
-    /// Divides every execution latency (Gus's INST LAT resource).
+    /// Divides every execution latency, L1 load-to-use included (Gus's INST LAT resource).
     pub latency: f64,
+    /// Rate at which retired stores drain from the store buffer into L1.
+    pub store_drain: f64,
 }
 
 impl Acceleration {
@@ -36,6 +38,7 @@ impl Acceleration {
             load_buffer: 1.0,
             store_buffer: 1.0,
             latency: 1.0,
+            store_drain: 1.0,
         }
     }
 }
@@ -51,6 +54,8 @@ pub struct CoreConfig {
     pub load_buffer: u32,
     pub store_buffer: u32,
     pub latency_scale: f64,
+    /// Cycles between two stores draining into L1.
+    pub store_drain_gap: f64,
     pub mispredict_penalty: f64,
     pub store_forward_latency: f64,
 }
@@ -80,6 +85,7 @@ impl CoreConfig {
             load_buffer: size(c.load_buffer, acc.load_buffer),
             store_buffer: size(c.store_buffer, acc.store_buffer),
             latency_scale: 1.0 / acc.latency,
+            store_drain_gap: 1.0 / (machine.params.memory.stores_per_cycle * acc.store_drain),
             mispredict_penalty: machine.params.branch.mispredict_penalty,
             store_forward_latency: machine.params.memory.store_forward_latency,
         }

@@ -136,7 +136,7 @@ impl Core {
         let mut load_waited_memory = false;
         let (load_start, load_done, load_port) = if it.loads {
             let (s, port) = self.place(&it.load_uses, addr_ready);
-            let mut done = s + it.load_latency + dy.load_extra_latency;
+            let mut done = s + it.load_latency * scale + dy.load_extra_latency;
             if let Some(a) = dy.load_addr {
                 if let Some(st) = self.memory.ready(a) {
                     let fwd = st + self.cfg.store_forward_latency;
@@ -223,7 +223,7 @@ impl Core {
             self.load_buffer.push(commit + 1.0, 1);
         }
         if it.stores {
-            self.store_drain = (self.store_drain + 1.0).max(commit + 1.0);
+            self.store_drain = (self.store_drain + self.cfg.store_drain_gap).max(commit + 1.0);
             self.store_buffer.push(self.store_drain, 1);
         }
 
