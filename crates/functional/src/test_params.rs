@@ -48,6 +48,7 @@ pub fn skylake_like() -> Params {
             load_groups: vec!["p23".into()],
             store_address_groups: vec!["p237".into()],
             store_data_groups: vec!["p4".into()],
+            stores_per_cycle: 1.0,
             dram_latency: 250.0,
             dram_bytes_per_cycle: 8.0,
         },

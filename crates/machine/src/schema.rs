@@ -18,8 +18,20 @@ struct MachineFile {
     forms: String,
     #[serde(default)]
     provenance: Vec<String>,
-    #[serde(flatten)]
-    params: Params,
+    // Params' sections are listed here rather than flattened: serde's flatten
+    // loses the byte spans that give error messages their line numbers.
+    core: crate::CoreParams,
+    #[serde(default)]
+    fusion: crate::FusionParams,
+    memory: crate::MemoryParams,
+    #[serde(default, rename = "cache")]
+    caches: Vec<crate::CacheParams>,
+    #[serde(default, rename = "tlb")]
+    tlbs: Vec<crate::TlbParams>,
+    #[serde(default)]
+    branch: crate::BranchParams,
+    #[serde(default)]
+    vector: crate::VectorParams,
     default_form: FormSpec,
     /// Hand-written forms that add to or override the imported table.
     #[serde(default)]
@@ -127,7 +139,16 @@ pub(crate) fn parse_machine(
     }
     let default_form = convert("use", &mf.default_form, file, text, "default_form")?;
 
-    validate_params(&mf.params, file, text, &|g| group_of(g).is_some())?;
+    let params = Params {
+        core: mf.core.clone(),
+        fusion: mf.fusion.clone(),
+        memory: mf.memory.clone(),
+        caches: mf.caches.clone(),
+        tlbs: mf.tlbs.clone(),
+        branch: mf.branch.clone(),
+        vector: mf.vector.clone(),
+    };
+    validate_params(&params, file, text, &|g| group_of(g).is_some())?;
 
     let mut provenance = mf.provenance.clone();
     for (k, v) in &ff.provenance {
@@ -137,7 +158,7 @@ pub(crate) fn parse_machine(
         name: mf.name,
         description: mf.description,
         provenance,
-        params: mf.params,
+        params,
         units,
         groups,
         forms,

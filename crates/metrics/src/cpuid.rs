@@ -16,8 +16,16 @@ pub struct CpuidRule {
     /// Hybrid core type (`Core`, `Atom`) when the pattern covers a hybrid part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_type: Option<String>,
+    /// False for parts without a table (kept so that a broader later pattern
+    /// does not capture their ids).
+    #[serde(default = "yes")]
+    pub shipped: bool,
     /// Where the rule came from (mapfile path, or `converter` for added knowledge).
     pub source: String,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The mapping file: rules plus provenance notes.
@@ -49,7 +57,8 @@ pub fn uarch_for_cpuid(id: &str) -> Option<&'static str> {
     uarch_in(rules(), id)
 }
 
-/// The uarch for a CPU identifier under the given rules.
+/// The uarch for a CPU identifier under the given rules (`None` when the first
+/// matching rule is for a part without a table).
 pub fn uarch_in<'r>(rules: &'r [CpuidRule], id: &str) -> Option<&'r str> {
     let without_stepping = {
         let parts: Vec<&str> = id.split('-').collect();
@@ -59,7 +68,7 @@ pub fn uarch_in<'r>(rules: &'r [CpuidRule], id: &str) -> Option<&'r str> {
     for r in core_first {
         let Some(re) = Regex::new(&r.pattern) else { continue };
         if re.is_match(id) || without_stepping.as_deref().is_some_and(|s| re.is_match(s)) {
-            return Some(&r.uarch);
+            return r.shipped.then_some(r.uarch.as_str());
         }
     }
     None

@@ -27,6 +27,8 @@
 //! assert_eq!(ev.get("Backend_Bound"), Some(0.25));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod counts;
 pub mod cpuid;
 pub mod engine;

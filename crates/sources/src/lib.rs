@@ -5,6 +5,10 @@
 //! This crate does not decode instructions; that is the decoder crate's job.
 //! It only produces bytes, the address of the first byte and a name, plus
 //! (for assembly) the source line of each listed offset when known.
+//!
+//! The [`qemu`] module is the dynamic input: it runs a program under
+//! `qemu-x86_64` with the bottlenose TCG plugin and streams the executed
+//! instructions (bytes, addresses, memory accesses).
 
 mod asm;
 mod elf;

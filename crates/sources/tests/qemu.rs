@@ -1225,8 +1225,34 @@ fn program_errors() {
         format!("{} is not an x86-64 ELF executable", obj.display())
     );
 
-    // A big-endian or other-machine ELF: patch e_machine to AArch64.
+    // An x86-64 executable without execute permission.
     let prog = gcc(dir.path(), "spin", &[("spin.c", SPIN_C)], &["-O1"]);
+    let noexec = dir.path().join("noexec");
+    std::fs::copy(&prog, &noexec).unwrap();
+    std::fs::set_permissions(&noexec, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    assert_eq!(
+        run(&noexec),
+        format!("{} is not executable: permission denied", noexec.display())
+    );
+
+    // A cut-off executable passes the header check, but QEMU cannot load it.
+    let cut = dir.path().join("cut");
+    std::fs::write(&cut, &std::fs::read(&prog).unwrap()[..200]).unwrap();
+    std::fs::set_permissions(&cut, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let err = QemuCommand::new(&cut)
+        .stderr(Stdio::null())
+        .spawn()
+        .and_then(|run| trace_run(run, &mut Recorder::default()))
+        .unwrap_err();
+    assert!(matches!(err, QemuError::QemuFailed { .. }), "{err:?}");
+    assert!(
+        err.to_string().ends_with(
+            "failed before the program ran (exited with code 255); see its message above"
+        ),
+        "{err}"
+    );
+
+    // An ELF for another machine: patch e_machine to AArch64.
     let mut data = std::fs::read(&prog).unwrap();
     data[18] = 183;
     data[19] = 0;
@@ -1411,36 +1437,79 @@ fn throughput() {
         .unwrap_or(50_000_000u64);
     let insns = 4 * iters;
     let qemu = bottlenose_sources::qemu::find_qemu().unwrap();
-    let rate = |secs: f64| format!("{:8.1} M insn/s ({secs:.2} s)", insns as f64 / secs / 1e6);
+    // CPU seconds (user + system) of this process and of its waited-for
+    // children: the machine may be shared, so wall time alone misleads.
+    let cpu = |who| {
+        // SAFETY: getrusage into a zeroed struct.
+        let r = unsafe {
+            let mut r: libc::rusage = std::mem::zeroed();
+            libc::getrusage(who, &mut r);
+            r
+        };
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+        t(r.ru_utime) + t(r.ru_stime)
+    };
+    // Runs `f`, returns (wall, reader CPU, child CPU) seconds.
+    let mut measure = |f: &mut dyn FnMut()| {
+        let (s0, c0, t) = (
+            cpu(libc::RUSAGE_SELF),
+            cpu(libc::RUSAGE_CHILDREN),
+            Instant::now(),
+        );
+        f();
+        let wall = t.elapsed().as_secs_f64();
+        (
+            wall,
+            cpu(libc::RUSAGE_SELF) - s0,
+            cpu(libc::RUSAGE_CHILDREN) - c0,
+        )
+    };
+    let line = |what: &str, (wall, me, child): (f64, f64, f64)| {
+        println!(
+            "  {what:30} {:7.1} M insn/s  wall {wall:5.2} s  cpu: reader {me:5.2} s, child {child:5.2} s",
+            insns as f64 / wall / 1e6
+        );
+    };
     for kind in ["alu", "mem"] {
         let args = [OsString::from(kind), OsString::from(iters.to_string())];
-        let t = Instant::now();
-        Command::new(&prog).args(&args).status().unwrap();
-        let native = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        Command::new(&qemu).arg(&prog).args(&args).status().unwrap();
-        let plain = t.elapsed().as_secs_f64();
-
-        let t = Instant::now();
-        let mut c = Counter::default();
-        let (_, sum) = run_program_with(&prog, &args, &mut c).unwrap();
-        let raw = t.elapsed().as_secs_f64();
-
-        let t = Instant::now();
+        let native = measure(&mut || {
+            Command::new(&prog).args(&args).status().unwrap();
+        });
+        let plain = measure(&mut || {
+            Command::new(&qemu).arg(&prog).args(&args).status().unwrap();
+        });
+        let mut sum = StreamSummary::default();
+        let raw = measure(&mut || {
+            sum = run_program_with(&prog, &args, &mut Counter::default())
+                .unwrap()
+                .1;
+        });
+        let raw_socket = measure(&mut || {
+            let run = QemuCommand::new(&prog)
+                .args(&args)
+                .shared_memory(false)
+                .spawn()
+                .unwrap();
+            trace_run(run, &mut Counter::default()).unwrap();
+        });
         let mut n = 0u64;
         let mut mem = 0u64;
-        let out = run_program(&prog, &args, |i| {
-            n += 1;
-            mem += i.mem().len() as u64;
-        })
-        .unwrap();
-        let full = t.elapsed().as_secs_f64();
-        assert_eq!(out.instructions, n);
-
-        println!("{kind} loop, {insns} loop instructions ({} executed in all, {mem} memory accesses, {} MB stream):", n, sum.bytes / 1_000_000);
-        println!("  native                         {}", rate(native));
-        println!("  qemu-x86_64, no plugin         {}", rate(plain));
-        println!("  qemu + plugin + read_stream    {}", rate(raw));
-        println!("  qemu + plugin + ExecutedInsn   {}", rate(full));
+        let full = measure(&mut || {
+            let out = run_program(&prog, &args, |i| {
+                n += 1;
+                mem += i.mem().len() as u64;
+            })
+            .unwrap();
+            assert_eq!(out.instructions, n);
+        });
+        println!(
+            "{kind} loop, {insns} loop instructions ({n} executed in all, {mem} memory accesses, {} MB stream):",
+            sum.bytes / 1_000_000
+        );
+        line("native", native);
+        line("qemu-x86_64, no plugin", plain);
+        line("plugin + read_stream (shm)", raw);
+        line("plugin + read_stream (socket)", raw_socket);
+        line("plugin + ExecutedInsn (shm)", full);
     }
 }

@@ -34,6 +34,11 @@ pub enum QemuError {
     #[error("{} is not an x86-64 ELF executable", .0.display())]
     NotX86_64Executable(PathBuf),
 
+    /// The program is an x86-64 ELF file without execute permission (QEMU
+    /// refuses it without a word).
+    #[error("{} is not executable: permission denied", .0.display())]
+    PermissionDenied(PathBuf),
+
     /// `qemu-x86_64` could not be started at all.
     #[error("cannot start {}: {source}", .qemu.display())]
     Spawn {
@@ -42,8 +47,8 @@ pub enum QemuError {
         source: io::Error,
     },
 
-    /// QEMU ended without the plugin ever writing to the stream (it could
-    /// not load the plugin or the program; QEMU's own message is on stderr).
+    /// QEMU ended before the program ran a single block: it could not load
+    /// the plugin or the program (QEMU's own message, if any, is on stderr).
     #[error("{} failed before the program ran ({exit}); see its message above", .qemu.display())]
     QemuFailed { qemu: PathBuf, exit: GuestExit },
 

@@ -4,13 +4,52 @@
 //! writes.
 //!
 //! Layers, from raw to convenient:
-//! - [`read_stream`] parses the wire format (see [`stream`](self::stream)
-//!   docs) from any reader into a [`TraceVisitor`];
+//! - [`read_stream`] parses the wire format (below) from any reader into a
+//!   [`TraceVisitor`];
 //! - [`InstructionStream`] is a visitor that turns that into one
 //!   [`ExecutedInsn`] per executed instruction, with its memory accesses and
 //!   successor address;
 //! - [`QemuRun`] starts `qemu-x86_64 -plugin <so>,fd=3 <prog> <args>` with
 //!   the stream on descriptor 3; [`run_program`] does everything at once.
+//!
+//! # Transport
+//!
+//! By default the plugin writes into shared memory (a memfd on descriptor
+//! 4, a ring of regions announced over the Unix socket on descriptor 3), so
+//! that what it wrote survives QEMU dying by a signal: QEMU 7.2 runs no
+//! plugin exit hook when the guest is killed by a signal, and a plain
+//! buffered stream would lose its last buffer. [`QemuCommand::shared_memory`]
+//! switches to plain socket writes. The plugin also accepts a file or pipe
+//! (`-plugin libbottlenose_qemu_plugin.so,fd=3` with `3>trace`), readable
+//! later with [`read_stream`].
+//!
+//! # Semantics
+//!
+//! QEMU reports block entry, not retirement: if a block is left early (a
+//! fault in its middle), its remaining instructions are still reported. A
+//! `rep`-prefixed string instruction is reported once per iteration plus
+//! once for the final count check (`rep stosb` with rcx = 5: six times, the
+//! last without memory access). 16-byte SSE accesses show up as two 8-byte
+//! accesses (QEMU 7.2). Addresses are guest virtual addresses. Memory records
+//! of a vCPU follow its TB_EXEC in program order; a vCPU is a guest thread.
+//! Forked children are not traced.
+//!
+//! # Wire format
+//!
+//! Records are a one-byte tag and a little-endian payload:
+//!
+//! | tag | name     | payload |
+//! |-----|----------|---------|
+//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Must be the first record. |
+//! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Ids count up from 0 with no gaps. |
+//! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index |
+//! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr |
+//! | 4   | END      | nothing; reading stops there |
+//! | 5   | MEM_VCPU | u16 vcpu_index: following MEM records belong to this vCPU (multi-threaded guests only) |
+//!
+//! MEM records of an instruction come after the TB_EXEC of its block, in
+//! program order. They carry no vCPU: they belong to the vCPU of the latest
+//! TB_EXEC or MEM_VCPU record, and the parser hands that vCPU to the visitor.
 
 mod error;
 mod insn;

@@ -124,6 +124,11 @@ pub fn check_program(program: &Path) -> Result<PathBuf, QemuError> {
     {
         return Err(not_exe());
     }
+    // SAFETY: access() on a NUL-terminated path.
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| not_exe())?;
+    if unsafe { libc::access(c_path.as_ptr(), libc::X_OK) } != 0 {
+        return Err(QemuError::PermissionDenied(program.to_path_buf()));
+    }
     // QEMU would take a path starting with '-' for an option.
     if path.as_os_str().as_bytes().first() == Some(&b'-') {
         path = Path::new(".").join(path);
@@ -238,16 +243,27 @@ fn signal_name(sig: i32) -> Option<&'static str> {
 
 /// A program running under `qemu-x86_64` with the bottlenose plugin.
 ///
-/// Its stdin, stdout and stderr are this process's. The trace arrives on
-/// [`QemuRun::take_stream`]'s socket, to be read with
-/// [`read_stream`](super::read_stream) while the program runs (the plugin
-/// blocks when the socket is full). If the reader closes its end early, the
-/// plugin stops writing and the program runs on untraced.
+/// Its stdin, stdout and stderr are this process's unless [`QemuCommand`]
+/// said otherwise. The trace arrives on [`QemuRun::take_stream`], to be read
+/// with [`read_stream`](super::read_stream) while the program runs (the
+/// plugin waits when the reader falls behind). If the reader drops the
+/// stream early, the plugin stops writing and the program runs on
+/// untraced. Dropping a `QemuRun` that was not waited for kills QEMU.
 #[derive(Debug)]
 pub struct QemuRun {
     child: Child,
     stream: Option<TraceStream>,
     qemu: PathBuf,
+    waited: bool,
+}
+
+impl Drop for QemuRun {
+    fn drop(&mut self) {
+        if !self.waited {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 /// The reading end of a run's trace stream: pass it to
@@ -458,6 +474,7 @@ impl QemuCommand {
             child,
             stream: Some(stream),
             qemu,
+            waited: false,
         })
     }
 }
@@ -509,6 +526,7 @@ impl QemuRun {
             context: "waiting for qemu-x86_64".to_string(),
             source: e,
         })?;
+        self.waited = true;
         Ok(GuestExit::from_status(status))
     }
 }
@@ -528,9 +546,11 @@ pub struct RunOutcome {
 /// Runs `program` under QEMU and feeds every record to `visitor` while it
 /// runs; returns how the program ended and what the stream held.
 ///
-/// If QEMU dies by a signal mid-record, the truncated tail is dropped and
-/// the summary says `complete: false`. If the stream is corrupt, QEMU is
-/// killed and the error returned.
+/// A stream without END (QEMU killed, or the guest killed by a signal) is
+/// not an error: the summary says `complete: false`, and a record cut off by
+/// the death is dropped. A stream without any executed block means QEMU
+/// failed before the program ran ([`QemuError::QemuFailed`]). If the
+/// stream is corrupt, QEMU is killed and the error returned.
 pub fn run_program_with<V: TraceVisitor + ?Sized>(
     program: &Path,
     args: &[OsString],
@@ -552,7 +572,7 @@ pub fn trace_run<V: TraceVisitor + ?Sized>(
     match result {
         Ok(()) => {
             let exit = run.wait()?;
-            if !summary.started {
+            if summary.tb_execs == 0 {
                 return Err(QemuError::QemuFailed { qemu, exit });
             }
             Ok((exit, summary))

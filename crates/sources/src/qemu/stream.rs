@@ -1,19 +1,6 @@
 //! Streaming parser of the plugin's wire format.
 //!
-//! Records are a one-byte tag and a little-endian payload:
-//!
-//! | tag | name     | payload |
-//! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Must be the first record. |
-//! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Ids count up from 0 with no gaps. |
-//! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index |
-//! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr |
-//! | 4   | END      | nothing; reading stops there |
-//! | 5   | MEM_VCPU | u16 vcpu_index: following MEM records belong to this vCPU (multi-threaded guests only) |
-//!
-//! MEM records of an instruction come after the TB_EXEC of its block, in
-//! program order. They carry no vCPU: they belong to the vCPU of the latest
-//! TB_EXEC or MEM_VCPU record, and the parser hands that vCPU to the visitor.
+//! The wire format is described in the [module docs](super).
 //!
 //! The parser checks the stream's consistency (known block ids, instruction
 //! indices inside the block, access sizes), so a visitor can trust what it
