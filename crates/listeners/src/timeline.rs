@@ -22,13 +22,15 @@ pub struct TimelineRow {
 pub struct Timeline {
     block_len: usize,
     last_iteration: u32,
-    executed: usize,
+    /// Position in the current iteration and the iteration number (no division per instruction).
+    position: usize,
+    iteration: u32,
     raw: Vec<(u32, usize, StageTimes)>,
 }
 
 impl Timeline {
     pub fn new(block_len: usize, iterations: u32) -> Self {
-        Self { block_len: block_len.max(1), last_iteration: iterations.saturating_sub(1), executed: 0, raw: Vec::new() }
+        Self { block_len: block_len.max(1), last_iteration: iterations.saturating_sub(1), position: 0, iteration: 0, raw: Vec::new() }
     }
 
     pub fn finish(&self, machine: &Machine) -> Vec<TimelineRow> {
@@ -55,10 +57,13 @@ impl Timeline {
 impl Listener for Timeline {
     #[inline]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
-        let iteration = (self.executed / self.block_len) as u32;
-        if iteration == 0 || iteration == self.last_iteration {
-            self.raw.push((iteration, index, *t));
+        if self.iteration == 0 || self.iteration == self.last_iteration {
+            self.raw.push((self.iteration, index, *t));
         }
-        self.executed += 1;
+        self.position += 1;
+        if self.position == self.block_len {
+            self.position = 0;
+            self.iteration += 1;
+        }
     }
 }

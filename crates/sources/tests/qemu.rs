@@ -1450,7 +1450,7 @@ fn throughput() {
         t(r.ru_utime) + t(r.ru_stime)
     };
     // Runs `f`, returns (wall, reader CPU, child CPU) seconds.
-    let mut measure = |f: &mut dyn FnMut()| {
+    let measure = |f: &mut dyn FnMut()| {
         let (s0, c0, t) = (
             cpu(libc::RUSAGE_SELF),
             cpu(libc::RUSAGE_CHILDREN),
