@@ -25,6 +25,13 @@ pub enum Knob {
     Latency,
     /// L1 store bandwidth: how fast retired stores leave the store buffer.
     StoreDrain,
+    /// Latency of every access that misses L1 (dynamic runs).
+    MissLatency,
+    L2Bandwidth,
+    L3Bandwidth,
+    DramBandwidth,
+    /// Branch mispredict penalty (dynamic runs).
+    MispredictPenalty,
 }
 
 pub const CORE_KNOBS: &[(&str, Knob)] = &[
@@ -38,10 +45,19 @@ pub const CORE_KNOBS: &[(&str, Knob)] = &[
     ("store_drain", Knob::StoreDrain),
 ];
 
+/// Knobs that only matter when the functional layer runs (caches, predictors).
+pub const MEMORY_KNOBS: &[(&str, Knob)] = &[
+    ("miss_latency", Knob::MissLatency),
+    ("l2_bw", Knob::L2Bandwidth),
+    ("l3_bw", Knob::L3Bandwidth),
+    ("dram_bw", Knob::DramBandwidth),
+    ("mispredict_penalty", Knob::MispredictPenalty),
+];
+
 impl Knob {
     pub fn parse(machine: &Machine, name: &str) -> Option<Knob> {
         let lower = name.to_ascii_lowercase();
-        if let Some((_, k)) = CORE_KNOBS.iter().find(|(n, _)| *n == lower) {
+        if let Some((_, k)) = CORE_KNOBS.iter().chain(MEMORY_KNOBS).find(|(n, _)| *n == lower) {
             return Some(*k);
         }
         let g = machine.group_id(name)?;
@@ -56,7 +72,7 @@ impl Knob {
         match self {
             Knob::Unit(u) => machine.units[*u as usize].clone(),
             Knob::Group(g) => machine.groups[*g as usize].name.clone(),
-            _ => CORE_KNOBS.iter().find(|(_, k)| k == self).map(|(n, _)| n.to_string()).unwrap_or_default(),
+            _ => CORE_KNOBS.iter().chain(MEMORY_KNOBS).find(|(_, k)| k == self).map(|(n, _)| n.to_string()).unwrap_or_default(),
         }
     }
 
@@ -73,6 +89,11 @@ impl Knob {
             Knob::StoreBuffer => acc.store_buffer *= w,
             Knob::Latency => acc.latency *= w,
             Knob::StoreDrain => acc.store_drain *= w,
+            Knob::MissLatency => acc.miss_latency *= w,
+            Knob::L2Bandwidth => acc.l2_bandwidth *= w,
+            Knob::L3Bandwidth => acc.l3_bandwidth *= w,
+            Knob::DramBandwidth => acc.dram_bandwidth *= w,
+            Knob::MispredictPenalty => acc.mispredict_penalty *= w,
         }
     }
 }

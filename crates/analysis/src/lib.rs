@@ -10,7 +10,7 @@ mod static_loop;
 mod usage;
 
 pub use bottleneck::{rank, reference_weight, Bottleneck, THRESHOLD};
-pub use knobs::{accelerate, Knob, CORE_KNOBS};
+pub use knobs::{accelerate, Knob, CORE_KNOBS, MEMORY_KNOBS};
 pub use sensitivity::{default_weights, sweep, SensitivityPoint};
 pub use simulate::{default_iterations, run_block, steady_iterations, BlockRun};
 pub use bottlenose_listeners::{StallCauses, TimelineRow};

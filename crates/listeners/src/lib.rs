@@ -2,9 +2,11 @@
 //! times. Each view is a [`bottlenose_timing::Listener`]; several combine as a
 //! tuple, so the per-instruction path stays statically dispatched.
 
+mod instruction_cost;
 mod stall_causes;
 mod timeline;
 
+pub use instruction_cost::InstructionCost;
 pub use stall_causes::{StallCauseCounter, StallCauses};
 pub use timeline::{Timeline, TimelineRow};
 

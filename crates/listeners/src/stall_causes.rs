@@ -15,14 +15,14 @@ pub struct StallCauses {
 
 pub struct StallCauseCounter {
     dispatch: [u64; 7],
-    /// Dispatch, Register, Load, Memory, then one slot per resource group.
+    /// Dispatch, Register, Load, Memory, CacheMiss, then one slot per resource group.
     issue: Vec<u64>,
     commit: [u64; 3],
 }
 
 impl StallCauseCounter {
     pub fn new(machine: &Machine) -> Self {
-        Self { dispatch: [0; 7], issue: vec![0; 4 + machine.groups.len()], commit: [0; 3] }
+        Self { dispatch: [0; 7], issue: vec![0; 5 + machine.groups.len()], commit: [0; 3] }
     }
 
     pub fn finish(&self, machine: &Machine) -> StallCauses {
@@ -50,7 +50,8 @@ impl StallCauseCounter {
                 1 => IssueCause::Register,
                 2 => IssueCause::Load,
                 3 => IssueCause::Memory,
-                g => IssueCause::Port((g - 4) as u16),
+                4 => IssueCause::CacheMiss,
+                g => IssueCause::Port((g - 5) as u16),
             };
             out.issue.insert(crate::issue_cause_name(machine, c), n);
         }
@@ -72,7 +73,8 @@ impl Listener for StallCauseCounter {
             IssueCause::Register => 1,
             IssueCause::Load => 2,
             IssueCause::Memory => 3,
-            IssueCause::Port(g) => 4 + g as usize,
+            IssueCause::CacheMiss => 4,
+            IssueCause::Port(g) => 5 + g as usize,
         };
         self.issue[i] += 1;
         self.commit[t.commit_cause as usize] += 1;

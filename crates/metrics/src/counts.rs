@@ -21,9 +21,19 @@ impl Counts {
 
     /// Sets an event count. `event` may be written in any accepted spelling
     /// (`UOPS_EXECUTED.CORE:c1`, `cpu@uops_executed.core\,cmask\=1@`).
+    /// A constant written as an event (`duration_time`, `#smt_on`) goes to the constants.
     pub fn set(&mut self, event: &str, value: f64) -> &mut Counts {
-        let key = event_key(event).unwrap_or_else(|| event.trim().to_ascii_lowercase());
-        self.events.insert(key, value);
+        match crate::expr::parse(event) {
+            Ok(crate::expr::Expr::Name(n)) => {
+                self.events.insert(n.key, value);
+            }
+            Ok(crate::expr::Expr::Const(c)) => {
+                self.constants.insert(c, value);
+            }
+            _ => {
+                self.events.insert(event.trim().to_ascii_lowercase(), value);
+            }
+        }
         self
     }
 

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 pub struct CpuidRule {
     /// Regular expression over `Vendor-Family-Model[-Stepping]` (family decimal, model hex).
     pub pattern: String,
+    /// The table id (`skl`), or the mapfile's name for parts without a table.
     pub uarch: String,
     /// Hybrid core type (`Core`, `Atom`) when the pattern covers a hybrid part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,8 +32,10 @@ fn yes() -> bool {
 /// The mapping file: rules plus provenance notes.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CpuidMap {
+    /// Rules in match order.
     pub rules: Vec<CpuidRule>,
     #[serde(default)]
+    /// Provenance notes.
     pub notes: Vec<String>,
 }
 

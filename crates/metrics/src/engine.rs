@@ -4,7 +4,9 @@
 use crate::counts::{builtin_constant, Counts};
 use crate::event::NameRef;
 use crate::expr::{self, eval, Env, EvalError, Expr};
-use crate::table::{EventDef, MetricDef, UarchTable, EMBEDDED};
+pub use crate::evaluation::{Evaluation, MetricResult};
+pub use crate::event::EventSpec;
+use crate::table::{MetricDef, UarchTable, EMBEDDED};
 use crate::tree::Tree;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
@@ -13,56 +15,29 @@ use std::sync::{Arc, OnceLock};
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
     #[error("unknown microarchitecture '{0}' (known: {1})")]
+    /// No table of this name (name, known names).
     UnknownUarch(String, String),
     #[error("no table matches CPU id '{0}'")]
+    /// No rule maps this CPU id to a table.
     UnknownCpuid(String),
     #[error("table {uarch}: {what}")]
-    BadTable { uarch: String, what: String },
+    /// The table is inconsistent (e.g. duplicate metric names).
+    BadTable {
+        /// The table.
+        uarch: String,
+        /// What is wrong.
+        what: String,
+    },
     #[error("{uarch}: metric {metric}: {err}")]
-    Formula { uarch: String, metric: String, err: expr::ParseError },
-}
-
-/// An event a metric needs, with its encoding when the table knows it
-/// (formula modifiers such as `:c1` applied to the encoding).
-#[derive(Clone, Debug, PartialEq)]
-pub struct EventSpec {
-    /// Normalized key, as used by [`Counts`].
-    pub key: String,
-    /// The name as spelled in the table (canonical case).
-    pub name: String,
-    pub pmu: Option<String>,
-    /// Canonical modifiers from the formula (`c1`, `e1`, `sup`, ...).
-    pub modifiers: Vec<String>,
-    /// Encoding from the table with the modifiers applied; `None` for events the
-    /// table does not describe (`TSC`, generic perf events, uncore).
-    pub def: Option<EventDef>,
-}
-
-impl EventSpec {
-    /// Whether the table describes this event.
-    pub fn is_known(&self) -> bool {
-        self.def.is_some()
-    }
-
-    /// A raw encoding in perf's `event=..,umask=..[,cmask=N][,inv][,edge][,any]` form.
-    pub fn encoding(&self) -> Option<String> {
-        let d = self.def.as_ref()?;
-        let code = d.code.as_deref()?.split(',').next()?.trim().to_ascii_lowercase();
-        let mut s = format!("event={code}");
-        if let Some(u) = &d.umask {
-            s.push_str(&format!(",umask={}", u.to_ascii_lowercase()));
-        }
-        if d.cmask != 0 {
-            s.push_str(&format!(",cmask={}", d.cmask));
-        }
-        for (on, name) in [(d.inv, "inv"), (d.edge, "edge"), (d.any_thread, "any")] {
-            if on {
-                s.push(',');
-                s.push_str(name);
-            }
-        }
-        Some(s)
-    }
+    /// A formula or threshold does not parse.
+    Formula {
+        /// The table.
+        uarch: String,
+        /// The metric whose formula or threshold is bad.
+        metric: String,
+        /// The syntax error.
+        err: expr::ParseError,
+    },
 }
 
 struct Compiled {
@@ -105,7 +80,7 @@ impl MetricEngine {
             return MetricEngine::from_arc(t);
         }
         let table = match lower.as_str() {
-            crate::yasin::UARCH => crate::yasin::table(&crate::yasin::YasinParams::default()),
+            crate::yasin::UARCH | "yasin" => crate::yasin::table(&crate::yasin::YasinParams::default()),
             crate::methods::TOPDOWN5 => crate::methods::topdown5(false),
             crate::methods::TOPDOWN5_SMT => crate::methods::topdown5(true),
             crate::methods::LEVINTHAL => crate::methods::levinthal_core2(),
@@ -200,7 +175,8 @@ impl MetricEngine {
 
     /// The events the given metrics need, transitively through referenced
     /// metrics, in first-use order. Both branches of every ternary count;
-    /// unknown metric names are ignored.
+    /// `has_event(...)` arguments are optional and not listed; unknown metric
+    /// names are ignored.
     pub fn events_needed(&self, metrics: &[&str]) -> Vec<EventSpec> {
         self.collect_events(metrics, None, false)
     }
@@ -324,7 +300,7 @@ impl MetricEngine {
                 above_threshold: above,
             });
         }
-        Ok(Evaluation { uarch: self.table.uarch.clone(), results, index: self.index.clone() })
+        Ok(Evaluation::new(self.table.uarch.clone(), results, self.index.clone()))
     }
 
     /// Evaluates one formula (in the normalized syntax) against this table and `counts`.
@@ -340,9 +316,19 @@ impl MetricEngine {
     }
 
     fn constant(&self, counts: &Counts, name: &str) -> Result<f64, EvalError> {
+        // Spellings used by different sources for the same quantity.
+        let alias = match name {
+            "num_cpus" => "num_cpus_online",
+            "num_cpus_online" => "num_cpus",
+            "threads" => "threads_per_core",
+            "slots" => "pipeline_width",
+            other => other,
+        };
         counts
             .constant(name)
+            .or_else(|| counts.constant(alias))
             .or_else(|| self.table.constants.get(name).copied())
+            .or_else(|| self.table.constants.get(alias).copied())
             .or_else(|| builtin_constant(name))
             .ok_or_else(|| EvalError::MissingConstant(name.into()))
     }
@@ -428,54 +414,5 @@ impl Env for ConstEnv<'_> {
     }
     fn has_event(&mut self, n: &NameRef) -> bool {
         self.counts.get(n).is_some()
-    }
-}
-
-/// One metric's outcome.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MetricResult {
-    pub name: String,
-    /// The value, when every input was available.
-    pub value: Option<f64>,
-    /// Why there is no value.
-    pub error: Option<EvalError>,
-    /// The metric's own threshold condition, when it has one and it evaluates.
-    pub above_threshold: Option<bool>,
-}
-
-impl MetricResult {
-    /// The reason for a missing value, as text.
-    pub fn reason(&self) -> Option<String> {
-        self.error.as_ref().map(|e| e.to_string())
-    }
-}
-
-/// Every metric of a table evaluated on one set of counts.
-#[derive(Clone, Debug)]
-pub struct Evaluation {
-    pub uarch: String,
-    results: Vec<MetricResult>,
-    index: Arc<HashMap<String, usize>>,
-}
-
-impl Evaluation {
-    /// The value of a metric (by name or label), if it could be computed.
-    pub fn get(&self, name: &str) -> Option<f64> {
-        self.result(name).and_then(|r| r.value)
-    }
-
-    /// The full result of a metric (by name or label).
-    pub fn result(&self, name: &str) -> Option<&MetricResult> {
-        self.index.get(&name.to_ascii_lowercase()).map(|&i| &self.results[i])
-    }
-
-    /// All results in table order.
-    pub fn results(&self) -> &[MetricResult] {
-        &self.results
-    }
-
-    /// How many metrics have a (finite) value.
-    pub fn available(&self) -> usize {
-        self.results.iter().filter(|r| r.value.is_some()).count()
     }
 }

@@ -7,6 +7,7 @@
 //! both become `idq_uops_not_delivered.core:c1:e1`. The PMU prefix is kept aside
 //! and is not part of the key (one engine serves one core type).
 
+use crate::table::EventDef;
 use std::fmt;
 
 /// A reference to a named value in a formula: an event (with modifiers) or,
@@ -150,6 +151,50 @@ fn canonical_modifier(raw: &str) -> Option<String> {
             }
         }
         (_, Some(v)) => Some(format!("{k}={v}")),
+    }
+}
+
+/// An event a metric needs, with its encoding when the table knows it
+/// (formula modifiers such as `:c1` applied to the encoding).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventSpec {
+    /// Normalized key, as used by [`Counts`].
+    pub key: String,
+    /// The name as spelled in the table (canonical case).
+    pub name: String,
+    /// PMU of the event (`cpu_core`), from the formula or the table.
+    pub pmu: Option<String>,
+    /// Canonical modifiers from the formula (`c1`, `e1`, `sup`, ...).
+    pub modifiers: Vec<String>,
+    /// Encoding from the table with the modifiers applied; `None` for events the
+    /// table does not describe (`TSC`, generic perf events, uncore).
+    pub def: Option<EventDef>,
+}
+
+impl EventSpec {
+    /// Whether the table describes this event.
+    pub fn is_known(&self) -> bool {
+        self.def.is_some()
+    }
+
+    /// A raw encoding in perf's `event=..,umask=..[,cmask=N][,inv][,edge][,any]` form.
+    pub fn encoding(&self) -> Option<String> {
+        let d = self.def.as_ref()?;
+        let code = d.code.as_deref()?.split(',').next()?.trim().to_ascii_lowercase();
+        let mut s = format!("event={code}");
+        if let Some(u) = &d.umask {
+            s.push_str(&format!(",umask={}", u.to_ascii_lowercase()));
+        }
+        if d.cmask != 0 {
+            s.push_str(&format!(",cmask={}", d.cmask));
+        }
+        for (on, name) in [(d.inv, "inv"), (d.edge, "edge"), (d.any_thread, "any")] {
+            if on {
+                s.push(',');
+                s.push_str(name);
+            }
+        }
+        Some(s)
     }
 }
 

@@ -33,47 +33,72 @@ pub enum Expr {
     Const(String),
     /// Raw text argument (only for `strcmp_cpuid_str`).
     Str(String),
+    /// Unary operation.
     Unary(UnOp, Box<Expr>),
+    /// Binary operation.
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `then if cond else els`.
     If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Function call.
     Call(Func, Vec<Expr>),
 }
 
 /// Unary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
+    /// `-x`
     Neg,
+    /// `!x` (`not x`)
     Not,
 }
 
 /// Binary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+`
     Add,
+    /// `-`
     Sub,
+    /// `*`
     Mul,
+    /// `/` (error on division by zero)
     Div,
+    /// `%`
     Rem,
+    /// `<`
     Lt,
+    /// `>`
     Gt,
+    /// `<=`
     Le,
+    /// `>=`
     Ge,
+    /// `==`
     Eq,
+    /// `!=`
     Ne,
+    /// `&` (`&&`, `and`), short-circuit
     And,
+    /// `|` (`||`, `or`), short-circuit
     Or,
 }
 
 /// Built-in functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
+    /// `min(a, ...)`
     Min,
+    /// `max(a, ...)`
     Max,
+    /// `abs(a)`
     Abs,
+    /// `d_ratio(a, b)`: a / b, 0 when b is 0
     DRatio,
+    /// `source_count(ev)`: counters summed into `ev` (1 unless told)
     SourceCount,
+    /// `has_event(ev)`: 1 when `ev` was counted
     HasEvent,
+    /// `strcmp_cpuid_str(id)`: 1 when the counts' CPU id matches
     StrcmpCpuidStr,
 }
 
@@ -111,6 +136,7 @@ impl Func {
 pub struct ParseError {
     /// Byte offset of the offending token (0-based; printed 1-based).
     pub pos: usize,
+    /// What went wrong.
     pub msg: String,
 }
 

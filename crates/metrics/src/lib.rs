@@ -32,6 +32,7 @@
 pub mod counts;
 pub mod cpuid;
 pub mod engine;
+pub mod evaluation;
 pub mod event;
 pub mod expr;
 pub mod methods;

@@ -19,6 +19,7 @@ fn is_zero(v: &u32) -> bool {
 /// Everything the engine knows about one microarchitecture.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct UarchTable {
+    /// Schema version ([`SCHEMA`]).
     pub schema: u32,
     /// Short id (`skl`, `zen4`, `yasin2014`).
     pub uarch: String,
@@ -26,13 +27,16 @@ pub struct UarchTable {
     pub name: String,
     /// `intel`, `amd` or `model`.
     pub vendor: String,
+    /// Sources, versions and conversion notes.
     pub provenance: Provenance,
     /// Default values of `#constants` (overridden by the counts' constants).
     #[serde(default)]
     pub constants: BTreeMap<String, f64>,
     #[serde(default)]
+    /// Hardware events with their encodings.
     pub events: Vec<EventDef>,
     #[serde(default)]
+    /// Metrics in source order (parents before children).
     pub metrics: Vec<MetricDef>,
 }
 
@@ -42,28 +46,36 @@ pub struct Provenance {
     /// What produced the table (`convert-perfmon 0.1.0`, `built-in`).
     pub generator: String,
     #[serde(default)]
+    /// Input files.
     pub sources: Vec<SourceFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// TMA version of the metrics, when known.
     pub tma_version: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Choices and anything skipped or defaulted.
     pub notes: Vec<String>,
 }
 
 /// One input file with the version strings found in it.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SourceFile {
+    /// Path relative to the data directory.
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Version string found in the file.
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Publication date found in the file.
     pub date: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// License of the source.
     pub license: Option<String>,
 }
 
 /// A hardware event and its encoding.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EventDef {
+    /// Event name as in the source (`UOPS_ISSUED.ANY`).
     pub name: String,
     /// PMU (`cpu_core` for the Alder Lake P-core, `l3` for AMD L3PMC ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,18 +84,25 @@ pub struct EventDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Unit mask.
     pub umask: Option<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
+    /// Counter mask (count cycles with at least this many occurrences).
     pub cmask: u32,
     #[serde(default, skip_serializing_if = "is_false")]
+    /// Invert the counter-mask comparison.
     pub inv: bool,
     #[serde(default, skip_serializing_if = "is_false")]
+    /// Count rising edges.
     pub edge: bool,
     #[serde(default, skip_serializing_if = "is_false")]
+    /// Count for all SMT threads of the core.
     pub any_thread: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Auxiliary MSR(s) to program (offcore response).
     pub msr_index: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Value for the auxiliary MSR.
     pub msr_value: Option<String>,
     /// Counter constraint (`0,1,2,3`, `Fixed counter 1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,9 +111,11 @@ pub struct EventDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters_ht_off: Option<String>,
     #[serde(default, skip_serializing_if = "is_false")]
+    /// Supports precise (PEBS) sampling.
     pub precise: bool,
     /// Short description (one line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Short description.
     pub desc: Option<String>,
 }
 
@@ -119,9 +140,11 @@ pub struct MetricDef {
     /// Display scaling in perf's ScaleUnit spelling (`100%` = fraction shown as percent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// Short description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub desc: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Metric groups (`TmaL1`, `Frontend`, ...).
     pub groups: Vec<String>,
     /// A node of the Top-Down tree.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -130,6 +153,7 @@ pub struct MetricDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Parent node (metric name).
     pub parent: Option<String>,
     /// Top-level area (`FE`, `BAD`, `RET`, `BE/Mem`, `BE/Core`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]

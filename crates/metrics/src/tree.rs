@@ -13,7 +13,9 @@ pub struct Node {
     pub name: String,
     /// Display name (`Memory_Bound`).
     pub label: String,
+    /// Tree level (1 at the top).
     pub level: u32,
+    /// Top-level area (`FE`, `BAD`, `RET`, `BE/Mem`, `BE/Core`).
     pub area: Option<String>,
     /// The node's value (a fraction of slots/cycles for TMA nodes).
     pub value: Option<f64>,
@@ -27,13 +29,16 @@ pub struct Node {
     pub above_threshold: Option<bool>,
     /// Above threshold and every ancestor flagged.
     pub flagged: bool,
+    /// Child nodes in table order.
     pub children: Vec<Node>,
 }
 
 /// The whole tree: level-1 nodes and their descendants.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tree {
+    /// The table the tree comes from.
     pub uarch: String,
+    /// Level-1 nodes.
     pub roots: Vec<Node>,
 }
 

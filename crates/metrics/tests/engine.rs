@@ -95,8 +95,14 @@ fn missing_constants_and_division_by_zero() {
     let cpi = ev.result("tma_info_thread_cpi").unwrap();
     assert_eq!(cpi.value, None);
     assert!(cpi.reason().unwrap().contains("division by zero"), "{:?}", cpi.reason());
-    let ev = e.evaluate(&c.with_const("num_cpus", 4.0)).unwrap();
+    let ev = e.evaluate(&c.clone().with_const("num_cpus", 4.0)).unwrap();
     assert_eq!(ev.get("tma_info_system_cpu_utilization"), Some(0.125));
+    // perf's spelling of the same constant, set like an event; duration_time likewise.
+    let c = c.with("#num_cpus_online", 4.0).with("duration_time", 2.0);
+    assert_eq!(c.constant("duration_time"), Some(2.0));
+    let ev = e.evaluate(&c).unwrap();
+    assert_eq!(ev.get("tma_info_system_cpu_utilization"), Some(0.125));
+    assert_eq!(ev.get("Info_System_Time"), Some(2.0));
 }
 
 #[test]

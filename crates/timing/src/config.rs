@@ -24,6 +24,14 @@ pub struct Acceleration {
     pub latency: f64,
     /// Rate at which retired stores drain from the store buffer into L1.
     pub store_drain: f64,
+    /// Divides the extra latency of every access that misses L1.
+    pub miss_latency: f64,
+    /// Fill bandwidth into L1 from L2, into L2 from L3, into L3 from DRAM.
+    pub l2_bandwidth: f64,
+    pub l3_bandwidth: f64,
+    pub dram_bandwidth: f64,
+    /// Divides the branch mispredict penalty.
+    pub mispredict_penalty: f64,
 }
 
 impl Acceleration {
@@ -39,6 +47,11 @@ impl Acceleration {
             store_buffer: 1.0,
             latency: 1.0,
             store_drain: 1.0,
+            miss_latency: 1.0,
+            l2_bandwidth: 1.0,
+            l3_bandwidth: 1.0,
+            dram_bandwidth: 1.0,
+            mispredict_penalty: 1.0,
         }
     }
 }
@@ -58,6 +71,11 @@ pub struct CoreConfig {
     pub store_drain_gap: f64,
     pub mispredict_penalty: f64,
     pub store_forward_latency: f64,
+    /// Extra latency over an L1 hit of a load served by L1, L2, L3, DRAM.
+    pub level_extra_latency: [f64; 4],
+    /// Lines per cycle that can be filled into level k from level k+1 (index 1 = L2→L1,
+    /// 2 = L3→L2, 3 = DRAM→L3; index 0 unused).
+    pub fill_lines_per_cycle: [f64; 4],
 }
 
 impl CoreConfig {
@@ -86,8 +104,39 @@ impl CoreConfig {
             store_buffer: size(c.store_buffer, acc.store_buffer),
             latency_scale: 1.0 / acc.latency,
             store_drain_gap: 1.0 / (machine.params.memory.stores_per_cycle * acc.store_drain),
-            mispredict_penalty: machine.params.branch.mispredict_penalty,
+            mispredict_penalty: machine.params.branch.mispredict_penalty / acc.mispredict_penalty,
             store_forward_latency: machine.params.memory.store_forward_latency,
+            level_extra_latency: level_extra_latency(machine, acc.miss_latency),
+            fill_lines_per_cycle: fill_rates(machine, acc),
         }
     }
+}
+
+/// Data-side cache levels, nearest first (L1D, L2, L3): the level's latency and fill bandwidth.
+fn data_levels(machine: &Machine) -> Vec<&bottlenose_machine::CacheParams> {
+    use bottlenose_machine::CacheKind;
+    let mut v: Vec<_> = machine.params.caches.iter().filter(|c| c.kind != CacheKind::Instruction).collect();
+    v.sort_by_key(|c| c.level);
+    v
+}
+
+fn level_extra_latency(machine: &Machine, w: f64) -> [f64; 4] {
+    let levels = data_levels(machine);
+    let l1 = levels.first().map(|c| c.latency).unwrap_or(machine.params.memory.load_latency);
+    let lat = |i: usize| levels.get(i).map(|c| c.latency).unwrap_or(machine.params.memory.dram_latency);
+    let dram = machine.params.memory.dram_latency;
+    [0.0, (lat(1) - l1).max(0.0) / w, (lat(2) - l1).max(0.0) / w, (dram - l1).max(0.0) / w]
+}
+
+fn fill_rates(machine: &Machine, acc: &Acceleration) -> [f64; 4] {
+    let levels = data_levels(machine);
+    let line = levels.first().map(|c| c.line_bytes as f64).unwrap_or(64.0);
+    // a level's bytes_per_cycle is what it delivers towards the core
+    let rate = |i: usize, w: f64| levels.get(i).map(|c| c.bytes_per_cycle / line * w).unwrap_or(f64::INFINITY);
+    [
+        f64::INFINITY,
+        rate(1, acc.l2_bandwidth),
+        rate(2, acc.l3_bandwidth),
+        machine.params.memory.dram_bytes_per_cycle / line * acc.dram_bandwidth,
+    ]
 }

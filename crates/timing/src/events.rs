@@ -27,8 +27,10 @@ pub enum IssueCause {
     Dispatch,
     /// Waited for a register operand.
     Register,
-    /// Waited for its load (the data coming from the memory hierarchy).
+    /// Waited for its load (an L1 hit).
     Load,
+    /// Waited for a load that missed L1 (data coming from L2, L3 or DRAM).
+    CacheMiss,
     /// Waited for a store to the same address (memory dependency).
     Memory,
     /// Waited for a free port in this group.
@@ -85,8 +87,12 @@ impl StageTimes {
 /// Static analysis passes the default: L1 hits, correct predictions, no aliasing.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DynInfo {
-    /// Extra load latency beyond an L1 hit (from the cache hierarchy), cycles.
+    /// Extra load latency beyond an L1 hit that is not a cache fill (TLB misses), cycles.
     pub load_extra_latency: f64,
+    /// Level that served the load: 0 = L1 (hit), 1 = L2, 2 = L3, 3 = DRAM.
+    pub load_level: u8,
+    /// Level that held the stored line (write-allocate fills it before the store drains).
+    pub store_level: u8,
     /// Load and store address (8-byte granule dependencies through shadow memory).
     pub load_addr: Option<u64>,
     pub store_addr: Option<u64>,

@@ -42,10 +42,13 @@ pub struct Core {
     reg_ready: [f64; NUM_REGS],
     memory: ShadowMemory,
     resteer_at: f64,
+    /// Line-fill bandwidth calendars (index 1 = into L1 from L2, 2 = into L2 from L3, 3 = from DRAM).
+    fills: [Calendar; 4],
 }
 
 impl Core {
     pub fn new(cfg: CoreConfig) -> Self {
+        let fill_rates = cfg.fill_lines_per_cycle;
         let calendars = cfg.group_capacity.iter().map(|&c| Calendar::new(c)).collect();
         Self {
             rob: FifoWindow::new(cfg.rob),
@@ -63,6 +66,12 @@ impl Core {
             reg_ready: [0.0; NUM_REGS],
             memory: ShadowMemory::new(),
             resteer_at: 0.0,
+            fills: [
+                Calendar::new(f64::INFINITY),
+                Calendar::new(cfg_fill(&fill_rates, 1)),
+                Calendar::new(cfg_fill(&fill_rates, 2)),
+                Calendar::new(cfg_fill(&fill_rates, 3)),
+            ],
         }
     }
 
@@ -134,9 +143,16 @@ impl Core {
         let addr_ready = self.max_ready(&it.addr_reads).max(dispatch);
         let data_ready = self.max_ready(&it.data_reads).max(dispatch);
         let mut load_waited_memory = false;
+        let mut miss = false;
         let (load_start, load_done, load_port) = if it.loads {
             let (s, port) = self.place(&it.load_uses, addr_ready);
             let mut done = s + it.load_latency * scale + dy.load_extra_latency;
+            if dy.load_level > 0 {
+                let level = (dy.load_level as usize).min(3);
+                let filled = self.fill_line(level, s);
+                done = done.max(filled + it.load_latency * scale) + self.cfg.level_extra_latency[level];
+                miss = true;
+            }
             if let Some(a) = dy.load_addr {
                 if let Some(st) = self.memory.ready(a) {
                     let fwd = st + self.cfg.store_forward_latency;
@@ -157,7 +173,7 @@ impl Core {
                 Some(g) if s > operands + EPS => IssueCause::Port(g),
                 _ if operands > dispatch + EPS => {
                     if it.loads && load_done >= data_ready {
-                        if load_waited_memory { IssueCause::Memory } else { IssueCause::Load }
+                        if load_waited_memory { IssueCause::Memory } else if miss { IssueCause::CacheMiss } else { IssueCause::Load }
                     } else {
                         IssueCause::Register
                     }
@@ -169,6 +185,7 @@ impl Core {
             let cause = match load_port {
                 Some(g) if load_start > addr_ready + EPS => IssueCause::Port(g),
                 _ if load_waited_memory => IssueCause::Memory,
+                _ if miss => IssueCause::CacheMiss,
                 _ if addr_ready > dispatch + EPS => IssueCause::Register,
                 _ => IssueCause::Dispatch,
             };
@@ -224,6 +241,12 @@ impl Core {
         }
         if it.stores {
             self.store_drain = (self.store_drain + self.cfg.store_drain_gap).max(commit + 1.0);
+            if dy.store_level > 0 {
+                // write-allocate: the line must arrive before the store can drain
+                let level = (dy.store_level as usize).min(3);
+                let filled = self.fill_line(level, commit);
+                self.store_drain = self.store_drain.max(filled + self.cfg.level_extra_latency[level]);
+            }
             self.store_buffer.push(self.store_drain, 1);
         }
 
@@ -238,6 +261,19 @@ impl Core {
             commit_cause,
             mispredicted: dy.mispredicted,
         }
+    }
+
+    /// Books one line transfer through every level between the one that holds
+    /// the line and L1 (Gus's UpdateCaches); returns when the last transfer starts.
+    #[inline]
+    fn fill_line(&mut self, level: usize, t: f64) -> f64 {
+        let mut at = t;
+        for l in 1..=level {
+            let c = &mut self.fills[l];
+            at = at.max(c.earliest(t, self.base));
+            c.take(at, 1.0, self.base);
+        }
+        at
     }
 
     #[inline]
@@ -288,5 +324,13 @@ impl Core {
             }
         }
         (start, if start > t + EPS { binding } else { None })
+    }
+}
+
+fn cfg_fill(rates: &[f64; 4], level: usize) -> f64 {
+    if rates[level].is_finite() {
+        rates[level]
+    } else {
+        1e9
     }
 }

@@ -9,16 +9,27 @@ use crate::event::NameRef;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum EvalError {
     #[error("missing event {0}")]
+    /// An event has no count.
     MissingEvent(String),
     #[error("missing constant #{0}")]
+    /// A constant is set neither by the counts nor by the table.
     MissingConstant(String),
     #[error("division by zero in {0}")]
+    /// A `/` or `%` divided by zero (the sub-formula).
     DivisionByZero(String),
     #[error("depends on {metric}: {reason}")]
-    Dependency { metric: String, reason: Box<EvalError> },
+    /// A referenced metric has no value.
+    Dependency {
+        /// The referenced metric.
+        metric: String,
+        /// Why it has no value.
+        reason: Box<EvalError>,
+    },
     #[error("reference cycle through {0}")]
+    /// Metrics reference each other in a cycle.
     Cycle(String),
     #[error("{0} is not a finite number")]
+    /// The result is infinite or NaN.
     NotFinite(String),
 }
 

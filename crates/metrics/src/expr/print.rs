@@ -103,9 +103,7 @@ impl Expr {
 }
 
 fn write_num(f: &mut fmt::Formatter<'_>, v: f64) -> fmt::Result {
-    if v.fract() == 0.0 && v.abs() >= 1e15 {
-        write!(f, "{v:e}")
-    } else if v != 0.0 && v.abs() < 1e-6 {
+    if (v.fract() == 0.0 && v.abs() >= 1e15) || (v != 0.0 && v.abs() < 1e-6) {
         write!(f, "{v:e}")
     } else {
         write!(f, "{v}")
