@@ -3,6 +3,8 @@
 mod analyze_cmd;
 mod input;
 mod machines_cmd;
+mod output;
+mod run_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,6 +25,8 @@ struct Cli {
 enum Command {
     /// Static analysis of a block or loop body: cycles per iteration, resource usage, sensitivity, bottlenecks.
     Analyze(analyze_cmd::AnalyzeArgs),
+    /// Dynamic analysis of a real program under QEMU: caches, branch prediction, hotspots, sensitivity.
+    Run(run_cmd::RunArgs),
     /// List the machine descriptions, or show one.
     Machines(machines_cmd::MachinesArgs),
 }
@@ -30,11 +34,12 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Analyze(a) => analyze_cmd::run(a),
-        Command::Machines(m) => machines_cmd::run(m),
+        Command::Analyze(a) => analyze_cmd::run(a).map(|()| 0),
+        Command::Run(r) => run_cmd::run(r),
+        Command::Machines(m) => machines_cmd::run(m).map(|()| 0),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         Err(e) => {
             // one line, whole cause chain
             eprintln!("error: {}", format!("{e:#}").replace('\n', " "));

@@ -155,7 +155,7 @@ impl Core {
             }
             if let Some(a) = dy.load_addr {
                 if let Some(st) = self.memory.ready(a) {
-                    let fwd = st + self.cfg.store_forward_latency;
+                    let fwd = st + self.cfg.store_forward_latency * scale;
                     if fwd > done {
                         done = fwd;
                         load_waited_memory = true;

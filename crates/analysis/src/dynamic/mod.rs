@@ -1,6 +1,10 @@
 //! Dynamic analysis: one functional stream (decoded once, caches and
 //! predictors simulated once) drives several timing variants in parallel.
 
+mod driver;
 mod engine;
+mod roi;
 
+pub use driver::{run_program, DynamicError, DynamicOptions, DynamicReport, HotInstruction, RoiReport, StaticInstruction};
 pub use engine::{Batch, DynRecord, VariantEngine, VariantOutcome};
+pub use roi::{Roi, RoiTracker, MARKER_BEGIN, MARKER_END};

@@ -1,0 +1,428 @@
+//! `bottlenose run`: a real program under QEMU, every executed instruction
+//! decoded once, simulated once by the functional layer, and timed by the
+//! baseline core plus every sensitivity variant in one pass.
+
+use super::engine::{Batch, DynRecord, VariantEngine};
+use super::roi::{Roi, RoiTracker};
+use crate::bottleneck::{rank, Bottleneck};
+use crate::knobs::{Knob, CORE_KNOBS, MEMORY_KNOBS};
+use crate::sensitivity::SensitivityPoint;
+use crate::static_loop::UnsupportedSummary;
+use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
+use bottlenose_functional::{FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
+use bottlenose_listeners::{InstructionCost, StallCauseCounter, StallCauses};
+use bottlenose_machine::Machine;
+use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
+use bottlenose_timing::{resolve, Acceleration, CoreConfig, DynInfo, InstrTiming, UnknownForm};
+use serde::Serialize;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+const BATCH: usize = 1 << 16;
+
+/// Cycles a taken branch loses when its target was not in the BTB (decode-time resteer).
+const BTB_MISS_PENALTY: f64 = 6.0;
+
+pub struct DynamicOptions {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    pub roi: Roi,
+    /// Keep caches and predictors warm outside the region of interest.
+    pub warm: bool,
+    pub weights: Vec<f64>,
+    /// Resources accelerated one at a time (`None`: every port group and core/memory knob).
+    pub resources: Option<Vec<String>>,
+    pub combine: Vec<Vec<String>>,
+    pub sensitivity: bool,
+    pub max_instructions: Option<u64>,
+    pub threads: usize,
+    pub prefetcher: Prefetcher,
+    pub idealization: Idealization,
+    /// Set by a Ctrl-C handler: stop QEMU and report what was simulated.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Called about every million simulated instructions with (executed, simulated).
+    pub progress: Option<Box<dyn FnMut(u64, u64)>>,
+    /// Translates a file address range to runtime once the load bias is known:
+    /// called for each newly seen instruction (address, bytes) until it returns a bias.
+    pub bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64>>>,
+    /// Resources accelerated in the baseline itself (a what-if run): (name, weight).
+    pub baseline: Vec<(String, f64)>,
+}
+
+/// One row of the hottest instructions.
+#[derive(Debug, Clone, Serialize)]
+pub struct HotInstruction {
+    pub address: String,
+    pub asm: String,
+    pub executions: u64,
+    pub cycles: f64,
+    pub share: f64,
+    pub mispredicts: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RoiReport {
+    #[serde(flatten)]
+    pub roi: Roi,
+    pub description: String,
+    pub entries: u64,
+    pub instructions: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DynamicReport {
+    pub machine: String,
+    pub program: String,
+    pub args: Vec<String>,
+    /// "exited with code 0", "killed by signal 11 (SIGSEGV)", ...
+    pub exit: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    /// False when the run was cut short (crash, interrupt, instruction limit): the report covers what ran.
+    pub complete: bool,
+    pub interrupted: bool,
+    pub instructions_executed: u64,
+    pub instructions_simulated: u64,
+    pub cycles: f64,
+    pub ipc: f64,
+    pub roi: RoiReport,
+    pub sensitivity: Vec<SensitivityPoint>,
+    pub bottlenecks: Vec<Bottleneck>,
+    pub stall_causes: StallCauses,
+    pub functional: FunctionalStats,
+    pub prefetcher: String,
+    pub hot_instructions: Vec<HotInstruction>,
+    pub unsupported_instructions: UnsupportedSummary,
+    /// Static instructions seen (decoded once each).
+    pub static_instructions: usize,
+    #[serde(skip)]
+    pub statics: Vec<StaticInstruction>,
+    #[serde(skip)]
+    pub cost: InstructionCost,
+}
+
+/// A static instruction of the run with its per-instruction totals.
+#[derive(Debug, Clone)]
+pub struct StaticInstruction {
+    pub inst: DecodedInst,
+    pub timing: InstrTiming,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DynamicError {
+    #[error(transparent)]
+    Qemu(#[from] QemuError),
+    #[error(transparent)]
+    Analysis(#[from] crate::AnalysisError),
+}
+
+/// The knob sets of a dynamic run: the user's list, or every group and core/memory knob.
+fn knob_sets(machine: &Machine, opts: &DynamicOptions) -> Result<Vec<Vec<Knob>>, crate::AnalysisError> {
+    let parse = |n: &str| {
+        Knob::parse(machine, n).ok_or_else(|| crate::AnalysisError::UnknownResource {
+            name: n.to_string(),
+            machine: machine.name.clone(),
+            known: crate::known_names(machine),
+        })
+    };
+    let mut sets: Vec<Vec<Knob>> = match &opts.resources {
+        Some(list) => list.iter().map(|n| parse(n).map(|k| vec![k])).collect::<Result<_, _>>()?,
+        None => {
+            let mut v: Vec<Vec<Knob>> = (0..machine.groups.len())
+                .map(|g| vec![if g < machine.units.len() { Knob::Unit(g as u16) } else { Knob::Group(g as u16) }])
+                .collect();
+            v.extend(CORE_KNOBS.iter().chain(MEMORY_KNOBS).map(|(_, k)| vec![*k]));
+            v
+        }
+    };
+    for c in &opts.combine {
+        sets.push(c.iter().map(|n| parse(n)).collect::<Result<_, _>>()?);
+    }
+    Ok(sets)
+}
+
+struct Pipeline<'m> {
+    machine: &'m Machine,
+    engine: VariantEngine<(StallCauseCounter, InstructionCost)>,
+    functional: FunctionalLayer,
+    roi: RoiTracker,
+    warm: bool,
+    /// static id (QEMU) -> index into `statics` (u32::MAX: not decoded yet)
+    by_static_id: Vec<u32>,
+    statics: Vec<StaticInstruction>,
+    unknown: Vec<UnknownForm>,
+    batch: Batch,
+    executed: u64,
+    simulated: u64,
+    last_fetch_line: u64,
+    pending_fetch_stall: f64,
+    l1_fetch: f64,
+    limit: u64,
+    stopped: bool,
+    bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64>>>,
+}
+
+impl Pipeline<'_> {
+    fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
+        let sid = insn.static_id as usize;
+        if sid >= self.by_static_id.len() {
+            self.by_static_id.resize((sid + 1).next_power_of_two(), u32::MAX);
+        }
+        let known = self.by_static_id[sid];
+        if known != u32::MAX {
+            return known as usize;
+        }
+        let inst = decode_one(insn.bytes, insn.vaddr).unwrap_or_else(|_| undecodable(insn));
+        let prev = if insn.index_in_tb > 0 {
+            self.by_static_id.get(sid - 1).filter(|&&i| i != u32::MAX).map(|&i| &self.statics[i as usize].inst)
+        } else {
+            None
+        };
+        let timing = resolve(self.machine, &inst, prev);
+        if timing.unknown_form {
+            self.unknown.push(UnknownForm { form: inst.form.clone(), asm: inst.asm.clone(), address: inst.address });
+        }
+        if let Some(probe) = &mut self.bias_probe {
+            if let Some(bias) = probe(insn.vaddr, insn.bytes) {
+                self.roi.relocate(bias);
+                self.bias_probe = None;
+            }
+        }
+        let index = self.statics.len();
+        self.batch.new_instructions.push(timing.clone());
+        self.statics.push(StaticInstruction { inst, timing });
+        self.by_static_id[sid] = index as u32;
+        index
+    }
+
+    #[inline]
+    fn on_insn(&mut self, insn: &ExecutedInsn<'_>) {
+        if self.stopped {
+            return;
+        }
+        self.executed += 1;
+        let index = self.statics_index(insn);
+        let s = &self.statics[index];
+        let in_roi = self.roi.step(&s.inst);
+        if !in_roi && !self.warm {
+            return;
+        }
+        let mut info = DynInfo { fetch_stall: self.pending_fetch_stall, ..Default::default() };
+        self.pending_fetch_stall = 0.0;
+        // instruction fetch, once per line
+        let line = insn.vaddr >> 6;
+        if line != self.last_fetch_line {
+            self.last_fetch_line = line;
+            let f = self.functional.inst_fetch(insn.vaddr);
+            if f.level != MemLevel::L1 || f.tlb_cycles > 0.0 {
+                info.fetch_stall += (self.functional.fetch_latency(f.level) - self.l1_fetch).max(0.0) + f.tlb_cycles;
+            }
+        }
+        for m in insn.mem() {
+            let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
+            let level = level_index(o.level);
+            if m.is_store {
+                info.store_level = info.store_level.max(level);
+                info.store_addr.get_or_insert(m.vaddr);
+            } else {
+                info.load_level = info.load_level.max(level);
+                info.load_addr.get_or_insert(m.vaddr);
+                info.load_extra_latency += o.tlb_cycles;
+            }
+        }
+        if s.inst.branch != BranchKind::None && s.inst.branch != BranchKind::Other {
+            let fallthrough = insn.vaddr + s.inst.len as u64;
+            let next = insn.next_vaddr.unwrap_or(fallthrough);
+            let taken = next != fallthrough;
+            let o = self.functional.branch(insn.vaddr, s.inst.branch, taken, next, fallthrough);
+            info.mispredicted = o.mispredicted;
+            if o.btb_miss && taken && !o.mispredicted {
+                self.pending_fetch_stall += BTB_MISS_PENALTY;
+            }
+        }
+        if !in_roi {
+            return; // warming only
+        }
+        self.batch.records.push(DynRecord { id: index as u32, info });
+        self.simulated += 1;
+        if self.batch.records.len() >= BATCH {
+            self.flush();
+        }
+        if self.simulated >= self.limit {
+            self.stopped = true;
+        }
+    }
+
+    fn flush(&mut self) {
+        let b = std::mem::take(&mut self.batch);
+        self.engine.feed(b);
+    }
+}
+
+fn level_index(l: MemLevel) -> u8 {
+    match l {
+        MemLevel::L1 => 0,
+        MemLevel::L2 => 1,
+        MemLevel::L3 => 2,
+        MemLevel::Dram => 3,
+    }
+}
+
+/// Bytes iced cannot decode (QEMU executed them, so they are valid somewhere):
+/// time them as the machine's default form and report them.
+fn undecodable(insn: &ExecutedInsn<'_>) -> DecodedInst {
+    let mut d = decode_one(&[0x90], insn.vaddr).expect("nop decodes");
+    d.len = insn.bytes.len() as u8;
+    d.bytes = insn.bytes.to_vec();
+    d.mnemonic = "(undecodable)".into();
+    d.asm = format!("(undecodable: {})", insn.bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" "));
+    d.form = "(undecodable)".into();
+    d.is_nop = false;
+    d
+}
+
+/// Runs the program and returns the report (partial if it crashed or was stopped).
+pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<DynamicReport, DynamicError> {
+    let sets = if opts.sensitivity { knob_sets(machine, &opts)? } else { vec![] };
+    let mut baseline = Acceleration::nominal(machine);
+    for (name, w) in &opts.baseline {
+        let k = Knob::parse(machine, name).ok_or_else(|| crate::AnalysisError::UnknownResource {
+            name: name.clone(),
+            machine: machine.name.clone(),
+            known: crate::known_names(machine),
+        })?;
+        k.apply(&mut baseline, *w);
+    }
+    let mut configs = vec![CoreConfig::new(machine, &baseline)];
+    let mut labels = Vec::new();
+    for set in &sets {
+        for &w in &opts.weights {
+            let mut acc = baseline.clone();
+            for k in set {
+                k.apply(&mut acc, w);
+            }
+            configs.push(CoreConfig::new(machine, &acc));
+            labels.push((set.iter().map(|k| k.name(machine)).collect::<Vec<_>>(), w));
+        }
+    }
+    let listeners = (StallCauseCounter::new(machine), InstructionCost::new());
+    let engine = VariantEngine::new(configs, listeners, opts.threads);
+    let functional = FunctionalLayer::with_prefetcher(&machine.params, opts.idealization, opts.prefetcher);
+    let l1_fetch = functional.fetch_latency(MemLevel::L1);
+    let prefetcher = format!("{:?}", opts.prefetcher).to_lowercase();
+    let mut pipe = Pipeline {
+        machine,
+        engine,
+        functional,
+        roi: RoiTracker::new(opts.roi.clone()),
+        warm: opts.warm,
+        by_static_id: Vec::new(),
+        statics: Vec::new(),
+        unknown: Vec::new(),
+        batch: Batch::default(),
+        executed: 0,
+        simulated: 0,
+        last_fetch_line: u64::MAX,
+        pending_fetch_stall: 0.0,
+        l1_fetch,
+        limit: opts.max_instructions.unwrap_or(u64::MAX),
+        stopped: false,
+        bias_probe: opts.bias_probe.take(),
+    };
+
+    let run = QemuRun::spawn(&opts.program, &opts.args)?;
+    let pid = run.id() as libc::pid_t;
+    let interrupt = opts.interrupt.clone();
+    let mut progress = opts.progress.take();
+    let mut next_progress = 1u64 << 20;
+    let mut killed = false;
+    let mut interrupted = false;
+    let mut stream = InstructionStream::new(|insn: &ExecutedInsn<'_>| {
+        pipe.on_insn(insn);
+        if pipe.executed >= next_progress {
+            next_progress += 1 << 20;
+            if let Some(p) = &mut progress {
+                p(pipe.executed, pipe.simulated);
+            }
+            if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+                interrupted = true;
+                pipe.stopped = true;
+            }
+        }
+        if pipe.stopped && !killed {
+            killed = true;
+            // SAFETY: plain kill(2) of our own child process.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    });
+    let (exit, summary) = trace_run(run, &mut stream)?;
+    if !summary.complete {
+        stream.finish();
+    }
+    drop(stream);
+    if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+        interrupted = true;
+    }
+    pipe.flush();
+
+    let executed = pipe.executed;
+    let simulated = pipe.simulated;
+    let Pipeline { engine, functional, roi, statics, unknown, .. } = pipe;
+    let (outcomes, (causes, cost)) = engine.finish();
+    let base = outcomes[0].cycles.max(0.0);
+    let sensitivity: Vec<SensitivityPoint> = labels
+        .iter()
+        .zip(&outcomes[1..])
+        .map(|((resources, w), o)| SensitivityPoint {
+            resources: resources.clone(),
+            weight: *w,
+            cycles_per_iteration: o.cycles,
+            speedup: if o.cycles > 0.0 { base / o.cycles - 1.0 } else { 0.0 },
+        })
+        .collect();
+    let bottlenecks = rank(&sensitivity, &opts.weights);
+    let total: f64 = cost.total_cycles().max(1e-9);
+    let mut hot: Vec<HotInstruction> = statics
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| cost.executions.get(*i).copied().unwrap_or(0) > 0)
+        .map(|(i, s)| HotInstruction {
+            address: format!("{:x}", s.inst.address),
+            asm: s.inst.asm.clone(),
+            executions: cost.executions[i],
+            cycles: cost.cycles[i],
+            share: cost.cycles[i] / total,
+            mispredicts: cost.mispredicts[i],
+        })
+        .collect();
+    hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
+    hot.truncate(40);
+
+    Ok(DynamicReport {
+        machine: machine.name.clone(),
+        program: opts.program.display().to_string(),
+        args: opts.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+        exit: exit.to_string(),
+        exit_code: exit.code(),
+        signal: exit.signal(),
+        complete: summary.complete && !killed,
+        interrupted,
+        instructions_executed: executed,
+        instructions_simulated: simulated,
+        cycles: base,
+        ipc: if base > 0.0 { simulated as f64 / base } else { 0.0 },
+        roi: RoiReport { description: roi.roi().describe(), roi: roi.roi().clone(), entries: roi.entries, instructions: simulated },
+        sensitivity,
+        bottlenecks,
+        stall_causes: causes.finish(machine),
+        functional: functional.stats(),
+        prefetcher,
+        hot_instructions: hot,
+        unsupported_instructions: UnsupportedSummary { count: unknown.len(), forms: unknown },
+        static_instructions: statics.len(),
+        statics,
+        cost,
+    })
+}

@@ -1,0 +1,14 @@
+//! Report files are written atomically: to a temporary file beside the target,
+//! then renamed, so an interrupted run never leaves half a JSON or HTML file.
+
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::Path;
+
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
+    tmp.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

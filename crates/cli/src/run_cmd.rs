@@ -1,0 +1,223 @@
+//! `bottlenose run -- ./prog args`: dynamic analysis of a real program under QEMU.
+
+use anyhow::{anyhow, bail, Context, Result};
+use bottlenose_analysis::dynamic::{run_program, DynamicOptions, Roi};
+use bottlenose_functional::{Idealization, Prefetcher};
+use bottlenose_machine::Machine;
+use clap::{Args, ValueEnum};
+use object::{Object, ObjectKind, ObjectSection};
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:
+  bottlenose run -- ./prog arg1 arg2                    # whole program on skylake
+  bottlenose run --machine zen4 --roi function:kernel -- ./prog
+  bottlenose run --roi markers -- ./prog                # between xchg rbx,rbx and xchg rcx,rcx
+  bottlenose run --roi range:0x401000:0x401200 --warm -- ./prog
+  bottlenose run --weights 1.05,1.15,2 --format json -- ./prog > result.json
+  bottlenose run --max-instructions 100000000 -- ./long_running
+
+The program's stdin, stdout, stderr and exit status pass through. Ctrl-C stops the
+program and prints the report of what was simulated so far.")]
+pub struct RunArgs {
+    /// Machine: built-in name or TOML file.
+    #[arg(long, short, default_value = "skylake")]
+    pub machine: String,
+    /// Region of interest: whole, function:NAME, range:START:END, markers.
+    #[arg(long, default_value = "whole")]
+    pub roi: String,
+    /// Keep caches and predictors warm outside the region of interest.
+    #[arg(long)]
+    pub warm: bool,
+    /// Acceleration weights (default 1.15 for runs; 1.01,...,1.15,2 is the static default).
+    #[arg(long, value_delimiter = ',')]
+    pub weights: Option<Vec<f64>>,
+    /// Resources to accelerate one at a time (default: every port group, core and memory knob).
+    #[arg(long, value_delimiter = ',')]
+    pub resources: Option<Vec<String>>,
+    /// A set of resources to accelerate together (comma separated); repeatable.
+    #[arg(long)]
+    pub combine: Vec<String>,
+    #[arg(long)]
+    pub no_sensitivity: bool,
+    /// Stop after simulating this many instructions (partial report).
+    #[arg(long)]
+    pub max_instructions: Option<u64>,
+    /// Hardware prefetcher model: none (default), next-line, stride.
+    #[arg(long, default_value = "none")]
+    pub prefetcher: String,
+    /// Worker threads for the sensitivity variants (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report to this file (atomically) instead of stdout, which the program uses.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Accelerate a resource in the baseline itself (what-if run), e.g. `--accelerate p23=1.15`; repeatable.
+    #[arg(long)]
+    pub accelerate: Vec<String>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The program and its arguments (after `--`).
+    #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
+    pub command: Vec<OsString>,
+}
+
+pub fn run(a: RunArgs) -> Result<i32> {
+    let machine = Machine::resolve(&a.machine)?;
+    let program = PathBuf::from(&a.command[0]);
+    let args: Vec<OsString> = a.command[1..].to_vec();
+    let (roi, bias_probe) = parse_roi(&a.roi, &program)?;
+    if let Some(w) = a.weights.as_ref().and_then(|w| w.iter().find(|w| !(**w > 0.0 && w.is_finite()))) {
+        bail!("bad weight {w}: weights must be positive numbers such as 1.05 or 2");
+    }
+    let prefetcher: Prefetcher = a.prefetcher.parse().map_err(|e| anyhow!("bad --prefetcher: {e}"))?;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        // Ctrl-C reaches QEMU too (same process group); we keep running to report.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let bar = progress_bar(a.quiet);
+    let bar2 = bar.clone();
+    let opts = DynamicOptions {
+        program,
+        args,
+        roi,
+        warm: a.warm,
+        weights: a.weights.clone().unwrap_or_else(|| vec![1.15]),
+        resources: a.resources.clone(),
+        combine: a.combine.iter().map(|c| c.split(',').map(|s| s.trim().to_string()).collect()).collect(),
+        sensitivity: !a.no_sensitivity,
+        max_instructions: a.max_instructions,
+        threads: a.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+        prefetcher,
+        idealization: Idealization::default(),
+        interrupt: Some(interrupt.clone()),
+        progress: Some(Box::new(move |executed, simulated| {
+            if let Some(b) = &bar2 {
+                b.set_position(executed);
+                b.set_message(format!("{simulated} simulated"));
+            }
+        })),
+        bias_probe,
+        baseline: a
+            .accelerate
+            .iter()
+            .map(|s| {
+                let (name, w) = s.split_once('=').ok_or_else(|| anyhow!("bad --accelerate '{s}': expected RESOURCE=WEIGHT"))?;
+                let w: f64 = w.parse().map_err(|_| anyhow!("bad weight in --accelerate '{s}'"))?;
+                Ok((name.to_string(), w))
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let report = run_program(&machine, opts)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if report.unsupported_instructions.count > 0 {
+        eprintln!(
+            "warning: {} executed instruction form(s) are not in the {} table; timed as the default form",
+            report.unsupported_instructions.count, machine.name
+        );
+    }
+    if !report.complete {
+        eprintln!("warning: partial report: the program {} before finishing ({} instructions simulated)",
+            if report.interrupted { "was interrupted" } else if report.signal.is_some() { "was killed" } else { "was stopped" },
+            report.instructions_simulated);
+    }
+    let text = match a.format {
+        Format::Json => bottlenose_report::to_json(&report) + "\n",
+        Format::Text => bottlenose_report::render_dynamic(&report),
+    };
+    match &a.output {
+        Some(path) => crate::output::write_atomic(path, &text)?,
+        None => print!("{text}"),
+    }
+    // pass the program's exit status on
+    Ok(match (report.exit_code, report.signal) {
+        (Some(c), _) => c,
+        (None, Some(s)) => 128 + s,
+        _ => 0,
+    })
+}
+
+fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new_spinner();
+    b.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {human_pos} instructions executed ({per_sec}), {msg} [{elapsed}]")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    b.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(b)
+}
+
+type BiasProbe = Box<dyn FnMut(u64, &[u8]) -> Option<u64>>;
+
+/// Parses `--roi`; function regions of position-independent executables get a
+/// probe that finds the load bias from the first executed bytes of `_start`.
+fn parse_roi(spec: &str, program: &std::path::Path) -> Result<(Roi, Option<BiasProbe>)> {
+    let num = |s: &str| -> Result<u64> {
+        let s = s.trim();
+        let v = if let Some(h) = s.strip_prefix("0x") { u64::from_str_radix(h, 16) } else { s.parse() };
+        v.map_err(|_| anyhow!("bad address '{s}' in --roi"))
+    };
+    match spec.split_once(':').map(|(k, v)| (k, Some(v))).unwrap_or((spec, None)) {
+        ("whole", None) => Ok((Roi::Whole, None)),
+        ("markers", None) => Ok((Roi::Markers, None)),
+        ("range", Some(r)) => {
+            let (s, e) = r.split_once(':').ok_or_else(|| anyhow!("bad --roi '{spec}': expected range:START:END"))?;
+            let (start, end) = (num(s)?, num(e)?);
+            if end <= start {
+                bail!("bad --roi '{spec}': empty range");
+            }
+            Ok((Roi::Range { start, end }, None))
+        }
+        ("function", Some(name)) => {
+            let data = std::fs::read(program).with_context(|| format!("program not found: {}", program.display()))?;
+            let syms = bottlenose_sources::elf_function_symbols(&data)?;
+            let Some((_, start, size)) = syms.iter().find(|s| s.0 == name) else {
+                let similar: Vec<&str> = syms.iter().map(|s| s.0.as_str()).filter(|s| s.contains(name)).take(5).collect();
+                bail!(
+                    "no function '{name}' in {}{}",
+                    program.display(),
+                    if similar.is_empty() { String::new() } else { format!(" (similar: {})", similar.join(", ")) }
+                );
+            };
+            Ok((Roi::Function { name: name.to_string(), start: *start, end: start + size }, pie_probe(&data)))
+        }
+        _ => bail!("bad --roi '{spec}': use whole, function:NAME, range:START:END or markers"),
+    }
+}
+
+/// For a PIE, returns a probe recognising `_start` at its runtime address.
+fn pie_probe(data: &[u8]) -> Option<BiasProbe> {
+    let file = object::File::parse(data).ok()?;
+    if file.kind() != ObjectKind::Dynamic {
+        return None;
+    }
+    let entry = file.entry();
+    let section = file.sections().find(|s| (s.address()..s.address() + s.size()).contains(&entry))?;
+    let bytes = section.data().ok()?;
+    let off = (entry - section.address()) as usize;
+    let want: Vec<u8> = bytes.get(off..off + 8)?.to_vec();
+    Some(Box::new(move |vaddr: u64, b: &[u8]| {
+        (vaddr & 0xfff == entry & 0xfff && vaddr >= entry && b.len() <= want.len() && want.starts_with(b) && !b.is_empty())
+            .then(|| vaddr - entry)
+    }))
+}

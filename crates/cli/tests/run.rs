@@ -1,0 +1,236 @@
+//! `bottlenose run` on real programs compiled by the test with gcc, under QEMU.
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ensure_plugin() {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_bottlenose"));
+    let so = exe.parent().unwrap().join("libbottlenose_qemu_plugin.so");
+    if !so.exists() {
+        let mut c = Command::new(env!("CARGO"));
+        c.args(["build", "-p", "bottlenose-qemu-plugin"]);
+        if exe.to_string_lossy().contains("/release/") {
+            c.arg("--release");
+        }
+        assert!(c.status().unwrap().success(), "building the QEMU plugin");
+    }
+}
+
+fn compile(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).unwrap();
+    let exe = dir.join(name);
+    let out = Command::new("gcc").args(flags).arg(&c).arg("-o").arg(&exe).output().unwrap();
+    assert!(out.status.success(), "gcc: {}", String::from_utf8_lossy(&out.stderr));
+    exe
+}
+
+fn run(args: &[&str], prog: &Path, prog_args: &[&str]) -> (Output, Value) {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .arg("run")
+        .args(args)
+        .args(["--quiet", "--format", "json", "--output"])
+        .arg(&json)
+        .arg("--")
+        .arg(prog)
+        .args(prog_args)
+        .output()
+        .unwrap();
+    let v = std::fs::read_to_string(&json).map(|s| serde_json::from_str(&s).expect("json")).unwrap_or(Value::Null);
+    (out, v)
+}
+
+fn top(v: &Value) -> String {
+    v["bottlenecks"][0]["resources"].as_array().map(|a| a.iter().map(|x| x.as_str().unwrap()).collect::<Vec<_>>().join("+")).unwrap_or_default()
+}
+
+fn speedup(v: &Value, res: &str) -> f64 {
+    v["sensitivity"].as_array().unwrap().iter().find(|p| p["resources"][0] == res).map(|p| p["speedup"].as_f64().unwrap()).unwrap()
+}
+
+const MEMORY_KNOBS: &[&str] = &["miss_latency", "l2_bw", "l3_bw", "dram_bw"];
+
+#[test]
+fn roi_instruction_count_is_exact_and_io_passes_through() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("k.s");
+    // 1 + 3*1000 + 1 instructions per call
+    std::fs::write(&s, ".globl spin\n.type spin, @function\nspin:\n mov $1000, %ecx\n1: add $1, %rax\n dec %ecx\n jnz 1b\n ret\n.size spin, .-spin\n.section .note.GNU-stack,\"\",@progbits\n").unwrap();
+    let c = d.path().join("m.c");
+    std::fs::write(&c, "#include <stdio.h>\nlong spin(void);\nint main(){ spin(); spin(); printf(\"hello\\n\"); return 7; }\n").unwrap();
+    let exe = d.path().join("m");
+    assert!(Command::new("gcc").args(["-O1"]).arg(&c).arg(&s).arg("-o").arg(&exe).status().unwrap().success());
+    let (out, v) = run(&["--roi", "function:spin", "--no-sensitivity"], &exe, &[]);
+    assert_eq!(out.status.code(), Some(7), "exit status passes through");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hello\n");
+    assert_eq!(v["instructions_simulated"], 2 * 3002);
+    assert_eq!(v["roi"]["entries"], 2);
+    assert!(v["cycles"].as_f64().unwrap() > 2000.0);
+}
+
+const CHASE: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+__attribute__((noinline)) void *chase(void **p, long n) { while (n--) p = (void **)*p; return p; }
+int main(int argc, char **argv) {
+    long n = atol(argv[1]) / sizeof(void *);
+    void **a = malloc(n * sizeof(void *));
+    long *perm = malloc(n * sizeof(long));
+    for (long i = 0; i < n; i++) perm[i] = i;
+    srand(7);
+    for (long i = n - 1; i > 0; i--) { long j = rand() % (i + 1); long t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
+    for (long i = 0; i < n; i++) a[perm[i]] = &a[perm[(i + 1) % n]];
+    printf("%p\n", chase(a, 200000));
+    return 0;
+}
+"#;
+
+#[test]
+fn pointer_chasing_beyond_l2_is_memory_latency_bound() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "chase", CHASE, &["-O2"]);
+    let (_, big) = run(&["--roi", "function:chase", "--warm"], &exe, &["4194304"]);
+    assert_eq!(top(&big), "miss_latency", "{:?}", big["bottlenecks"]);
+    let (_, small) = run(&["--roi", "function:chase", "--warm"], &exe, &["16384"]);
+    assert!(speedup(&small, "miss_latency") < 0.01, "{:?}", small["bottlenecks"]);
+    assert_eq!(top(&small), "latency", "{:?}", small["bottlenecks"]);
+    assert!(big["cycles"].as_f64().unwrap() > 5.0 * small["cycles"].as_f64().unwrap());
+}
+
+const BRANCHY: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+__attribute__((noinline)) long kernel(const int *a, int n) {
+    long s = 0;
+    for (int r = 0; r < 10; r++)
+        for (int i = 0; i < n; i++)
+            if (a[i] >= 128) s += a[i] * 3; else s -= 1;
+    return s;
+}
+int main(int argc, char **argv) {
+    int n = 20000; int *a = malloc(n * sizeof(int));
+    srand(1); for (int i = 0; i < n; i++) a[i] = rand() % 256;
+    if (argc > 1) qsort(a, n, sizeof(int), cmp);
+    printf("%ld\n", kernel(a, n));
+    return 0;
+}
+"#;
+
+#[test]
+fn random_branches_are_dominated_by_mispredictions() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "branchy", BRANCHY, &["-O1", "-fno-if-conversion", "-fno-if-conversion2", "-fno-tree-vectorize"]);
+    let (_, random) = run(&["--roi", "function:kernel"], &exe, &[]);
+    assert_eq!(top(&random), "mispredict_penalty", "{:?}", random["bottlenecks"]);
+    let (_, sorted) = run(&["--roi", "function:kernel"], &exe, &["sorted"]);
+    assert!(speedup(&sorted, "mispredict_penalty") < 0.01, "{:?}", sorted["bottlenecks"]);
+    let mis = |v: &Value| v["functional"]["branches"]["mispredicts"].as_u64().unwrap();
+    assert!(mis(&random) > 50 * mis(&sorted).max(1), "{} vs {}", mis(&random), mis(&sorted));
+    assert!(random["cycles"].as_f64().unwrap() > 2.0 * sorted["cycles"].as_f64().unwrap());
+}
+
+const MATMUL: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+#define N 256
+#define ROWS 8
+static double A[N][N], B[N][N], C[N][N];
+/* the first ROWS rows of C = A B: enough for a steady state, short under QEMU */
+__attribute__((noinline)) void ijk(void) { for (int i = 0; i < ROWS; i++) for (int j = 0; j < N; j++) { double s = 0; for (int k = 0; k < N; k++) s += A[i][k] * B[k][j]; C[i][j] = s; } }
+__attribute__((noinline)) void ikj(void) { for (int i = 0; i < ROWS; i++) for (int k = 0; k < N; k++) { double a = A[i][k]; for (int j = 0; j < N; j++) C[i][j] += a * B[k][j]; } }
+int main(int argc, char **argv) {
+    for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = i + j; B[i][j] = i - j; }
+    if (argv[1][0] == 'n') ijk(); else ikj();
+    printf("%f\n", C[ROWS / 2][N / 3]);
+    return 0;
+}
+"#;
+
+#[test]
+fn naive_matmul_is_memory_bound_and_interchange_fixes_it() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "mm", MATMUL, &["-O1", "-fno-tree-vectorize"]);
+    // with a stride prefetcher, as real cores have: streaming rows are prefetched,
+    // the 2 KiB column stride of the naive order thrashes two L1 sets and 32 L2 sets
+    let (_, naive) = run(&["--roi", "function:ijk", "--prefetcher", "stride"], &exe, &["naive"]);
+    let (_, inter) = run(&["--roi", "function:ikj", "--prefetcher", "stride"], &exe, &["interchanged"]);
+    assert_eq!(naive["prefetcher"], "stride");
+    assert!(MEMORY_KNOBS.contains(&top(&naive).as_str()), "naive: {:?}", naive["bottlenecks"]);
+    assert!(!MEMORY_KNOBS.contains(&top(&inter).as_str()), "interchanged: {:?}", inter["bottlenecks"]);
+    assert!(naive["cycles"].as_f64().unwrap() > 1.5 * inter["cycles"].as_f64().unwrap());
+}
+
+const ADI: &str = r#"
+#include <stdio.h>
+#define N 100
+double p[N][N], q[N][N], u[N][N];
+__attribute__((noinline)) void adi_row(double (*p)[N], double (*q)[N], double (*u)[N], double a, double b, double c, double d, double f) {
+    for (int t4 = 1; t4 < N - 1; t4++)
+        for (int t6 = 1; t6 < N - 1; t6++) {
+            p[t4][t6] = -c / (a * p[t4][t6 - 1] + b);
+            q[t4][t6] = (-d * u[t6][t4 - 1] + (1.0 + 2.0 * d) * u[t6][t4] - f * u[t6][t4 + 1] - a * q[t4][t6 - 1]) / (a * p[t4][t6 - 1] + b);
+        }
+}
+int main(void) {
+    for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { p[i][j] = 1; q[i][j] = 2; u[i][j] = i * 0.5 + j; }
+    adi_row(p, q, u, 0.1, 2.0, 0.3, 0.4, 0.5);
+    printf("%f\n", q[N / 2][N / 2]);
+    return 0;
+}
+"#;
+
+#[test]
+fn adi_memory_recurrence_is_latency_bound_not_divider_bound() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "adi", ADI, &["-O2", "-fno-tree-vectorize"]);
+    let (_, v) = run(&["--roi", "function:adi_row"], &exe, &[]);
+    assert_eq!(top(&v), "latency", "{:?}", v["bottlenecks"]);
+    assert!(speedup(&v, "fpdiv") < 0.02, "divider speedup {}", speedup(&v, "fpdiv"));
+}
+
+#[test]
+fn one_run_sweep_equals_separate_what_if_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "adi", ADI, &["-O2", "-fno-tree-vectorize"]);
+    let (_, sweep) = run(&["--roi", "function:adi_row", "--resources", "latency,p01,miss_latency", "--weights", "1.15,2"], &exe, &[]);
+    let base = sweep["cycles"].as_f64().unwrap();
+    for p in sweep["sensitivity"].as_array().unwrap() {
+        let name = p["resources"][0].as_str().unwrap();
+        let w = p["weight"].as_f64().unwrap();
+        let (_, single) = run(&["--roi", "function:adi_row", "--no-sensitivity", "--accelerate", &format!("{name}={w}")], &exe, &[]);
+        let c = single["cycles"].as_f64().unwrap();
+        assert_eq!(c, p["cycles_per_iteration"].as_f64().unwrap(), "{name} at {w}");
+        assert!((p["speedup"].as_f64().unwrap() - (base / c - 1.0)).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn bad_programs() {
+    ensure_plugin();
+    let bn = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().unwrap();
+    let one_line = |o: &Output, needle: &str| {
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success());
+        let lines: Vec<&str> = e.lines().collect();
+        assert_eq!(lines.len(), 1, "{e}");
+        assert!(lines[0].contains(needle), "{e}");
+    };
+    one_line(&bn(&["run", "--", "/nonexistent/prog"]), "program not found");
+    let d = tempfile::tempdir().unwrap();
+    let txt = d.path().join("notes.txt");
+    std::fs::write(&txt, "hello").unwrap();
+    std::fs::set_permissions(&txt, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    one_line(&bn(&["run", "--", txt.to_str().unwrap()]), "not an x86-64 ELF");
+    // a crash: partial report, the signal passed on as 128+11
+    let exe = compile(d.path(), "crash", "#include <stdio.h>\nint main(){ volatile long s=0; for(int i=0;i<100000;i++) s+=i; printf(\"%ld\\n\", s); fflush(stdout); *(volatile int*)0=1; return 0; }\n", &["-O1"]);
+    let (out, v) = run(&["--no-sensitivity"], &exe, &[]);
+    assert_eq!(out.status.code(), Some(128 + 11));
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["signal"], 11);
+    assert!(v["instructions_simulated"].as_u64().unwrap() > 300_000);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("partial report"));
+}

@@ -1,0 +1,67 @@
+//! Terminal view of a dynamic run: summary, bottlenecks, stall causes, caches
+//! and branches, hottest instructions.
+
+use crate::table::Table;
+use bottlenose_analysis::dynamic::DynamicReport;
+use std::fmt::Write;
+
+pub fn render_dynamic(r: &DynamicReport) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Run of {} on {} ({}{})", r.program, r.machine, r.exit, if r.complete { "" } else { ", partial" });
+    let _ = writeln!(
+        o,
+        "  region: {} — {} instructions simulated of {} executed, {} static",
+        r.roi.description, r.instructions_simulated, r.instructions_executed, r.static_instructions
+    );
+    let _ = writeln!(o, "  cycles {:.0}   IPC {:.2}   prefetcher {}", r.cycles, r.ipc, r.prefetcher);
+    let b = &r.functional.branches;
+    let _ = writeln!(o, "  branches {} (mispredicted {}), {}", b.branches, b.mispredicts, cache_line(r));
+    o.push('\n');
+
+    o.push_str("Bottlenecks (speedup if only this resource were faster):\n");
+    if r.bottlenecks.is_empty() {
+        o.push_str(if r.sensitivity.is_empty() { "  (sensitivity analysis not run)\n" } else { "  none found at this weight\n" });
+    }
+    for b in r.bottlenecks.iter().take(10) {
+        let _ = writeln!(o, "  {:<24} {:+6.1}% at +{:.0}%", b.resources.join("+"), b.speedup * 100.0, (b.weight - 1.0) * 100.0);
+    }
+    o.push('\n');
+
+    o.push_str("Binding constraints (instructions):\n");
+    for (stage, map) in [("dispatch", &r.stall_causes.dispatch), ("issue", &r.stall_causes.issue), ("commit", &r.stall_causes.commit)] {
+        let total: u64 = map.values().sum::<u64>().max(1);
+        let mut v: Vec<_> = map.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1));
+        let parts: Vec<String> = v.iter().take(5).map(|(k, n)| format!("{k} {:.0}%", **n as f64 * 100.0 / total as f64)).collect();
+        let _ = writeln!(o, "  {stage:<9} {}", parts.join(", "));
+    }
+    o.push('\n');
+
+    let mut t = Table::new(&["address", "instruction", "executions", "cycles", "share", "mispredicts"]).left(0).left(1);
+    for h in r.hot_instructions.iter().take(15) {
+        t.row(vec![
+            h.address.clone(),
+            h.asm.clone(),
+            h.executions.to_string(),
+            format!("{:.0}", h.cycles),
+            format!("{:.1}%", h.share * 100.0),
+            h.mispredicts.to_string(),
+        ]);
+    }
+    o.push_str("Hottest instructions (cycles charged at retirement):\n");
+    for l in t.render().lines() {
+        let _ = writeln!(o, "  {l}");
+    }
+    o
+}
+
+fn cache_line(r: &DynamicReport) -> String {
+    let parts: Vec<String> = r
+        .functional
+        .caches
+        .levels
+        .iter()
+        .map(|l| format!("{} {:.1}% miss", l.name, if l.accesses > 0 { l.misses as f64 * 100.0 / l.accesses as f64 } else { 0.0 }))
+        .collect();
+    parts.join(", ")
+}
