@@ -48,7 +48,7 @@ pub fn detect_bias<'a>(
     items
         .iter()
         .filter(|&&(va, bytes)| {
-            !bytes.is_empty() && va >= entry && (va - entry) % 4096 == 0
+            !bytes.is_empty() && va >= entry && (va - entry).is_multiple_of(4096)
         })
         .find(|&&(va, _)| matches_at(&at, va, want) >= need)
         .map(|&(va, _)| va - entry)

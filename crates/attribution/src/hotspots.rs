@@ -57,18 +57,22 @@ fn sort(rows: &mut [Hotspot]) {
 }
 
 /// Cycles per function, sorted by cycles descending.
-pub fn by_function(insns: &[InsnStat], program: Option<&Program>, total_cycles: f64) -> Vec<Hotspot> {
+pub fn by_function(
+    insns: &[InsnStat],
+    program: Option<&Program>,
+    total_cycles: f64,
+) -> Vec<Hotspot> {
     let mut accs: HashMap<&str, Acc> = HashMap::new();
     for i in insns {
-        accs.entry(function_label(program, i.vaddr)).or_default().add(i);
+        accs.entry(function_label(program, i.vaddr))
+            .or_default()
+            .add(i);
     }
     let mut rows: Vec<Hotspot> = accs
         .into_iter()
         .map(|(name, a)| {
             let loc = match program {
-                Some(p) if name != SHARED && name != UNKNOWN => {
-                    p.function_line(name)
-                }
+                Some(p) if name != SHARED && name != UNKNOWN => p.function_line(name),
                 _ => None,
             };
             let (file, line) = loc.map_or((None, None), |(f, l)| (Some(f), Some(l)));
@@ -91,10 +95,13 @@ pub fn by_function(insns: &[InsnStat], program: Option<&Program>, total_cycles: 
 /// Instructions without line information are gathered in one row per function
 /// with `file` and `line` `None`, so the rows always add up to the total.
 pub fn by_line(insns: &[InsnStat], program: Option<&Program>, total_cycles: f64) -> Vec<Hotspot> {
-    let mut accs: HashMap<(&str, Option<(String, u32)>), Acc> = HashMap::new();
+    type Key<'a> = (&'a str, Option<(String, u32)>);
+    let mut accs: HashMap<Key<'_>, Acc> = HashMap::new();
     for i in insns {
         let loc = program.and_then(|p| p.line_at(i.vaddr));
-        accs.entry((function_label(program, i.vaddr), loc)).or_default().add(i);
+        accs.entry((function_label(program, i.vaddr), loc))
+            .or_default()
+            .add(i);
     }
     let mut rows: Vec<Hotspot> = accs
         .into_iter()

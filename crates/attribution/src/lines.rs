@@ -32,7 +32,10 @@ impl std::fmt::Debug for LineTable {
 impl LineTable {
     /// A table that knows no lines.
     pub(crate) fn empty() -> LineTable {
-        LineTable { ctx: None, cache: RefCell::new(HashMap::new()) }
+        LineTable {
+            ctx: None,
+            cache: RefCell::new(HashMap::new()),
+        }
     }
 
     /// Reads the DWARF sections of `file`. Files without `.debug_info` or
@@ -57,7 +60,10 @@ impl LineTable {
         let ctx = gimli::Dwarf::load(load_section)
             .ok()
             .and_then(|dwarf| addr2line::Context::from_dwarf(dwarf).ok());
-        LineTable { ctx, cache: RefCell::new(HashMap::new()) }
+        LineTable {
+            ctx,
+            cache: RefCell::new(HashMap::new()),
+        }
     }
 
     /// Whether DWARF line information was found.
@@ -111,15 +117,20 @@ impl LineTable {
             // The line may sit on the declaration this DIE refers to.
             let mut die = die.clone();
             for _ in 0..4 {
-                if let Some(line) = die.attr(DW_AT_decl_line).ok().flatten().and_then(|a| a.udata_value()) {
+                if let Some(line) = die
+                    .attr(DW_AT_decl_line)
+                    .ok()
+                    .flatten()
+                    .and_then(|a| a.udata_value())
+                {
                     return u32::try_from(line).ok().filter(|&l| l != 0);
                 }
-                let next = [DW_AT_specification, DW_AT_abstract_origin].into_iter().find_map(|at| {
-                    match die.attr_value(at) {
+                let next = [DW_AT_specification, DW_AT_abstract_origin]
+                    .into_iter()
+                    .find_map(|at| match die.attr_value(at) {
                         Ok(Some(AttributeValue::UnitRef(off))) => unit.entry(off).ok(),
                         _ => None,
-                    }
-                });
+                    });
                 match next {
                     Some(d) => die = d,
                     None => return None,

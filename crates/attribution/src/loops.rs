@@ -6,8 +6,9 @@
 //! taken targets. With a [`Program`] its bytes tell calls (whose fall-through
 //! is the return site; the callee is another function), returns (no
 //! successor inside the function) and unconditional jumps (no fall-through)
-//! apart; edges never cross functions. Without bytes every branch is taken to
-//! fall through as well.
+//! apart; edges never cross functions. Without bytes (no program, or code
+//! outside it) a one-byte branch is taken for a `ret` and every other branch
+//! is assumed to fall through as well.
 //!
 //! A back edge is an edge `u → h` whose target `h` dominates `u` (every path
 //! from the function's entries to `u` passes through `h`). For the loops
@@ -75,7 +76,11 @@ struct Node {
 /// header's executions minus those of its other, single-successor
 /// predecessors; failing both, the branch's executions (an upper bound by one
 /// per loop entry).
-pub fn find_loops(insns: &[InsnStat], program: Option<&Program>, total_cycles: f64) -> Vec<LoopInfo> {
+pub fn find_loops(
+    insns: &[InsnStat],
+    program: Option<&Program>,
+    total_cycles: f64,
+) -> Vec<LoopInfo> {
     let nodes: Vec<Node> = block_bounds(insns)
         .into_iter()
         .map(|(first, last)| Node { first, last })
@@ -87,16 +92,21 @@ pub fn find_loops(insns: &[InsnStat], program: Option<&Program>, total_cycles: f
     let start_of = |b: usize| insns[nodes[b].first].vaddr;
     let exec_of = |b: usize| insns[nodes[b].first].executions;
     let by_start: HashMap<u64, usize> = (0..n).map(|b| (start_of(b), b)).collect();
-    let region: Vec<&str> = (0..n).map(|b| function_label(program, start_of(b))).collect();
+    let region: Vec<&str> = (0..n)
+        .map(|b| function_label(program, start_of(b)))
+        .collect();
 
     // Edges.
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
     for b in 0..n {
         let last = &insns[nodes[b].last];
-        let kind = if last.is_branch {
-            program
-                .and_then(|p| p.bytes_at(last.vaddr, 15))
-                .map_or(BranchKind::Other, branch_kind)
+        let kind = if !last.is_branch {
+            BranchKind::Other
+        } else if let Some(bytes) = program.and_then(|p| p.bytes_at(last.vaddr, 15)) {
+            branch_kind(bytes)
+        } else if last.len == 1 {
+            // The only one-byte x86 branches are `ret` and `retf`.
+            BranchKind::Ret
         } else {
             BranchKind::Other
         };
@@ -128,39 +138,42 @@ pub fn find_loops(insns: &[InsnStat], program: Option<&Program>, total_cycles: f
     // and the blocks at function symbols' starts.
     let mut roots: Vec<usize> = (0..n)
         .filter(|&b| {
-            let fed: u64 = pred[b].iter().map(|&p| exec_of(p)).fold(0u64, u64::saturating_add);
+            let fed: u64 = pred[b]
+                .iter()
+                .map(|&p| exec_of(p))
+                .fold(0u64, u64::saturating_add);
             let at_symbol = program.is_some_and(|p| {
                 region[b] != SHARED
                     && region[b] != UNKNOWN
-                    && p.function_range(region[b]).is_some_and(|(s, _)| s == start_of(b))
+                    && p.function_range(region[b])
+                        .is_some_and(|(s, _)| s == start_of(b))
             });
             pred[b].is_empty() || exec_of(b) > fed || at_symbol
         })
         .collect();
     // Cycles nothing was seen entering: enter at their lowest block.
-    let mut reached = reach(&succ, &roots, n);
-    while let Some(b) = (0..n).find(|&b| !reached[b]) {
-        roots.push(b);
-        reached = reach(&succ, &roots, n);
+    let mut reached = vec![false; n];
+    mark_reachable(&succ, &roots, &mut reached);
+    for b in 0..n {
+        if !reached[b] {
+            roots.push(b);
+            mark_reachable(&succ, &[b], &mut reached);
+        }
     }
 
     let idom = dominators(&succ, &pred, &roots, n);
-    let dominates = |h: usize, mut u: usize| loop {
-        if u == h {
-            return true;
-        }
-        match idom[u] {
-            Some(d) if d != u => u = d,
-            _ => return false,
-        }
-    };
+    // Dominator-tree intervals: h dominates u iff u's interval nests in h's.
+    let (tin, tout) = tree_intervals(&idom);
+    let dominates = |h: usize, u: usize| tin[h] <= tin[u] && tout[u] <= tout[h];
 
     // Back edges grouped by header, and each header's natural loop.
     let mut loops: BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)> = BTreeMap::new();
-    for u in 0..n {
-        for &h in &succ[u] {
+    for (u, targets) in succ.iter().enumerate() {
+        for &h in targets {
             if dominates(h, u) {
-                let entry = loops.entry(h).or_insert_with(|| (BTreeSet::from([h]), Vec::new()));
+                let entry = loops
+                    .entry(h)
+                    .or_insert_with(|| (BTreeSet::from([h]), Vec::new()));
                 entry.1.push(u);
                 let mut stack = vec![u];
                 while let Some(x) = stack.pop() {
@@ -179,7 +192,11 @@ pub fn find_loops(insns: &[InsnStat], program: Option<&Program>, total_cycles: f
             return eu;
         }
         if succ[u].len() == 2 {
-            let other = if succ[u][0] == h { succ[u][1] } else { succ[u][0] };
+            let other = if succ[u][0] == h {
+                succ[u][1]
+            } else {
+                succ[u][0]
+            };
             if pred[other] == [u] {
                 return eu.saturating_sub(exec_of(other));
             }
@@ -192,12 +209,28 @@ pub fn find_loops(insns: &[InsnStat], program: Option<&Program>, total_cycles: f
         eu
     };
 
-    let sets: Vec<(usize, BTreeSet<usize>)> = loops.iter().map(|(&h, (s, _))| (h, s.clone())).collect();
+    // Depth: how many larger loops hold this loop's header. (Natural loops of
+    // distinct headers are nested or disjoint.)
+    let mut depth_of: HashMap<usize, u32> = HashMap::new();
+    for (&h, (blocks, _)) in &loops {
+        for &x in blocks {
+            if x != h {
+                if let Some((inner, _)) = loops.get(&x) {
+                    if inner.len() < blocks.len() {
+                        *depth_of.entry(x).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
     let mut out: Vec<LoopInfo> = loops
         .into_iter()
         .map(|(h, (blocks, sources))| {
             let tail_block = *sources.iter().max().expect("a loop has a back edge");
-            let idx: Vec<usize> = blocks.iter().flat_map(|&b| nodes[b].first..=nodes[b].last).collect();
+            let idx: Vec<usize> = blocks
+                .iter()
+                .flat_map(|&b| nodes[b].first..=nodes[b].last)
+                .collect();
             let cycles: f64 = idx.iter().map(|&i| insns[i].cycles).sum();
             let mut counters = [0.0; 4];
             for &i in &idx {
@@ -206,17 +239,21 @@ pub fn find_loops(insns: &[InsnStat], program: Option<&Program>, total_cycles: f
                 }
             }
             let lo = blocks.iter().map(|&b| start_of(b)).min().unwrap_or(0);
-            let hi = blocks.iter().map(|&b| insns[nodes[b].last].end()).max().unwrap_or(0);
-            let depth = sets
+            let hi = blocks
                 .iter()
-                .filter(|(oh, os)| *oh != h && os.len() > blocks.len() && blocks.is_subset(os))
-                .count() as u32;
+                .map(|&b| insns[nodes[b].last].end())
+                .max()
+                .unwrap_or(0);
+            let depth = depth_of.get(&h).copied().unwrap_or(0);
             LoopInfo {
                 head: start_of(h),
                 tail: insns[nodes[tail_block].last].vaddr,
                 function: program.map(|_| region[h].to_string()),
                 body: (lo, hi),
-                iterations: sources.iter().map(|&u| edge_count(u, h)).fold(0u64, u64::saturating_add),
+                iterations: sources
+                    .iter()
+                    .map(|&u| edge_count(u, h))
+                    .fold(0u64, u64::saturating_add),
                 cycles,
                 share: share(cycles, total_cycles),
                 instructions: idx.iter().map(|&i| insns[i].vaddr).collect(),
@@ -234,21 +271,58 @@ pub fn find_loops(insns: &[InsnStat], program: Option<&Program>, total_cycles: f
     out
 }
 
-/// Blocks reachable from `roots`.
-fn reach(succ: &[Vec<usize>], roots: &[usize], n: usize) -> Vec<bool> {
-    let mut seen = vec![false; n];
+/// Entry and exit times of a depth-first walk of the dominator tree given by
+/// `idom` (roots are their own idom).
+fn tree_intervals(idom: &[Option<usize>]) -> (Vec<usize>, Vec<usize>) {
+    let n = idom.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut tree_roots = Vec::new();
+    for (b, d) in idom.iter().enumerate() {
+        match *d {
+            Some(d) if d != b => children[d].push(b),
+            _ => tree_roots.push(b),
+        }
+    }
+    let (mut tin, mut tout) = (vec![0; n], vec![0; n]);
+    let mut clock = 0;
+    for r in tree_roots {
+        let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
+        tin[r] = clock;
+        clock += 1;
+        while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+            if let Some(&c) = children[b].get(*k) {
+                *k += 1;
+                tin[c] = clock;
+                clock += 1;
+                stack.push((c, 0));
+            } else {
+                tout[b] = clock;
+                clock += 1;
+                stack.pop();
+            }
+        }
+    }
+    (tin, tout)
+}
+
+/// Marks the blocks reachable from `roots` in `seen`.
+fn mark_reachable(succ: &[Vec<usize>], roots: &[usize], seen: &mut [bool]) {
     let mut stack: Vec<usize> = roots.to_vec();
     while let Some(b) = stack.pop() {
         if !std::mem::replace(&mut seen[b], true) {
             stack.extend(succ[b].iter().copied());
         }
     }
-    seen
 }
 
 /// Immediate dominators (Cooper, Harvey & Kennedy) with a virtual root above
 /// `roots`; a root's idom is itself, everything must be reachable.
-fn dominators(succ: &[Vec<usize>], pred: &[Vec<usize>], roots: &[usize], n: usize) -> Vec<Option<usize>> {
+fn dominators(
+    succ: &[Vec<usize>],
+    pred: &[Vec<usize>],
+    roots: &[usize],
+    n: usize,
+) -> Vec<Option<usize>> {
     // Reverse postorder from the virtual root `n`.
     let mut order: Vec<usize> = Vec::with_capacity(n);
     let mut visited = vec![false; n];

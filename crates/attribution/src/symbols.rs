@@ -1,5 +1,5 @@
 //! The main executable: ELF function symbols, loaded segments, entry point,
-//! PIE-ness and load bias, plus its DWARF line table (see [`crate::lines`]).
+//! PIE-ness and load bias, plus its DWARF line table (module `lines`).
 //!
 //! All public lookups take and give *runtime* addresses (file address + load
 //! bias); the bias is 0 until [`Program::set_load_bias`] is called.
@@ -54,7 +54,10 @@ pub struct Program {
 
 /// Preference among aliases at one address: global over weak over local, then
 /// names without a leading underscore, then the shorter, then alphabetical.
-fn alias_rank(global: bool, weak: bool, name: &str) -> (u8, bool, usize, String) {
+/// Sort key of an alias: smaller is preferred.
+type AliasRank = (u8, bool, usize, String);
+
+fn alias_rank(global: bool, weak: bool, name: &str) -> AliasRank {
     let binding = if global && !weak {
         0
     } else if weak {
@@ -70,14 +73,19 @@ impl Program {
     /// [`Program::line_at`] then answers `None`); a file that cannot be read or
     /// is not an ELF file is an error naming it.
     pub fn open(path: &Path) -> Result<Program, AttributionError> {
-        let data = std::fs::read(path)
-            .map_err(|source| AttributionError::Io { path: path.to_path_buf(), source })?;
+        let data = std::fs::read(path).map_err(|source| AttributionError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Program::parse(path, &data)
     }
 
     /// Parses ELF bytes already in memory; `path` is only used for messages.
     pub fn parse(path: &Path, data: &[u8]) -> Result<Program, AttributionError> {
-        let not_elf = |detail: String| AttributionError::NotElf { path: path.to_path_buf(), detail };
+        let not_elf = |detail: String| AttributionError::NotElf {
+            path: path.to_path_buf(),
+            detail,
+        };
         if data.len() < 4 || &data[..4] != b"\x7fELF" {
             return Err(not_elf("no ELF magic".into()));
         }
@@ -185,8 +193,11 @@ impl Program {
 
     /// Whether `runtime_addr` lies in one of the program's `PT_LOAD` segments.
     pub fn contains(&self, runtime_addr: u64) -> bool {
-        self.to_file(runtime_addr)
-            .is_some_and(|a| self.segments.iter().any(|s| a >= s.addr && a - s.addr < s.memsz))
+        self.to_file(runtime_addr).is_some_and(|a| {
+            self.segments
+                .iter()
+                .any(|s| a >= s.addr && a - s.addr < s.memsz)
+        })
     }
 
     /// Up to `max_len` file-backed bytes of the program at `runtime_addr`
@@ -220,7 +231,7 @@ fn collect_symbols(file: &object::File<'_>) -> Vec<Sym> {
         raw = function_symbols(file, true);
     }
     // Pick one name per address.
-    let mut best: HashMap<u64, (u64, u64, (u8, bool, usize, String))> = HashMap::new();
+    let mut best: HashMap<u64, (u64, u64, AliasRank)> = HashMap::new();
     for r in raw {
         let rank = alias_rank(r.global, r.weak, &r.name);
         match best.get_mut(&r.start) {
@@ -236,8 +247,10 @@ fn collect_symbols(file: &object::File<'_>) -> Vec<Sym> {
             }
         }
     }
-    let mut starts: Vec<(u64, u64, u64, String)> =
-        best.into_iter().map(|(start, (sec_end, size, rank))| (start, size, sec_end, rank.3)).collect();
+    let mut starts: Vec<(u64, u64, u64, String)> = best
+        .into_iter()
+        .map(|(start, (sec_end, size, rank))| (start, size, sec_end, rank.3))
+        .collect();
     starts.sort_by_key(|s| s.0);
     let mut out = Vec::with_capacity(starts.len());
     for i in 0..starts.len() {
@@ -254,7 +267,11 @@ fn collect_symbols(file: &object::File<'_>) -> Vec<Sym> {
                 e
             }
         };
-        out.push(Sym { start, end, name: name.clone() });
+        out.push(Sym {
+            start,
+            end,
+            name: name.clone(),
+        });
     }
     out
 }
@@ -269,8 +286,11 @@ struct RawSym {
 }
 
 fn function_symbols(file: &object::File<'_>, dynamic: bool) -> Vec<RawSym> {
-    let iter: Box<dyn Iterator<Item = object::Symbol<'_, '_>>> =
-        if dynamic { Box::new(file.dynamic_symbols()) } else { Box::new(file.symbols()) };
+    let iter: Box<dyn Iterator<Item = object::Symbol<'_, '_>>> = if dynamic {
+        Box::new(file.dynamic_symbols())
+    } else {
+        Box::new(file.symbols())
+    };
     iter.filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.address() != 0)
         .filter_map(|s| {
             let name = s.name().ok()?.to_string();

@@ -3,11 +3,21 @@
 use bottlenose_attribution::{attribute, basic_blocks, normalize, InsnStat, UNKNOWN};
 
 fn insn(vaddr: u64, len: u8, executions: u64, cycles: f64) -> InsnStat {
-    InsnStat { vaddr, len, executions, cycles, ..Default::default() }
+    InsnStat {
+        vaddr,
+        len,
+        executions,
+        cycles,
+        ..Default::default()
+    }
 }
 
 fn branch(vaddr: u64, len: u8, executions: u64, cycles: f64, targets: &[u64]) -> InsnStat {
-    InsnStat { is_branch: true, taken_targets: targets.to_vec(), ..insn(vaddr, len, executions, cycles) }
+    InsnStat {
+        is_branch: true,
+        taken_targets: targets.to_vec(),
+        ..insn(vaddr, len, executions, cycles)
+    }
 }
 
 /// Textbook nesting: both loops test at the bottom and jump back up.
@@ -47,9 +57,14 @@ fn nested() -> Vec<InsnStat> {
 fn blocks_are_split_at_targets_and_after_branches() {
     let insns = normalize(&nested());
     assert_eq!(insns.len(), 13);
-    assert_eq!((insns[4].vaddr, insns[4].executions, insns[4].cycles), (0x100d, 100, 300.0));
-    let blocks: Vec<(u64, u64, u64, f64)> =
-        basic_blocks(&insns).iter().map(|b| (b.start, b.end, b.executions, b.cycles)).collect();
+    assert_eq!(
+        (insns[4].vaddr, insns[4].executions, insns[4].cycles),
+        (0x100d, 100, 300.0)
+    );
+    let blocks: Vec<(u64, u64, u64, f64)> = basic_blocks(&insns)
+        .iter()
+        .map(|b| (b.start, b.end, b.executions, b.cycles))
+        .collect();
     assert_eq!(
         blocks,
         vec![
@@ -73,29 +88,55 @@ fn nested_loops_blocks_functions_and_shares() {
     let blocks: Vec<(u64, f64)> = a.blocks.iter().map(|b| (b.start, b.cycles)).collect();
     assert_eq!(
         blocks,
-        vec![(0x100d, 500.0), (0x1016, 40.0), (0x1007, 20.0), (0x101e, 5.0), (0x1000, 2.0), (0x2000, 2.0), (0x2005, 1.0)]
+        vec![
+            (0x100d, 500.0),
+            (0x1016, 40.0),
+            (0x1007, 20.0),
+            (0x101e, 5.0),
+            (0x1000, 2.0),
+            (0x2000, 2.0),
+            (0x2005, 1.0)
+        ]
     );
-    assert_eq!(a.blocks.iter().map(|b| b.cycles).sum::<f64>(), a.total_cycles);
+    assert_eq!(
+        a.blocks.iter().map(|b| b.cycles).sum::<f64>(),
+        a.total_cycles
+    );
     assert_eq!(a.blocks[0].counters, [0.0, 1.0, 0.0, 0.0]);
 
     // Two loops; the call back to 0x1000 is not one.
     assert_eq!(a.loops.len(), 2, "{:#?}", a.loops);
     let outer = &a.loops[0];
-    assert_eq!((outer.head, outer.tail, outer.body), (0x1007, 0x101c, (0x1007, 0x101e)));
+    assert_eq!(
+        (outer.head, outer.tail, outer.body),
+        (0x1007, 0x101c, (0x1007, 0x101e))
+    );
     assert_eq!((outer.depth, outer.iterations, outer.cycles), (0, 9, 560.0));
     assert_eq!(outer.share, 560.0 / 570.0);
-    assert_eq!(outer.instructions, vec![0x1007, 0x100a, 0x100d, 0x1011, 0x1014, 0x1016, 0x1019, 0x101c]);
+    assert_eq!(
+        outer.instructions,
+        vec![0x1007, 0x100a, 0x100d, 0x1011, 0x1014, 0x1016, 0x1019, 0x101c]
+    );
     assert_eq!(outer.function, None);
     let inner = &a.loops[1];
-    assert_eq!((inner.head, inner.tail, inner.body), (0x100d, 0x1014, (0x100d, 0x1016)));
-    assert_eq!((inner.depth, inner.iterations, inner.cycles), (1, 90, 500.0));
+    assert_eq!(
+        (inner.head, inner.tail, inner.body),
+        (0x100d, 0x1014, (0x100d, 0x1016))
+    );
+    assert_eq!(
+        (inner.depth, inner.iterations, inner.cycles),
+        (1, 90, 500.0)
+    );
     assert_eq!(inner.instructions, vec![0x100d, 0x1011, 0x1014]);
     assert_eq!(inner.counters, [0.0, 1.0, 0.0, 0.0]);
 
     // Without a program everything is one unknown function, no lines.
     assert_eq!(a.functions.len(), 1);
     let f = &a.functions[0];
-    assert_eq!((f.function.as_str(), f.cycles, f.share, f.instructions), (UNKNOWN, 570.0, 1.0, 355));
+    assert_eq!(
+        (f.function.as_str(), f.cycles, f.share, f.instructions),
+        (UNKNOWN, 570.0, 1.0, 355)
+    );
     assert_eq!((f.file.clone(), f.line), (None, None));
     assert_eq!(a.lines.len(), 1);
     assert_eq!((a.lines[0].cycles, a.lines[0].line), (570.0, None));
@@ -142,13 +183,19 @@ fn rotated_loops_from_gcc() {
     assert_eq!(a.total_cycles, 27.0);
     assert_eq!(a.loops.len(), 2, "{:#?}", a.loops);
     let outer = &a.loops[0];
-    assert_eq!((outer.head, outer.tail, outer.body), (0x401157, 0x401154, (0x40113a, 0x401165)));
+    assert_eq!(
+        (outer.head, outer.tail, outer.body),
+        (0x401157, 0x401154, (0x40113a, 0x401165))
+    );
     assert_eq!((outer.depth, outer.iterations), (0, 3));
     assert_eq!(outer.instructions.len(), 14);
     assert!(!outer.instructions.contains(&0x401136));
     assert_eq!(outer.cycles, 21.0);
     let inner = &a.loops[1];
-    assert_eq!((inner.head, inner.tail, inner.body), (0x40113f, 0x401152, (0x40113f, 0x401154)));
+    assert_eq!(
+        (inner.head, inner.tail, inner.body),
+        (0x40113f, 0x401152, (0x40113f, 0x401154))
+    );
     assert_eq!((inner.depth, inner.iterations, inner.cycles), (1, 3, 14.0));
     // n = 10: 45 inner executions, 36 taken back edges; 9 outer back edges.
     let a = attribute(&rotated(10), None);

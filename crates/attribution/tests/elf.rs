@@ -7,7 +7,11 @@ use common::*;
 use object::{Object, ObjectSection};
 
 fn check_symbols_and_lines(pie: bool) {
-    let flags: &[&str] = if pie { &["-O1", "-g"] } else { &["-O1", "-g", "-no-pie"] };
+    let flags: &[&str] = if pie {
+        &["-O1", "-g"]
+    } else {
+        &["-O1", "-g", "-no-pie"]
+    };
     let (_dir, exe) = compile(PROG_C, flags);
     let program = Program::open(&exe).unwrap();
     assert_eq!(program.is_pie(), pie);
@@ -16,7 +20,11 @@ fn check_symbols_and_lines(pie: bool) {
 
     for name in ["main", "work", "fact"] {
         let (start, size) = nm(&exe, name);
-        assert_eq!(program.function_range(name), Some((start, start + size)), "{name}");
+        assert_eq!(
+            program.function_range(name),
+            Some((start, start + size)),
+            "{name}"
+        );
         assert_eq!(program.function_at(start), Some(name));
         assert_eq!(program.function_at(start + size - 1), Some(name));
     }
@@ -27,7 +35,11 @@ fn check_symbols_and_lines(pie: bool) {
 
     // Every address of each function that has a line maps into prog.c within
     // the function's span, and the first address maps to the opening line.
-    for (name, (first, last)) in [("work", WORK_LINES), ("fact", FACT_LINES), ("main", MAIN_LINES)] {
+    for (name, (first, last)) in [
+        ("work", WORK_LINES),
+        ("fact", FACT_LINES),
+        ("main", MAIN_LINES),
+    ] {
         let (start, end) = program.function_range(name).unwrap();
         let (file, line) = program.line_at(start).expect("line of function start");
         assert!(file.ends_with("prog.c"), "{file}");
@@ -39,11 +51,17 @@ fn check_symbols_and_lines(pie: bool) {
         for a in start..end {
             if let Some((file, line)) = program.line_at(a) {
                 assert!(file.ends_with("prog.c"), "{name}@{a:#x}: {file}");
-                assert!((first..=last).contains(&line), "{name}@{a:#x}: line {line} outside {first}..={last}");
+                assert!(
+                    (first..=last).contains(&line),
+                    "{name}@{a:#x}: line {line} outside {first}..={last}"
+                );
                 seen.insert(line);
             }
         }
-        assert!(seen.len() >= 2, "{name}: several lines expected, got {seen:?}");
+        assert!(
+            seen.len() >= 2,
+            "{name}: several lines expected, got {seen:?}"
+        );
     }
     // Loop body line of `work`.
     let (ws, we) = program.function_range("work").unwrap();
@@ -54,11 +72,19 @@ fn check_symbols_and_lines(pie: bool) {
     let bias = 0x5555_5555_4000;
     let (start, size) = nm(&exe, "main");
     program.set_load_bias(bias);
-    assert_eq!(program.function_range("main"), Some((start + bias, start + size + bias)));
+    assert_eq!(
+        program.function_range("main"),
+        Some((start + bias, start + size + bias))
+    );
     assert_eq!(program.function_at(start + bias + 1), Some("main"));
     assert_eq!(program.function_at(start), None);
-    assert!(program.line_at(start + bias).is_some_and(|(_, l)| (MAIN_LINES.0..=MAIN_LINES.1).contains(&l)));
-    assert_eq!(program.function_line("main").map(|(_, l)| l), Some(MAIN_LINES.0));
+    assert!(program
+        .line_at(start + bias)
+        .is_some_and(|(_, l)| (MAIN_LINES.0..=MAIN_LINES.1).contains(&l)));
+    assert_eq!(
+        program.function_line("main").map(|(_, l)| l),
+        Some(MAIN_LINES.0)
+    );
     assert_eq!(program.line_at(start), None);
     assert!(program.contains(start + bias));
 }
@@ -111,17 +137,31 @@ fn detect_bias_recovers_pie_bias() {
             (at + 4, &bytes[4..6]),
             (at + 9, &bytes[9..12]),
         ];
-        assert_eq!(detect_bias(&program, seen.iter().copied()), Some(bias), "bias {bias:#x}");
+        assert_eq!(
+            detect_bias(&program, seen.iter().copied()),
+            Some(bias),
+            "bias {bias:#x}"
+        );
         // One long run of bytes works as well.
-        assert_eq!(detect_bias(&program, [(at, &bytes[..16])].into_iter()), Some(bias));
+        assert_eq!(
+            detect_bias(&program, [(at, &bytes[..16])].into_iter()),
+            Some(bias)
+        );
 
         // A differing byte: nothing matches.
         let mut wrong = bytes.clone();
         wrong[5] ^= 0xff;
-        let seen: Vec<(u64, &[u8])> = vec![(at, &wrong[0..4]), (at + 4, &wrong[4..6]), (at + 6, &wrong[6..9])];
+        let seen: Vec<(u64, &[u8])> = vec![
+            (at, &wrong[0..4]),
+            (at + 4, &wrong[4..6]),
+            (at + 6, &wrong[6..9]),
+        ];
         assert_eq!(detect_bias(&program, seen.into_iter()), None);
         // Right bytes at the wrong page offset.
-        assert_eq!(detect_bias(&program, [(at + 0x10, &bytes[..16])].into_iter()), None);
+        assert_eq!(
+            detect_bias(&program, [(at + 0x10, &bytes[..16])].into_iter()),
+            None
+        );
         // Fewer than 8 bytes seen: not enough to be sure.
         assert_eq!(detect_bias(&program, [(at, &bytes[..4])].into_iter()), None);
     }
@@ -160,18 +200,34 @@ fn elf_without_dwarf_has_no_lines() {
     let program = Program::open(&exe).unwrap();
     assert!(!program.has_lines());
     let (start, end) = program.function_range("work").unwrap();
-    assert_eq!(program.function_range("work"), Some((nm(&exe, "work").0, end)));
+    assert_eq!(
+        program.function_range("work"),
+        Some((nm(&exe, "work").0, end))
+    );
     for a in start..end {
         assert_eq!(program.line_at(a), None);
     }
-    let stats = vec![InsnStat { vaddr: start, len: 1, executions: 3, cycles: 5.0, ..Default::default() }];
+    let stats = vec![InsnStat {
+        vaddr: start,
+        len: 1,
+        executions: 3,
+        cycles: 5.0,
+        ..Default::default()
+    }];
     let a = attribute(&stats, Some(&program));
     assert_eq!(a.functions[0].function, "work");
-    assert_eq!((a.functions[0].file.clone(), a.functions[0].line), (None, None));
+    assert_eq!(
+        (a.functions[0].file.clone(), a.functions[0].line),
+        (None, None)
+    );
     assert_eq!((a.lines[0].file.clone(), a.lines[0].line), (None, None));
 
     // Stripped: no .symtab, no DWARF; only dynamic symbols remain.
-    let status = std::process::Command::new("strip").arg("-s").arg(&exe).status().unwrap();
+    let status = std::process::Command::new("strip")
+        .arg("-s")
+        .arg(&exe)
+        .status()
+        .unwrap();
     assert!(status.success());
     let stripped = Program::open(&exe).unwrap();
     assert_eq!(stripped.function_range("work"), None);
@@ -190,10 +246,16 @@ fn loops_of_a_real_binary() {
     for flags in [&["-O1", "-g", "-no-pie"][..], &["-O1", "-g"][..]] {
         let (_dir, exe) = compile(PROG_C, flags);
         let mut program = Program::open(&exe).unwrap();
-        let bias = if program.is_pie() { 0x5555_5555_4000 } else { 0 };
+        let bias = if program.is_pie() {
+            0x5555_5555_4000
+        } else {
+            0
+        };
         program.set_load_bias(bias);
         let dis = objdump(&exe, &["work", "fact", "main"]);
-        assert!(dis.iter().any(|d| d.mnemonic.starts_with("call") && d.target == Some(nm(&exe, "fact").0)));
+        assert!(dis
+            .iter()
+            .any(|d| d.mnemonic.starts_with("call") && d.target == Some(nm(&exe, "fact").0)));
         let (fact_start, fact_size) = nm(&exe, "fact");
         let after_recursive_call: Vec<u64> = dis
             .iter()
@@ -222,16 +284,25 @@ fn loops_of_a_real_binary() {
         assert_eq!(a.total_cycles, stats.len() as f64);
 
         assert_eq!(a.loops.len(), 2, "{flags:?}: {:#?}", a.loops);
-        assert!(a.loops.iter().all(|l| l.function.as_deref() == Some("work")));
+        assert!(a
+            .loops
+            .iter()
+            .all(|l| l.function.as_deref() == Some("work")));
         let outer = &a.loops[0];
         let inner = &a.loops[1];
         assert_eq!((outer.depth, inner.depth), (0, 1));
         assert!(outer.cycles > inner.cycles);
         assert!(outer.body.0 <= inner.body.0 && inner.body.1 <= outer.body.1);
-        assert!(inner.instructions.iter().all(|i| outer.instructions.contains(i)));
+        assert!(inner
+            .instructions
+            .iter()
+            .all(|i| outer.instructions.contains(i)));
         // The inner loop closes with a conditional branch back to its head.
         let tail = dis.iter().find(|d| d.addr + bias == inner.tail).unwrap();
-        assert!(tail.mnemonic.starts_with('j') && tail.mnemonic != "jmp", "{tail:?}");
+        assert!(
+            tail.mnemonic.starts_with('j') && tail.mnemonic != "jmp",
+            "{tail:?}"
+        );
         assert_eq!(tail.target.map(|t| t + bias), Some(inner.head));
         // Nothing in fact.
         let fact = (fact_start + bias, fact_start + fact_size + bias);
@@ -274,22 +345,43 @@ fn functions_and_lines_of_a_real_binary() {
         })
         .collect();
     // libc code.
-    stats.push(InsnStat { vaddr: 0x7fff_f7e0_0000, len: 3, executions: 7, cycles: 40.0, ..Default::default() });
-    stats.push(InsnStat { vaddr: 0x7fff_f7e0_0003, len: 2, executions: 7, cycles: 60.0, ..Default::default() });
+    stats.push(InsnStat {
+        vaddr: 0x7fff_f7e0_0000,
+        len: 3,
+        executions: 7,
+        cycles: 40.0,
+        ..Default::default()
+    });
+    stats.push(InsnStat {
+        vaddr: 0x7fff_f7e0_0003,
+        len: 2,
+        executions: 7,
+        cycles: 60.0,
+        ..Default::default()
+    });
 
     let count = |f: &str| dis.iter().filter(|d| d.function == f).count() as f64;
     let a = attribute(&stats, Some(&program));
     let total = 10.0 * count("work") + 2.0 * count("fact") + count("main") + 100.0;
     assert_eq!(a.total_cycles, total);
 
-    let row = |f: &str| a.functions.iter().find(|h| h.function == f).unwrap().clone();
+    let row = |f: &str| {
+        a.functions
+            .iter()
+            .find(|h| h.function == f)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(a.functions.len(), 4);
     assert_eq!(row(SHARED).cycles, 100.0);
     assert_eq!(row(SHARED).instructions, 14);
     assert_eq!((row(SHARED).file, row(SHARED).line), (None, None));
     assert_eq!(row("work").cycles, 10.0 * count("work"));
     assert_eq!(row("work").instructions, 2 * count("work") as u64);
-    assert_eq!(row("work").counters, [count("work"), 0.0, 0.0, 0.5 * count("work")]);
+    assert_eq!(
+        row("work").counters,
+        [count("work"), 0.0, 0.0, 0.5 * count("work")]
+    );
     assert_eq!(row("work").line, Some(WORK_LINES.0));
     assert!(row("work").file.unwrap().ends_with("prog.c"));
     assert_eq!(row("fact").line, Some(FACT_LINES.0));
@@ -313,7 +405,15 @@ fn functions_and_lines_of_a_real_binary() {
         let line = h.line.unwrap();
         assert!((span.0..=span.1).contains(&line), "{h:?}");
     }
-    let work_lines: f64 = a.lines.iter().filter(|h| h.function == "work").map(|h| h.cycles).sum();
+    let work_lines: f64 = a
+        .lines
+        .iter()
+        .filter(|h| h.function == "work")
+        .map(|h| h.cycles)
+        .sum();
     assert_eq!(work_lines, 10.0 * count("work"));
-    assert!(a.lines.iter().any(|h| h.function == "work" && h.line == Some(7)));
+    assert!(a
+        .lines
+        .iter()
+        .any(|h| h.function == "work" && h.line == Some(7)));
 }

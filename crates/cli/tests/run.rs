@@ -123,8 +123,18 @@ int main(int argc, char **argv) {
 #[test]
 fn random_branches_are_dominated_by_mispredictions() {
     let d = tempfile::tempdir().unwrap();
-    let exe = compile(d.path(), "branchy", BRANCHY, &["-O1", "-fno-if-conversion", "-fno-if-conversion2", "-fno-tree-vectorize"]);
+    let exe = compile(d.path(), "branchy", BRANCHY, &["-O1", "-g", "-fno-if-conversion", "-fno-if-conversion2", "-fno-tree-vectorize"]);
     let (_, random) = run(&["--roi", "function:kernel"], &exe, &[]);
+    // hotspots come from DWARF: the kernel's lines in branchy.c
+    let h = &random["hotspots"][0];
+    assert_eq!(h["function"], "kernel", "{h}");
+    assert!(h["file"].as_str().unwrap().ends_with("branchy.c"), "{h}");
+    assert!((8..=10).contains(&h["line"].as_u64().unwrap()), "{h}");
+    assert_eq!(random["functions"][0]["function"], "kernel");
+    let head = random["hottest_loop_head"].as_str().unwrap();
+    let inner = random["loops"].as_array().unwrap().iter().find(|l| l["head"] == head).unwrap();
+    assert!(inner["iterations"].as_u64().unwrap() >= 10 * 20000 - 20, "{inner}");
+    assert!(!random["hottest_loop"].as_array().unwrap().is_empty());
     assert_eq!(top(&random), "mispredict_penalty", "{:?}", random["bottlenecks"]);
     let (_, sorted) = run(&["--roi", "function:kernel"], &exe, &["sorted"]);
     assert!(speedup(&sorted, "mispredict_penalty") < 0.01, "{:?}", sorted["bottlenecks"]);

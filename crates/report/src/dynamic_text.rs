@@ -37,6 +37,61 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
     }
     o.push('\n');
 
+    if !r.hotspots.is_empty() {
+        let mut t = Table::new(&["function", "source", "cycles", "share"]).left(0).left(1);
+        for h in r.hotspots.iter().take(10) {
+            let src = match (&h.file, h.line) {
+                (Some(f), Some(l)) => format!("{}:{l}", f.rsplit('/').next().unwrap_or(f)),
+                _ => "-".into(),
+            };
+            t.row(vec![h.function.clone(), src, format!("{:.0}", h.cycles), format!("{:.1}%", h.share * 100.0)]);
+        }
+        o.push_str("Hotspots (source lines):\n");
+        for l in t.render().lines() {
+            let _ = writeln!(o, "  {l}");
+        }
+        o.push('\n');
+    }
+    let hottest = r.loops.iter().find(|l| Some(&l.head) == r.hottest_loop_head.as_ref());
+    if let (Some(l), false) = (hottest, r.hottest_loop.is_empty()) {
+        let _ = writeln!(
+            o,
+            "Hottest loop at {} in {} ({} iterations, {:.1}% of cycles): resource usage per instruction",
+            l.head,
+            l.function.as_deref().unwrap_or("?"),
+            l.iterations,
+            l.share * 100.0
+        );
+        let mut cols: Vec<(String, f64)> = Vec::new();
+        for row in &r.hottest_loop {
+            for (g, u) in &row.usage {
+                match cols.iter_mut().find(|c| &c.0 == g) {
+                    Some(c) => c.1 += u,
+                    None => cols.push((g.clone(), *u)),
+                }
+            }
+        }
+        cols.sort_by(|a, b| b.1.total_cmp(&a.1));
+        cols.truncate(8);
+        let mut header = vec!["address", "instruction", "uops", "lat"];
+        header.extend(cols.iter().map(|c| c.0.as_str()));
+        let mut t = Table::new(&header).left(0).left(1);
+        for row in &r.hottest_loop {
+            let mut cells = vec![row.address.clone(), row.asm.clone(), row.uops.to_string(), format!("{}", row.latency)];
+            for (g, _) in &cols {
+                cells.push(row.usage.get(g).map(|u| format!("{:.0}%", u * 100.0)).unwrap_or_else(|| "-".into()));
+            }
+            t.row(cells);
+        }
+        let mut total = vec![String::new(), "total".to_string(), String::new(), String::new()];
+        total.extend(cols.iter().map(|c| format!("{:.0}%", c.1 * 100.0)));
+        t.row(total);
+        for line in t.render().lines() {
+            let _ = writeln!(o, "  {line}");
+        }
+        o.push('\n');
+    }
+
     let mut t = Table::new(&["address", "instruction", "executions", "cycles", "share", "mispredicts"]).left(0).left(1);
     for h in r.hot_instructions.iter().take(15) {
         t.row(vec![

@@ -89,8 +89,28 @@ impl Calendar {
     /// overdraft into the following cycles.
     #[inline]
     pub fn take(&mut self, t: f64, amount: f64, base: i64) {
-        let mut c = (t as i64).max(base);
-        let mut amount = amount;
+        let c = (t as i64).max(base);
+        // fast path: the cycle is inside the ring and the booking fits
+        if c - base < self.tags.len() as i64 {
+            let s = c as usize & self.mask;
+            if self.tags[s] != c {
+                self.tags[s] = c;
+                self.used[s] = 0.0;
+            }
+            let u = self.used[s] + amount;
+            if u <= self.cap + EPS {
+                self.used[s] = u;
+                if c == self.first_open.max(base) && u >= self.cap - EPS {
+                    self.advance_first_open(base);
+                }
+                return;
+            }
+        }
+        self.take_with_carry(c, amount, base);
+    }
+
+    #[cold]
+    fn take_with_carry(&mut self, mut c: i64, mut amount: f64, base: i64) {
         loop {
             self.ensure(c, base);
             let s = c as usize & self.mask;
@@ -106,6 +126,11 @@ impl Calendar {
             self.used[s] = self.cap;
             c += 1;
         }
+        self.advance_first_open(base);
+    }
+
+    #[inline]
+    fn advance_first_open(&mut self, base: i64) {
         if self.first_open < base {
             self.first_open = base;
         }

@@ -62,6 +62,39 @@ pub struct HotInstruction {
     pub mispredicts: u64,
 }
 
+/// Where the cycles went, by source line (DWARF) or function.
+#[derive(Debug, Clone, Serialize)]
+pub struct HotspotRow {
+    pub function: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub cycles: f64,
+    pub share: f64,
+    pub instructions: u64,
+}
+
+/// Gus Table 1 for one loop: per-instruction share of each resource's capacity
+/// over the cycles the loop took.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoopTableRow {
+    pub address: String,
+    pub asm: String,
+    pub executions: u64,
+    pub uops: u32,
+    pub latency: f64,
+    pub usage: std::collections::BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LoopReport {
+    pub head: String,
+    pub function: Option<String>,
+    pub iterations: u64,
+    pub cycles: f64,
+    pub share: f64,
+    pub depth: u32,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RoiReport {
     #[serde(flatten)]
@@ -94,6 +127,14 @@ pub struct DynamicReport {
     pub functional: FunctionalStats,
     pub prefetcher: String,
     pub hot_instructions: Vec<HotInstruction>,
+    /// Source lines (or functions without line information) by cycles.
+    pub hotspots: Vec<HotspotRow>,
+    pub functions: Vec<HotspotRow>,
+    pub loops: Vec<LoopReport>,
+    /// The per-instruction resource table of the hottest loop (Gus Table 1).
+    pub hottest_loop: Vec<LoopTableRow>,
+    /// Head address of that loop (one of `loops`).
+    pub hottest_loop_head: Option<String>,
     pub unsupported_instructions: UnsupportedSummary,
     /// Static instructions seen (decoded once each).
     pub static_instructions: usize,
@@ -399,6 +440,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         .collect();
     hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
     hot.truncate(40);
+    let (hotspots, functions, loops, hottest_loop, hottest_loop_head) = attribute_run(machine, &opts.program, &statics, &cost);
 
     Ok(DynamicReport {
         machine: machine.name.clone(),
@@ -420,9 +462,95 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         functional: functional.stats(),
         prefetcher,
         hot_instructions: hot,
+        hotspots,
+        functions,
+        loops,
+        hottest_loop,
+        hottest_loop_head,
         unsupported_instructions: UnsupportedSummary { count: unknown.len(), forms: unknown },
         static_instructions: statics.len(),
         statics,
         cost,
     })
+}
+
+type Attributed = (Vec<HotspotRow>, Vec<HotspotRow>, Vec<LoopReport>, Vec<LoopTableRow>, Option<String>);
+
+/// Aggregates per-instruction cycles to lines, functions and loops (DWARF and
+/// symbols of the main executable; shared libraries appear as `[shared]`).
+fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[StaticInstruction], cost: &InstructionCost) -> Attributed {
+    use bottlenose_attribution::{attribute, detect_bias, InsnStat, Program};
+    let mut prog = Program::open(program).ok();
+    if let Some(p) = prog.as_mut() {
+        if p.is_pie() {
+            if let Some(b) = detect_bias(p, statics.iter().map(|s| (s.inst.address, s.inst.bytes.as_slice()))) {
+                p.set_load_bias(b);
+            }
+        }
+    }
+    let stats: Vec<InsnStat> = statics
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| cost.executions.get(*i).copied().unwrap_or(0) > 0)
+        .map(|(i, s)| InsnStat {
+            vaddr: s.inst.address,
+            len: s.inst.len,
+            executions: cost.executions[i],
+            cycles: cost.cycles[i],
+            counters: [cost.mispredicts[i] as f64, 0.0, 0.0, 0.0],
+            is_branch: s.inst.is_branch(),
+            taken_targets: s.inst.branch_target.into_iter().collect(),
+        })
+        .collect();
+    let a = attribute(&stats, prog.as_ref());
+    let row = |h: &bottlenose_attribution::Hotspot| HotspotRow {
+        function: h.function.clone(),
+        file: h.file.clone(),
+        line: h.line,
+        cycles: h.cycles,
+        share: h.share,
+        instructions: h.instructions,
+    };
+    let hotspots = a.lines.iter().take(50).map(row).collect();
+    let functions = a.functions.iter().take(50).map(row).collect();
+    let loops = a
+        .loops
+        .iter()
+        .take(20)
+        .map(|l| LoopReport {
+            head: format!("{:x}", l.head),
+            function: l.function.clone(),
+            iterations: l.iterations,
+            cycles: l.cycles,
+            share: l.share,
+            depth: l.depth,
+        })
+        .collect();
+    // the hottest loop of Gus Table 1 is an inner loop: the deepest one that
+    // still holds at least half the cycles of the hottest (outermost) loop
+    let top = a.loops.first().map(|l| l.cycles).unwrap_or(0.0);
+    let hottest = a.loops.iter().filter(|l| l.cycles >= 0.5 * top).max_by(|x, y| x.depth.cmp(&y.depth).then(x.cycles.total_cmp(&y.cycles)));
+    let mut table = Vec::new();
+    if let Some(l) = hottest {
+        let by_addr: std::collections::HashMap<u64, usize> = statics.iter().enumerate().map(|(i, s)| (s.inst.address, i)).collect();
+        let cycles = l.cycles.max(1e-9);
+        for addr in &l.instructions {
+            let Some(&i) = by_addr.get(addr) else { continue };
+            let s = &statics[i];
+            let n = cost.executions.get(i).copied().unwrap_or(0);
+            let usage = crate::usage::per_instruction_load(machine, &s.timing)
+                .into_iter()
+                .map(|(g, u)| (machine.groups[g as usize].name.clone(), u * n as f64 / (machine.group_capacity(g) * cycles)))
+                .collect();
+            table.push(LoopTableRow {
+                address: format!("{addr:x}"),
+                asm: s.inst.asm.clone(),
+                executions: n,
+                uops: s.timing.unfused_uops,
+                latency: s.timing.latency,
+                usage,
+            });
+        }
+    }
+    (hotspots, functions, loops, table, hottest.map(|l| format!("{:x}", l.head)))
 }

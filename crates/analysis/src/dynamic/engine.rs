@@ -34,93 +34,100 @@ pub struct VariantOutcome {
 
 type Work = Arc<Batch>;
 
-struct Worker {
-    tx: SyncSender<Work>,
-    handle: JoinHandle<Vec<(usize, VariantOutcome)>>,
-}
-
-/// Runs every variant except the baseline on worker threads; the baseline runs
-/// on the caller's thread so its listener needs no `Send`.
-pub struct VariantEngine<L: Listener> {
-    baseline: Core,
-    listener: L,
-    table: Vec<InstrTiming>,
-    workers: Vec<Worker>,
+/// Runs every variant on worker threads, so that producing the stream (QEMU,
+/// decoding, caches and predictors) overlaps with timing it. The first worker
+/// also runs the baseline (variant 0) with the caller's listener.
+pub struct VariantEngine<L: Listener + Send + 'static> {
+    workers: Vec<Worker<L>>,
     instructions: u64,
 }
 
-impl<L: Listener> VariantEngine<L> {
-    /// `configs[0]` is the baseline. `threads` worker threads share the others.
+struct Worker<L> {
+    tx: SyncSender<Work>,
+    handle: JoinHandle<(Vec<(usize, VariantOutcome)>, Option<L>)>,
+}
+
+impl<L: Listener + Send + 'static> VariantEngine<L> {
+    /// `configs[0]` is the baseline. `threads` worker threads share the variants.
     pub fn new(configs: Vec<CoreConfig>, listener: L, threads: usize) -> Self {
-        let mut configs = configs.into_iter();
-        let baseline = Core::new(configs.next().expect("at least the baseline variant"));
-        let rest: Vec<(usize, CoreConfig)> = configs.enumerate().map(|(i, c)| (i + 1, c)).collect();
-        let threads = threads.max(1).min(rest.len().max(1));
+        let all: Vec<(usize, CoreConfig)> = configs.into_iter().enumerate().collect();
+        assert!(!all.is_empty(), "at least the baseline variant");
+        let threads = threads.max(1).min(all.len());
         let mut buckets: Vec<Vec<(usize, CoreConfig)>> = (0..threads).map(|_| Vec::new()).collect();
-        for (k, v) in rest.into_iter().enumerate() {
+        for (k, v) in all.into_iter().enumerate() {
             buckets[k % threads].push(v);
         }
+        let mut listener = Some(listener);
         let workers = buckets
             .into_iter()
-            .filter(|b| !b.is_empty())
             .map(|bucket| {
-                let (tx, rx) = sync_channel::<Work>(4);
-                let handle = std::thread::spawn(move || worker(bucket, rx));
+                let (tx, rx) = sync_channel::<Work>(8);
+                let l = if bucket[0].0 == 0 { listener.take() } else { None };
+                let handle = std::thread::spawn(move || worker(bucket, l, rx));
                 Worker { tx, handle }
             })
             .collect();
-        Self { baseline, listener, table: Vec::new(), workers, instructions: 0 }
+        Self { workers, instructions: 0 }
     }
 
     /// Feeds one batch to every variant.
     pub fn feed(&mut self, batch: Batch) {
+        self.instructions += batch.records.len() as u64;
         let batch = Arc::new(batch);
         for w in &self.workers {
-            // a worker only stops early by panicking; its result reports that
+            // a worker only stops early by panicking; finish() reports that
             let _ = w.tx.send(batch.clone());
         }
-        self.table.extend(batch.new_instructions.iter().cloned());
-        for r in &batch.records {
-            let t = self.baseline.step(&self.table[r.id as usize], &r.info);
-            self.listener.on_instruction(r.id as usize, &t);
-        }
-        self.instructions += batch.records.len() as u64;
-    }
-
-    pub fn baseline_cycles(&self) -> f64 {
-        self.baseline.cycles()
-    }
-
-    pub fn listener(&self) -> &L {
-        &self.listener
     }
 
     /// Closes the stream; returns the outcome of every variant (index order) and the listener.
     pub fn finish(self) -> (Vec<VariantOutcome>, L) {
-        let mut out = vec![VariantOutcome { cycles: self.baseline.cycles(), instructions: self.instructions }];
-        let mut rest: Vec<(usize, VariantOutcome)> = Vec::new();
+        let mut all: Vec<(usize, VariantOutcome)> = Vec::new();
+        let mut listener = None;
         for w in self.workers {
             drop(w.tx);
-            rest.extend(w.handle.join().unwrap_or_default());
+            let (outcomes, l) = w.handle.join().expect("timing worker panicked");
+            all.extend(outcomes);
+            if l.is_some() {
+                listener = l;
+            }
         }
-        rest.sort_by_key(|r| r.0);
-        out.extend(rest.into_iter().map(|r| r.1));
-        (out, self.listener)
+        all.sort_by_key(|r| r.0);
+        (all.into_iter().map(|r| r.1).collect(), listener.expect("baseline listener"))
+    }
+
+    pub fn instructions(&self) -> u64 {
+        self.instructions
     }
 }
 
-fn worker(variants: Vec<(usize, CoreConfig)>, rx: Receiver<Work>) -> Vec<(usize, VariantOutcome)> {
+fn worker<L: Listener>(
+    variants: Vec<(usize, CoreConfig)>,
+    mut listener: Option<L>,
+    rx: Receiver<Work>,
+) -> (Vec<(usize, VariantOutcome)>, Option<L>) {
     let mut cores: Vec<(usize, Core)> = variants.into_iter().map(|(i, c)| (i, Core::new(c))).collect();
     let mut table: Vec<InstrTiming> = Vec::new();
     let mut n = 0u64;
     while let Ok(batch) = rx.recv() {
         table.extend(batch.new_instructions.iter().cloned());
-        for (_, core) in &mut cores {
-            for r in &batch.records {
-                core.step(&table[r.id as usize], &r.info);
+        for (i, core) in &mut cores {
+            match (&mut listener, *i) {
+                (Some(l), 0) => {
+                    for r in &batch.records {
+                        let t = core.step(&table[r.id as usize], &r.info);
+                        l.on_instruction(r.id as usize, &t);
+                    }
+                }
+                _ => {
+                    for r in &batch.records {
+                        core.step(&table[r.id as usize], &r.info);
+                    }
+                }
             }
         }
         n += batch.records.len() as u64;
     }
-    cores.into_iter().map(|(i, c)| (i, VariantOutcome { cycles: c.cycles(), instructions: n })).collect()
+    let outcomes = cores.into_iter().map(|(i, c)| (i, VariantOutcome { cycles: c.cycles(), instructions: n })).collect();
+    (outcomes, listener)
 }

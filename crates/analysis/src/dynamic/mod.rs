@@ -5,6 +5,9 @@ mod driver;
 mod engine;
 mod roi;
 
-pub use driver::{run_program, DynamicError, DynamicOptions, DynamicReport, HotInstruction, RoiReport, StaticInstruction};
+pub use driver::{
+    run_program, DynamicError, DynamicOptions, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
+    StaticInstruction,
+};
 pub use engine::{Batch, DynRecord, VariantEngine, VariantOutcome};
 pub use roi::{Roi, RoiTracker, MARKER_BEGIN, MARKER_END};

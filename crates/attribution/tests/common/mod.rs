@@ -56,13 +56,20 @@ pub fn compile(src: &str, flags: &[&str]) -> (tempfile::TempDir, PathBuf) {
 
 /// `(start, size)` of a defined symbol according to `nm -S`.
 pub fn nm(path: &Path, name: &str) -> (u64, u64) {
-    let out = Command::new("nm").args(["-S", "--defined-only"]).arg(path).output().expect("nm");
+    let out = Command::new("nm")
+        .args(["-S", "--defined-only"])
+        .arg(path)
+        .output()
+        .expect("nm");
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     for line in text.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.len() == 4 && f[3] == name {
-            return (u64::from_str_radix(f[0], 16).unwrap(), u64::from_str_radix(f[1], 16).unwrap());
+            return (
+                u64::from_str_radix(f[0], 16).unwrap(),
+                u64::from_str_radix(f[1], 16).unwrap(),
+            );
         }
     }
     panic!("nm: no symbol {name} in\n{text}");
@@ -112,11 +119,20 @@ pub fn objdump(path: &Path, functions: &[&str]) -> Vec<Disasm> {
         let len = cols[1].split_whitespace().count() as u8;
         let mut words = cols[2].split_whitespace();
         let mut mnemonic = words.next().unwrap_or("").to_string();
-        while matches!(mnemonic.as_str(), "bnd" | "notrack" | "rep" | "repz" | "repnz" | "lock") {
+        while matches!(
+            mnemonic.as_str(),
+            "bnd" | "notrack" | "rep" | "repz" | "repnz" | "lock"
+        ) {
             mnemonic = words.next().unwrap_or("").to_string();
         }
         let target = words.next().and_then(|w| u64::from_str_radix(w, 16).ok());
-        insns.push(Disasm { addr, len, function: func.clone(), mnemonic, target });
+        insns.push(Disasm {
+            addr,
+            len,
+            function: func.clone(),
+            mnemonic,
+            target,
+        });
     }
     insns
 }
