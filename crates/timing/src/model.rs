@@ -25,6 +25,16 @@ use bottlenose_machine::GroupId;
 
 const EPS: f64 = 1e-9;
 
+/// max of two times; times are never NaN, so no NaN handling (f64::max's showed in profiles).
+#[inline(always)]
+fn fmax(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
 pub struct Core {
     cfg: CoreConfig,
     calendars: Vec<Calendar>,
@@ -140,8 +150,8 @@ impl Core {
         self.base = dispatch as i64;
 
         // ---- issue and execute ------------------------------------------------------
-        let addr_ready = self.max_ready(&it.addr_reads).max(dispatch);
-        let data_ready = self.max_ready(&it.data_reads).max(dispatch);
+        let addr_ready = fmax(self.max_ready(&it.addr_reads), dispatch);
+        let data_ready = fmax(self.max_ready(&it.data_reads), dispatch);
         let mut load_waited_memory = false;
         let mut miss = false;
         let (load_start, load_done, load_port) = if it.loads {
@@ -150,7 +160,7 @@ impl Core {
             if dy.load_level > 0 {
                 let level = (dy.load_level as usize).min(3);
                 let filled = self.fill_line(level, s);
-                done = done.max(filled + it.load_latency * scale) + self.cfg.level_extra_latency[level];
+                done = fmax(done, filled + it.load_latency * scale) + self.cfg.level_extra_latency[level];
                 miss = true;
             }
             if let Some(a) = dy.load_addr {
@@ -166,7 +176,7 @@ impl Core {
         } else {
             (dispatch, dispatch, None)
         };
-        let operands = if it.loads { data_ready.max(load_done) } else { data_ready };
+        let operands = if it.loads { fmax(data_ready, load_done) } else { data_ready };
         let (issue, ready, issue_cause) = if !it.compute_uses.is_empty() {
             let (s, port) = self.place(&it.compute_uses, operands);
             let cause = match port {
@@ -202,8 +212,8 @@ impl Core {
             let (sa, _) = self.place(&it.store_address_uses, addr_ready);
             let data = if it.compute_uses.is_empty() && !it.loads { data_ready } else { ready };
             let (sd, _) = self.place(&it.store_data_uses, data);
-            let written = sa.max(sd) + 1.0;
-            complete = complete.max(written);
+            let written = fmax(sa, sd) + 1.0;
+            complete = fmax(complete, written);
             if let Some(a) = dy.store_addr {
                 self.memory.write(a, written);
             }
@@ -212,17 +222,17 @@ impl Core {
             self.reg_ready[w as usize] = ready;
         }
         if dy.mispredicted && it.branch != BranchKind::None {
-            self.resteer_at = self.resteer_at.max(ready + self.cfg.mispredict_penalty);
+            self.resteer_at = fmax(self.resteer_at, ready + self.cfg.mispredict_penalty);
         }
 
         // ---- commit ---------------------------------------------------------------
-        let earliest = (ceil_pos(complete - EPS) - 1.0).max(dispatch);
+        let earliest = fmax(ceil_pos(complete - EPS) - 1.0, dispatch);
         let cgap = self.cfg.commit_gap;
         let (commit, commit_cause) = if it.fused_uops == 0 {
-            let c = earliest.max(self.last_commit);
+            let c = fmax(earliest, self.last_commit);
             (c, if earliest >= self.last_commit { CommitCause::Complete } else { CommitCause::InOrder })
         } else {
-            let start = self.commit_next.max(earliest);
+            let start = fmax(self.commit_next, earliest);
             let c = floor_pos(start + (it.fused_uops - 1) as f64 * cgap + EPS);
             self.commit_next = start + it.fused_uops as f64 * cgap;
             let cause = if earliest + EPS >= self.commit_next - it.fused_uops as f64 * cgap {
@@ -234,18 +244,18 @@ impl Core {
             };
             (c, cause)
         };
-        self.last_commit = self.last_commit.max(commit);
+        self.last_commit = fmax(self.last_commit, commit);
         self.rob.push(commit + 1.0, it.fused_uops);
         if it.loads {
             self.load_buffer.push(commit + 1.0, 1);
         }
         if it.stores {
-            self.store_drain = (self.store_drain + self.cfg.store_drain_gap).max(commit + 1.0);
+            self.store_drain = fmax(self.store_drain + self.cfg.store_drain_gap, commit + 1.0);
             if dy.store_level > 0 {
                 // write-allocate: the line must arrive before the store can drain
                 let level = (dy.store_level as usize).min(3);
                 let filled = self.fill_line(level, commit);
-                self.store_drain = self.store_drain.max(filled + self.cfg.level_extra_latency[level]);
+                self.store_drain = fmax(self.store_drain, filled + self.cfg.level_extra_latency[level]);
             }
             self.store_buffer.push(self.store_drain, 1);
         }
@@ -270,7 +280,7 @@ impl Core {
         let mut at = t;
         for l in 1..=level {
             let c = &mut self.fills[l];
-            at = at.max(c.earliest(t, self.base));
+            at = fmax(at, c.earliest(t, self.base));
             c.take(at, 1.0, self.base);
         }
         at
@@ -278,7 +288,7 @@ impl Core {
 
     #[inline]
     fn max_ready(&self, regs: &[u8]) -> f64 {
-        regs.iter().map(|&r| self.reg_ready[r as usize]).fold(0.0, f64::max)
+        regs.iter().fold(0.0, |m, &r| fmax(m, self.reg_ready[r as usize]))
     }
 
     /// Books every use at the earliest cycle >= `t` where all its targets have room.
@@ -317,7 +327,7 @@ impl Core {
                 if first {
                     first = false;
                     if at > start + EPS || (binding.is_none() && full.is_some() && at >= start) {
-                        start = start.max(at);
+                        start = fmax(start, at);
                         binding = full.or(Some(u.group));
                     }
                 }
