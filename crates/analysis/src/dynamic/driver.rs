@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-const BATCH: usize = 1 << 16;
+const BATCH: usize = 1 << 12;
 
 /// Cycles a taken branch loses when its target was not in the BTB (decode-time resteer).
 const BTB_MISS_PENALTY: f64 = 6.0;

@@ -61,7 +61,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         let workers = buckets
             .into_iter()
             .map(|bucket| {
-                let (tx, rx) = sync_channel::<Work>(8);
+                let (tx, rx) = sync_channel::<Work>(64);
                 let l = if bucket[0].0 == 0 { listener.take() } else { None };
                 let handle = std::thread::spawn(move || worker(bucket, l, rx));
                 Worker { tx, handle }
