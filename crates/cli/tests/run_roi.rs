@@ -1,0 +1,89 @@
+//! Regions of interest of `bottlenose run`: markers and address ranges.
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ensure_plugin() {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_bottlenose"));
+    if !exe.parent().unwrap().join("libbottlenose_qemu_plugin.so").exists() {
+        let mut c = Command::new(env!("CARGO"));
+        c.args(["build", "-p", "bottlenose-qemu-plugin"]);
+        if exe.to_string_lossy().contains("/release/") {
+            c.arg("--release");
+        }
+        assert!(c.status().unwrap().success());
+    }
+}
+
+fn run(args: &[&str], prog: &Path) -> Value {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .arg("run")
+        .args(args)
+        .args(["--quiet", "--no-sensitivity", "--format", "json", "--output"])
+        .arg(&json)
+        .arg("--")
+        .arg(prog)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+const PROG: &str = r#"
+#include <stdio.h>
+#include "bottlenose_roi.h"
+__attribute__((noinline, noipa)) long work(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * i; return s; }
+int main(void) {
+    long s = work(5000);            /* outside: not simulated */
+    for (int r = 0; r < 3; r++) {
+        BOTTLENOSE_ROI_BEGIN();
+        s += work(1000);
+        BOTTLENOSE_ROI_END();
+    }
+    printf("%ld\n", s);
+    return 0;
+}
+"#;
+
+fn build(dir: &Path) -> PathBuf {
+    let c = dir.join("p.c");
+    std::fs::write(&c, PROG).unwrap();
+    let exe = dir.join("p");
+    let inc = concat!(env!("CARGO_MANIFEST_DIR"), "/../../include");
+    let st = Command::new("gcc").args(["-O1", "-I", inc]).arg(&c).arg("-o").arg(&exe).status().unwrap();
+    assert!(st.success());
+    exe
+}
+
+#[test]
+fn markers_select_the_marked_calls_only() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = build(d.path());
+    let marked = run(&["--roi", "markers"], &exe);
+    let func = run(&["--roi", "function:work"], &exe);
+    assert_eq!(marked["roi"]["entries"], 3);
+    assert_eq!(func["roi"]["entries"], 4);
+    let m = marked["instructions_simulated"].as_u64().unwrap();
+    let f = func["instructions_simulated"].as_u64().unwrap();
+    // the three marked calls of work(1000) plus the call/return glue, versus all four calls
+    assert!(m > 3 * 3000 && m < 3 * 1000 * 10, "marked region: {m}");
+    assert!(f > m * 2, "function ROI also covers work(5000): {f} vs {m}");
+    // warming keeps the caches hot: the marked region runs no slower with --warm
+    let warm = run(&["--roi", "markers", "--warm"], &exe);
+    assert_eq!(warm["instructions_simulated"], marked["instructions_simulated"]);
+    assert!(warm["cycles"].as_f64().unwrap() <= marked["cycles"].as_f64().unwrap());
+}
+
+#[test]
+fn address_range_roi() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = build(d.path());
+    let whole = run(&["--roi", "whole"], &exe);
+    let hot = whole["hot_instructions"][0]["address"].as_str().unwrap().to_string();
+    let a = u64::from_str_radix(&hot, 16).unwrap();
+    let range = run(&["--roi", &format!("range:0x{a:x}:0x{:x}", a + 1)], &exe);
+    assert_eq!(range["instructions_simulated"], whole["hot_instructions"][0]["executions"]);
+}
