@@ -105,16 +105,24 @@ pub fn analyze_block(
     // A balanced block speeds up only when its saturated resources grow together
     // (Gus Table 2's multi-resource rows): try that set when no single one helps.
     if opts.sensitivity && opts.resources.is_none() && bottlenecks.is_empty() {
-        let mut saturated: Vec<Knob> = resources
+        let saturated: Vec<Knob> = resources
             .iter()
             .filter(|u| u.usage >= SATURATED)
             .filter_map(|u| Knob::parse(machine, &u.name))
             .collect();
-        // a recurrence as long as the throughput bound hides behind it: add latency
-        saturated.push(Knob::Latency);
-        if saturated.len() >= 2 {
-            sensitivity.extend(sweep(machine, &block, iterations, cpi, &[saturated], &opts.weights));
+        // the saturated resources together; if that is not enough, a recurrence as
+        // long as the throughput bound hides behind them: add latency
+        let mut with_latency = saturated.clone();
+        with_latency.push(Knob::Latency);
+        for set in [saturated, with_latency] {
+            if set.len() < 2 {
+                continue;
+            }
+            sensitivity.extend(sweep(machine, &block, iterations, cpi, &[set], &opts.weights));
             bottlenecks = rank(&sensitivity, &opts.weights);
+            if !bottlenecks.is_empty() {
+                break;
+            }
         }
     }
 
