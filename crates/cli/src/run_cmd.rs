@@ -134,9 +134,11 @@ pub fn run(a: RunArgs) -> Result<i32> {
         );
     }
     if !report.complete {
-        eprintln!("warning: partial report: the program {} before finishing ({} instructions simulated)",
-            if report.interrupted { "was interrupted" } else if report.signal.is_some() { "was killed" } else { "was stopped" },
-            report.instructions_simulated);
+        eprintln!(
+            "warning: partial report ({}): {} instructions simulated",
+            report.stop_reason.as_deref().unwrap_or("incomplete"),
+            report.instructions_simulated
+        );
     }
     let text = match a.format {
         Format::Json => bottlenose_report::to_json(&report) + "\n",
@@ -150,6 +152,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     Ok(match (report.exit_code, report.signal) {
         (Some(c), _) => c,
         (None, Some(s)) => 128 + s,
+        _ if report.interrupted => 130,
         _ => 0,
     })
 }

@@ -116,6 +116,9 @@ pub struct DynamicReport {
     /// False when the run was cut short (crash, interrupt, instruction limit): the report covers what ran.
     pub complete: bool,
     pub interrupted: bool,
+    /// Why the report is partial: "instruction limit", "interrupted", "killed by signal N (..)",
+    /// "trace ended early (exec or QEMU died)"; `None` for a complete run.
+    pub stop_reason: Option<String>,
     pub instructions_executed: u64,
     pub instructions_simulated: u64,
     pub cycles: f64,
@@ -246,7 +249,7 @@ impl Pipeline<'_> {
         self.executed += 1;
         let index = self.statics_index(insn);
         let s = &self.statics[index];
-        let in_roi = self.roi.step(&s.inst);
+        let in_roi = self.roi.step(&s.inst, insn.vcpu);
         if !in_roi && !self.warm {
             return;
         }
@@ -408,8 +411,27 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     }
     pipe.flush();
 
+    let limit_hit = pipe.simulated >= pipe.limit;
     let executed = pipe.executed;
     let simulated = pipe.simulated;
+    let complete = summary.complete && !killed;
+    let stop_reason = if complete {
+        None
+    } else if interrupted {
+        Some("interrupted".to_string())
+    } else if limit_hit {
+        Some("instruction limit".to_string())
+    } else if exit.signal().is_some() {
+        Some(exit.to_string())
+    } else {
+        Some("trace ended early (the program called exec, or QEMU died)".to_string())
+    };
+    // a program we stopped ourselves did not fail: don't report our SIGKILL as its status
+    let (exit_text, exit_code, signal) = if killed {
+        (format!("stopped by bottlenose ({})", stop_reason.as_deref().unwrap_or("")), None, None)
+    } else {
+        (exit.to_string(), exit.code(), exit.signal())
+    };
     let Pipeline { engine, functional, roi, statics, unknown, .. } = pipe;
     let (outcomes, (causes, cost)) = engine.finish();
     let base = outcomes[0].cycles.max(0.0);
@@ -446,11 +468,12 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         machine: machine.name.clone(),
         program: opts.program.display().to_string(),
         args: opts.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
-        exit: exit.to_string(),
-        exit_code: exit.code(),
-        signal: exit.signal(),
-        complete: summary.complete && !killed,
+        exit: exit_text,
+        exit_code,
+        signal,
+        complete,
         interrupted,
+        stop_reason,
         instructions_executed: executed,
         instructions_simulated: simulated,
         cycles: base,

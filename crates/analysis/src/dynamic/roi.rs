@@ -33,19 +33,25 @@ impl Roi {
     }
 }
 
-/// Follows the program and says whether each executed instruction is in the region.
+/// Follows the program and says whether each executed instruction is in the
+/// region. Each guest thread (vCPU) has its own state: one thread inside the
+/// function does not put the others in it.
 pub struct RoiTracker {
     roi: Roi,
+    threads: Vec<ThreadState>,
+    pub entries: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+struct ThreadState {
     active: bool,
     /// Call depth inside the function region (calls made by the function itself).
     depth: u32,
-    pub entries: u64,
 }
 
 impl RoiTracker {
     pub fn new(roi: Roi) -> Self {
-        let active = matches!(roi, Roi::Whole);
-        Self { roi, active, depth: 0, entries: 0 }
+        Self { roi, threads: Vec::new(), entries: 0 }
     }
 
     pub fn roi(&self) -> &Roi {
@@ -60,28 +66,36 @@ impl RoiTracker {
         }
     }
 
-    /// Whether `inst` (about to execute) belongs to the region.
+    /// Whether `inst` (about to execute on guest thread `vcpu`) belongs to the region.
     #[inline]
-    pub fn step(&mut self, inst: &DecodedInst) -> bool {
+    pub fn step(&mut self, inst: &DecodedInst, vcpu: u16) -> bool {
+        if matches!(self.roi, Roi::Whole) {
+            return true;
+        }
+        let v = vcpu as usize;
+        if v >= self.threads.len() {
+            self.threads.resize(v + 1, ThreadState::default());
+        }
+        let st = &mut self.threads[v];
         match &self.roi {
             Roi::Whole => true,
             Roi::Range { start, end } => (*start..*end).contains(&inst.address),
             Roi::Function { start, .. } => {
-                if !self.active {
+                if !st.active {
                     if inst.address != *start {
                         return false;
                     }
-                    self.active = true;
-                    self.depth = 0;
+                    st.active = true;
+                    st.depth = 0;
                     self.entries += 1;
                 }
                 match inst.branch {
-                    BranchKind::DirectCall | BranchKind::IndirectCall => self.depth += 1,
+                    BranchKind::DirectCall | BranchKind::IndirectCall => st.depth += 1,
                     BranchKind::Return => {
-                        if self.depth == 0 {
-                            self.active = false; // this ret leaves the function; it still counts
+                        if st.depth == 0 {
+                            st.active = false; // this ret leaves the function; it still counts
                         } else {
-                            self.depth -= 1;
+                            st.depth -= 1;
                         }
                     }
                     _ => {}
@@ -90,16 +104,16 @@ impl RoiTracker {
             }
             Roi::Markers => {
                 if inst.bytes == MARKER_BEGIN {
-                    if !self.active {
+                    if !st.active {
                         self.entries += 1;
                     }
-                    self.active = true;
+                    st.active = true;
                     false
                 } else if inst.bytes == MARKER_END {
-                    self.active = false;
+                    st.active = false;
                     false
                 } else {
-                    self.active
+                    st.active
                 }
             }
         }

@@ -1,0 +1,114 @@
+//! Defined behaviour of `bottlenose run` for threads, fork, exec, instruction
+//! limits and Ctrl-C (README "Dynamic runs").
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn ensure_plugin() {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_bottlenose"));
+    if !exe.parent().unwrap().join("libbottlenose_qemu_plugin.so").exists() {
+        let mut c = Command::new(env!("CARGO"));
+        c.args(["build", "-p", "bottlenose-qemu-plugin"]);
+        if exe.to_string_lossy().contains("/release/") {
+            c.arg("--release");
+        }
+        assert!(c.status().unwrap().success());
+    }
+}
+
+fn compile(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).unwrap();
+    let exe = dir.join(name);
+    assert!(Command::new("gcc").args(flags).arg(&c).arg("-o").arg(&exe).status().unwrap().success());
+    exe
+}
+
+fn run(args: &[&str], prog: &Path) -> (std::process::Output, Value) {
+    ensure_plugin();
+    let json = prog.with_extension("json");
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .arg("run")
+        .args(args)
+        .args(["--quiet", "--no-sensitivity", "--format", "json", "--output"])
+        .arg(&json)
+        .arg("--")
+        .arg(prog)
+        .output()
+        .unwrap();
+    let v = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default()).unwrap_or(Value::Null);
+    (out, v)
+}
+
+#[test]
+fn threads_are_simulated_in_one_core() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "thr", "#include <pthread.h>\n#include <stdio.h>\nstatic long r[2];\nstatic void *w(void *a) { long s = 0; for (long i = 0; i < 200000; i++) s += i ^ (long)a; r[(long)a] = s; return 0; }\nint main(void) { pthread_t t[2]; for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, w, (void *)i); for (int i = 0; i < 2; i++) pthread_join(t[i], 0); printf(\"%ld\\n\", r[0] + r[1]); return 0; }\n", &["-O1", "-pthread"]);
+    let (out, v) = run(&["--roi", "function:w"], &exe);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "39999800000");
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["roi"]["entries"], 2, "both threads' calls of w");
+    assert!(v["instructions_simulated"].as_u64().unwrap() > 2 * 200_000 * 3);
+}
+
+#[test]
+fn forked_children_are_not_traced() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "fk", "#include <unistd.h>\n#include <stdio.h>\n#include <sys/wait.h>\nint main(void) { volatile long s = 0; pid_t p = fork(); if (p == 0) { for (long i = 0; i < 1000000; i++) s += i; return 4; } int st; waitpid(p, &st, 0); printf(\"child %d\\n\", WEXITSTATUS(st)); return 0; }\n", &["-O1"]);
+    let (out, v) = run(&[], &exe);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "child 4\n");
+    assert_eq!(v["complete"], true);
+    assert!(v["instructions_simulated"].as_u64().unwrap() < 1_000_000, "the child's loop is not simulated");
+}
+
+#[test]
+fn exec_ends_the_trace_with_a_partial_report() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "ex", "#include <unistd.h>\n#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 100000; i++) s += i; printf(\"before exec\\n\"); fflush(stdout); execl(\"/bin/echo\", \"echo\", \"after exec\", (char *)0); return 9; }\n", &["-O1"]);
+    let (out, v) = run(&[], &exe);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "before exec\nafter exec\n");
+    assert_eq!(out.status.code(), Some(0), "the exec'd program's status");
+    assert_eq!(v["complete"], false);
+    assert!(v["stop_reason"].as_str().unwrap().contains("exec"));
+    assert!(v["instructions_simulated"].as_u64().unwrap() > 300_000);
+}
+
+#[test]
+fn instruction_limit_stops_with_a_partial_report() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "lp", "#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 50000000; i++) s += i; printf(\"%ld\\n\", s); return 0; }\n", &["-O1"]);
+    let (out, v) = run(&["--max-instructions", "200000"], &exe);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["stop_reason"], "instruction limit");
+    assert_eq!(v["instructions_simulated"], 200000);
+    assert!(v["cycles"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn ctrl_c_writes_the_partial_report() {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "long", "#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 4000000000L; i++) s += i; printf(\"%ld\\n\", s); return 0; }\n", &["-O1"]);
+    let json = d.path().join("r.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .args(["run", "--quiet", "--no-sensitivity", "--format", "json", "--output"])
+        .arg(&json)
+        .arg("--")
+        .arg(&exe)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("report written")).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["complete"], false);
+    assert!(v["instructions_simulated"].as_u64().unwrap() > 1_000_000);
+}
