@@ -9,7 +9,7 @@ bn=./target/release/bottlenose
 [ -x $bn ] || cargo build --release -q -p bottlenose
 echo "| block | bottlenose $machine | llvm-mca-19 -mcpu=$mcpu | ratio | bottlenose's top bottleneck |"
 echo "| --- | ---: | ---: | ---: | --- |"
-for f in bench/blocks/*.s; do
+for f in examples/jacobi.s bench/blocks/*.s; do
   name=$(basename "$f" .s)
   json=$($bn analyze "$f" --machine "$machine" --format json --weights 1.15 2>/dev/null)
   ours=$(printf '%s' "$json" | python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["cycles_per_iteration"])')

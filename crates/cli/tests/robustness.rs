@@ -1,29 +1,13 @@
 //! Defined behaviour of `bottlenose run` for threads, fork, exec, instruction
 //! limits and Ctrl-C (README "Dynamic runs").
+mod common;
+use common::{compile, ensure_plugin};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn ensure_plugin() {
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_bottlenose"));
-    if !exe.parent().unwrap().join("libbottlenose_qemu_plugin.so").exists() {
-        let mut c = Command::new(env!("CARGO"));
-        c.args(["build", "-p", "bottlenose-qemu-plugin"]);
-        if exe.to_string_lossy().contains("/release/") {
-            c.arg("--release");
-        }
-        assert!(c.status().unwrap().success());
-    }
-}
 
-fn compile(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, src).unwrap();
-    let exe = dir.join(name);
-    assert!(Command::new("gcc").args(flags).arg(&c).arg("-o").arg(&exe).status().unwrap().success());
-    exe
-}
 
 fn run(args: &[&str], prog: &Path) -> (std::process::Output, Value) {
     ensure_plugin();

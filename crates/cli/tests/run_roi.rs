@@ -1,19 +1,10 @@
 //! Regions of interest of `bottlenose run`: markers and address ranges.
+mod common;
+use common::ensure_plugin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn ensure_plugin() {
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_bottlenose"));
-    if !exe.parent().unwrap().join("libbottlenose_qemu_plugin.so").exists() {
-        let mut c = Command::new(env!("CARGO"));
-        c.args(["build", "-p", "bottlenose-qemu-plugin"]);
-        if exe.to_string_lossy().contains("/release/") {
-            c.arg("--release");
-        }
-        assert!(c.status().unwrap().success());
-    }
-}
 
 fn run(args: &[&str], prog: &Path) -> Value {
     ensure_plugin();

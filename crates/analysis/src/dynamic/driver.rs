@@ -218,7 +218,7 @@ impl Pipeline<'_> {
         if known != u32::MAX {
             return known as usize;
         }
-        let inst = decode_one(insn.bytes, insn.vaddr).unwrap_or_else(|_| undecodable(insn));
+        let inst = decode_one(insn.bytes, insn.vaddr).or_else(|_| decode_padded(insn)).unwrap_or_else(|_| undecodable(insn));
         let prev = if insn.index_in_tb > 0 {
             self.by_static_id.get(sid - 1).filter(|&&i| i != u32::MAX).map(|&i| &self.statics[i as usize].inst)
         } else {
@@ -312,6 +312,20 @@ fn level_index(l: MemLevel) -> u8 {
         MemLevel::L3 => 2,
         MemLevel::Dram => 3,
     }
+}
+
+/// QEMU 7.2 sometimes reports an instruction's bytes without its trailing
+/// immediate or displacement. Timing depends on prefixes, opcode and ModRM
+/// only, so decode with the missing tail zero-filled.
+fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bottlenose_decode::DecodeError> {
+    let mut bytes = [0u8; 15];
+    let n = insn.bytes.len().min(15);
+    bytes[..n].copy_from_slice(&insn.bytes[..n]);
+    let d = decode_one(&bytes, insn.vaddr)?;
+    if (d.len as usize) < n {
+        return Err(bottlenose_decode::DecodeError::Truncated { address: insn.vaddr });
+    }
+    Ok(d)
 }
 
 /// Bytes iced cannot decode (QEMU executed them, so they are valid somewhere):
