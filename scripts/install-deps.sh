@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages bottlenose needs at run and test time. Idempotent; uses sudo when not root.
 set -euo pipefail
-pkgs=(binutils gcc qemu-user llvm-19)
+pkgs=(binutils gcc qemu-user llvm-19 chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

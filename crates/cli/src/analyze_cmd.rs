@@ -63,6 +63,9 @@ pub struct AnalyzeArgs {
     /// Skip the sensitivity sweep.
     #[arg(long)]
     pub no_sensitivity: bool,
+    /// Also write a self-contained HTML report to this file.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -108,6 +111,11 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
             );
         }
         reports.push(r);
+    }
+    if let Some(path) = &a.html {
+        let value = if reports.len() == 1 { serde_json::to_value(&reports[0])? } else { serde_json::json!({ "regions": reports }) };
+        let title = format!("bottlenose analyze: {}", reports.iter().map(|r| r.block.as_str()).collect::<Vec<_>>().join(", "));
+        crate::html_out::write_html(path, value, &title)?;
     }
     match a.format {
         Format::Json if reports.len() == 1 => println!("{}", bottlenose_report::to_json(&reports[0])),

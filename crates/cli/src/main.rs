@@ -1,10 +1,12 @@
 //! The `bottlenose` command line.
 
 mod analyze_cmd;
+mod html_out;
 mod input;
 mod machines_cmd;
 mod output;
 mod run_cmd;
+mod topdown_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,8 +29,12 @@ enum Command {
     Analyze(analyze_cmd::AnalyzeArgs),
     /// Dynamic analysis of a real program under QEMU: caches, branch prediction, hotspots, sensitivity.
     Run(run_cmd::RunArgs),
+    /// Render a JSON report as one self-contained HTML page.
+    Report(html_out::ReportArgs),
     /// List the machine descriptions, or show one.
     Machines(machines_cmd::MachinesArgs),
+    /// Top-Down analysis from hardware counters (perf_event_open) or imported perf stat / likwid output.
+    Topdown(topdown_cmd::TopdownArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +43,8 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze_cmd::run(a).map(|()| 0),
         Command::Run(r) => run_cmd::run(r),
         Command::Machines(m) => machines_cmd::run(m).map(|()| 0),
+        Command::Report(r) => html_out::run(r),
+        Command::Topdown(t) => topdown_cmd::run(t),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),

@@ -9,6 +9,9 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
     tmp.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    // a temporary file is private (0600); a report is an ordinary file
+    use std::os::unix::fs::PermissionsExt;
+    let _ = tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644));
     tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

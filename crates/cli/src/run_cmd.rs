@@ -61,6 +61,9 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Also write a self-contained HTML report to this file.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Write the report to this file (atomically) instead of stdout, which the program uses.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
@@ -147,6 +150,10 @@ pub fn run(a: RunArgs) -> Result<i32> {
     match &a.output {
         Some(path) => crate::output::write_atomic(path, &text)?,
         None => print!("{text}"),
+    }
+    if let Some(path) = &a.html {
+        let title = format!("bottlenose run: {}", report.program);
+        crate::html_out::write_html(path, serde_json::to_value(&report)?, &title)?;
     }
     // pass the program's exit status on
     Ok(match (report.exit_code, report.signal) {

@@ -1,0 +1,171 @@
+//! HTML reports in a real browser: headless Chromium loads each report kind
+//! without script errors, and the elements that matter are there.
+mod common;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn chromium() -> &'static str {
+    for c in ["chromium", "chromium-browser"] {
+        if Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()) {
+            return c;
+        }
+    }
+    panic!("chromium not found: scripts/install-deps.sh installs the Debian package chromium");
+}
+
+/// Loads the page, lets its script run, returns the DOM; also saves a screenshot next to it.
+fn load(page: &Path) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let base = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--virtual-time-budget=3000",
+    ];
+    let url = format!("file://{}", page.display());
+    let out = Command::new(chromium())
+        .args(base)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "chromium: {}", String::from_utf8_lossy(&out.stderr));
+    let shot = page.with_extension("png");
+    let _ = Command::new(chromium())
+        .args(base)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--window-size=1400,2400")
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn check_clean(dom: &str) {
+    assert!(dom.contains("data-ready=\"1\""), "the page script did not run to the end");
+    assert!(!dom.contains("data-errors=\""), "script errors: {}", dom.split("data-errors=\"").nth(1).unwrap_or("").split('"').next().unwrap_or(""));
+}
+
+fn count(dom: &str, needle: &str) -> usize {
+    dom.matches(needle).count()
+}
+
+fn out_dir() -> PathBuf {
+    // keep the pages and screenshots to look at: target/html-reports/
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-reports");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn static_analysis_report() {
+    let page = out_dir().join("analyze.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .args(["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/jacobi.s"), "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let dom = load(&page);
+    check_clean(&dom);
+    assert!(count(&dom, "class=\"hm-bar\"") >= 10, "heat-map bars");
+    assert_eq!(count(&dom, "class=\"hm-bar\" data-resource=\"p23\""), 1);
+    assert!(dom.contains("<th class=\"bottleneck\">p23</th>"), "Gus Table 1 column of the bottleneck");
+    assert!(dom.contains("id=\"machine\""));
+}
+
+#[test]
+fn dynamic_run_report_with_annotated_source() {
+    common::ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = common::compile(d.path(), "k", "#include <stdio.h>\n__attribute__((noinline)) long kern(long n){ long s = 0;\n for (long i = 0; i < n; i++)\n  s += i * i;\n return s; }\nint main(void){ printf(\"%ld\\n\", kern(100000)); return 0; }\n", &["-O1", "-g"]);
+    let page = out_dir().join("run.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .args(["run", "-q", "--roi", "function:kern", "--html"])
+        .arg(&page)
+        .arg("--")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let dom = load(&page);
+    check_clean(&dom);
+    assert!(count(&dom, "class=\"hm-bar\"") >= 10);
+    assert!(dom.contains("id=\"hotspots\""));
+    assert!(dom.contains("k.c:"), "hotspot linked to its source line");
+    assert!(dom.contains("class=\"hot\" style=\"background"), "annotated source lines");
+    assert!(dom.contains("id=\"hottest-loop\""));
+}
+
+fn tree(name: &str, value: f64, flagged: bool, children: Vec<Value>) -> Value {
+    json!({ "name": name, "value": value, "flagged": flagged, "children": children })
+}
+
+#[test]
+fn full_report_from_json_with_100k_instructions() {
+    let d = tempfile::tempdir().unwrap();
+    let instructions: Vec<Value> = (0..100_000)
+        .map(|i| json!({ "address": format!("{:x}", 0x1000 + 4 * i), "asm": format!("add rax, {i}"), "uops": 1, "latency": 1.0, "usage": { "p0156": 0.01, "p23": (i % 7) as f64 / 100.0 } }))
+        .collect();
+    let report = json!({
+        "machine": "skylake", "block": "synthetic", "cycles_per_iteration": 12.5, "ipc": 2.1, "total_cycles": 1000.0,
+        "topdown": [
+            tree("Frontend Bound", 0.05, false, vec![]),
+            tree("Bad Speculation", 0.02, false, vec![]),
+            tree("Retiring", 0.30, false, vec![tree("Base", 0.30, false, vec![])]),
+            tree("Backend Bound", 0.63, true, vec![
+                tree("Memory Bound", 0.50, true, vec![tree("L1 Bound", 0.05, false, vec![]), tree("Ext. Memory Bound", 0.40, true, vec![tree("MEM Latency", 0.35, true, vec![])])]),
+                tree("Core Bound", 0.13, true, vec![tree("Divider", 0.01, false, vec![])]),
+            ]),
+        ],
+        "sensitivity": [
+            { "resources": ["p23"], "weight": 1.05, "speedup": 0.04 }, { "resources": ["p23"], "weight": 1.15, "speedup": 0.12 },
+            { "resources": ["latency"], "weight": 1.05, "speedup": 0.0 }, { "resources": ["latency"], "weight": 1.15, "speedup": 0.01 }
+        ],
+        "bottlenecks": [ { "resources": ["p23"], "weight": 1.15, "speedup": 0.12, "max_weight": 1.15, "max_speedup": 0.12 } ],
+        "cpi_stacks": {
+            "dispatch": { "base": 250.0, "dcache": 600.0, "bpred": 50.0, "dependence": 100.0 },
+            "issue": { "base": 250.0, "dcache": 500.0, "bpred": 60.0, "dependence": 190.0 },
+            "commit": { "base": 250.0, "dcache": 700.0, "bpred": 40.0, "dependence": 10.0 }
+        },
+        "flops_stack": { "base": 1.5, "non_fma": 2.0, "memory": 8.0, "dependence": 4.5 },
+        "idealization": [ { "what": "perfect dcache", "cycles": 450.0, "cpi_reduction": 0.011, "components": { "dispatch": 0.012, "issue": 0.01, "commit": 0.014 }, "within_bounds": true } ],
+        "instructions": instructions,
+    });
+    let json_path = d.path().join("r.json");
+    std::fs::write(&json_path, serde_json::to_string(&report).unwrap()).unwrap();
+    let page = out_dir().join("full.html");
+    let t = std::time::Instant::now();
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).arg("report").arg(&json_path).arg("-o").arg(&page).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert!(t.elapsed().as_secs_f64() < 10.0, "rendering is not quadratic");
+    let dom = load(&page);
+    check_clean(&dom);
+    assert_eq!(count(&dom, "class=\"node"), 11, "every tree node is in the page");
+    assert!(dom.contains("class=\"node flagged path\" data-node=\"MEM Latency\""), "bottleneck path marked down to the leaf");
+    assert!(!dom.contains("class=\"node flagged path\" data-node=\"Core Bound\""));
+    assert_eq!(count(&dom, "class=\"stack-seg\""), 12 + 4, "3 CPI stacks of 4 + FLOPS stack of 4");
+    assert_eq!(count(&dom, "class=\"ideal-mark\""), 1);
+    assert_eq!(count(&dom, "class=\"hm-bar\""), 2);
+    assert!(dom.contains("Showing the first 5000 of 100000 rows"));
+    assert!(dom.contains("rows 1-200 of 5000"), "big tables are paginated");
+    // pagination hides the other rows
+    assert!(count(&dom, "style=\"display: none;\"") >= 4800);
+}
+
+#[test]
+fn report_rejects_non_reports() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("x.json");
+    std::fs::write(&p, "[1, 2").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_bottlenose")).arg("report").arg(&p).arg("-o").arg(d.path().join("x.html")).output().unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a bottlenose JSON report"));
+}

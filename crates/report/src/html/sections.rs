@@ -1,0 +1,121 @@
+//! Summary, Top-Down tree and machine sections.
+
+use super::{esc, num};
+use serde_json::Value;
+use std::fmt::Write;
+
+pub fn summary(o: &mut String, r: &Value) {
+    let mut kv: Vec<(&str, String)> = Vec::new();
+    let s = |v: &Value| v.as_str().map(str::to_string);
+    if let Some(m) = s(&r["machine"]).or_else(|| s(&r["uarch"])) {
+        kv.push(("machine", m));
+    }
+    if let Some(b) = s(&r["block"]) {
+        kv.push(("block", b));
+    }
+    if let Some(p) = s(&r["program"]) {
+        kv.push(("program", p));
+    }
+    if let Some(x) = s(&r["exit"]) {
+        kv.push(("exit", x));
+    }
+    if let Some(d) = s(&r["roi"]["description"]) {
+        kv.push(("region", d));
+    }
+    for (k, label) in [("cycles_per_iteration", "cycles / iteration"), ("cycles", "cycles"), ("total_cycles", "total cycles"), ("ipc", "IPC")] {
+        if let Some(v) = r[k].as_f64() {
+            kv.push((label, if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.2}") }));
+        }
+    }
+    for (k, label) in [("instructions_simulated", "instructions simulated"), ("iterations", "iterations"), ("method", "method")] {
+        match &r[k] {
+            Value::Number(n) => kv.push((label, n.to_string())),
+            Value::String(t) => kv.push((label, t.clone())),
+            _ => {}
+        }
+    }
+    o.push_str("<section id=\"summary\"><h2>Summary</h2><div class=\"kv\">");
+    for (k, v) in kv {
+        let _ = write!(o, "<div><span class=\"muted\">{}</span><b>{}</b></div>", esc(k), esc(&v));
+    }
+    o.push_str("</div>");
+    if let Some(b) = r["bottlenecks"].as_array().and_then(|b| b.first()) {
+        let names: Vec<&str> = b["resources"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let _ = write!(
+            o,
+            "<p id=\"top-bottleneck\">Top bottleneck: <b>{}</b> — {:+.1}% if {:.0}% faster.</p>",
+            esc(&names.join(" + ")),
+            num(&b["speedup"]) * 100.0,
+            (num(&b["weight"]) - 1.0) * 100.0
+        );
+    }
+    if r["complete"] == Value::Bool(false) {
+        let _ = write!(o, "<p><b>Partial report</b>: {}</p>", esc(r["stop_reason"].as_str().unwrap_or("the run did not finish")));
+    }
+    o.push_str("</section>\n");
+}
+
+/// The Top-Down tree (`topdown` of simulated runs, `tree` of counter runs):
+/// collapsible, flagged nodes open, the bottleneck path marked.
+pub fn topdown(o: &mut String, r: &Value) {
+    let root = if !r["topdown"].is_null() { &r["topdown"] } else { &r["tree"] };
+    let nodes: Vec<&Value> = match root {
+        Value::Array(a) => a.iter().collect(),
+        Value::Object(_) if root["children"].is_array() && root["value"].is_null() => root["children"].as_array().unwrap().iter().collect(),
+        Value::Object(_) => vec![root],
+        _ => return,
+    };
+    if nodes.is_empty() {
+        return;
+    }
+    o.push_str("<section id=\"topdown\"><h2>Top-Down</h2><div class=\"tree\">");
+    let path = bottleneck_path(&nodes);
+    for n in &nodes {
+        node(o, n, &path);
+    }
+    o.push_str("<p class=\"muted\">Hierarchical safety: a node is flagged when it is above its threshold and its parent is flagged; flagged nodes are open.</p></div></section>\n");
+}
+
+fn bottleneck_path<'a>(nodes: &[&'a Value]) -> Vec<*const Value> {
+    let mut path = Vec::new();
+    let mut level: Vec<&Value> = nodes.to_vec();
+    loop {
+        let best = level.iter().filter(|n| n["flagged"] == Value::Bool(true)).max_by(|a, b| num(&a["value"]).total_cmp(&num(&b["value"])));
+        let Some(b) = best else { break };
+        path.push(*b as *const Value);
+        level = b["children"].as_array().map(|c| c.iter().collect()).unwrap_or_default();
+    }
+    path
+}
+
+fn node(o: &mut String, n: &Value, path: &[*const Value]) {
+    let flagged = n["flagged"] == Value::Bool(true);
+    let on_path = path.contains(&(n as *const Value));
+    let v = num(&n["value"]);
+    let name = n["name"].as_str().or_else(|| n["label"].as_str()).unwrap_or("?");
+    let children = n["children"].as_array().map(|c| c.as_slice()).unwrap_or(&[]);
+    let class = match (flagged, on_path) {
+        (_, true) => "node flagged path",
+        (true, _) => "node flagged",
+        _ => "node",
+    };
+    let _ = write!(
+        o,
+        "<details class=\"{class}\" data-node=\"{}\"{}><summary><span class=\"v\">{:.1}%</span><span class=\"bar\" style=\"width:{}px\"></span>{}</summary>",
+        esc(name),
+        if flagged { " open" } else { "" },
+        v * 100.0,
+        (v.clamp(0.0, 1.0) * 200.0) as u32,
+        esc(name)
+    );
+    for c in children {
+        node(o, c, path);
+    }
+    o.push_str("</details>");
+}
+
+pub fn machine(o: &mut String, r: &Value) {
+    if let Some(text) = r["machine_summary"].as_str() {
+        let _ = write!(o, "<section id=\"machine\"><h2>Machine model</h2><pre>{}</pre></section>\n", esc(text));
+    }
+}
