@@ -29,6 +29,14 @@ enum Command {
     Analyze(analyze_cmd::AnalyzeArgs),
     /// Dynamic analysis of a real program under QEMU: caches, branch prediction, hotspots, sensitivity.
     Run(run_cmd::RunArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Example:\n  bottlenose completions bash > /etc/bash_completion.d/bottlenose")]
+    Completions {
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), generated from this command line definition.
+    #[command(after_help = "Example:\n  bottlenose man > bottlenose.1 && man ./bottlenose.1")]
+    Man,
     /// Render a JSON report as one self-contained HTML page.
     Report(html_out::ReportArgs),
     /// List the machine descriptions, or show one.
@@ -38,12 +46,23 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `bottlenose ... | head` should stop quietly, not report a broken pipe
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(a) => analyze_cmd::run(a).map(|()| 0),
         Command::Run(r) => run_cmd::run(r),
         Command::Machines(m) => machines_cmd::run(m).map(|()| 0),
         Command::Report(r) => html_out::run(r),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "bottlenose", &mut std::io::stdout());
+            Ok(0)
+        }
+        Command::Man => clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+            .render(&mut std::io::stdout())
+            .map(|()| 0)
+            .map_err(Into::into),
         Command::Topdown(t) => topdown_cmd::run(t),
     };
     match result {

@@ -78,3 +78,18 @@ fn elf_function_input() {
     assert!(asm.iter().any(|a| a.starts_with("imul")), "{asm:?}");
     assert!(asm.last().unwrap().starts_with("ret"), "{asm:?}");
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_cli_definition() {
+    let c = bn(&["completions", "bash"]);
+    assert!(c.status.success());
+    let s = String::from_utf8_lossy(&c.stdout);
+    assert!(s.contains("_bottlenose()") && s.contains("analyze") && s.contains("--roi"), "bash completion");
+    let m = bn(&["man"]);
+    let s = String::from_utf8_lossy(&m.stdout);
+    assert!(s.contains(".TH bottlenose 1") && s.contains("analyze"), "man page");
+    for sub in ["analyze", "run", "machines", "report", "topdown"] {
+        let h = bn(&[sub, "--help"]);
+        assert!(String::from_utf8_lossy(&h.stdout).contains("Example"), "{sub} --help has examples");
+    }
+}
