@@ -71,7 +71,7 @@ pub struct TopdownArgs {
     /// Show the children of unflagged nodes, and nodes without values.
     #[arg(long)]
     pub all: bool,
-    /// Print a tree every MS milliseconds.
+    /// Print a tree (CSV block, JSON line) every MS milliseconds.
     #[arg(short = 'I', long = "interval", value_name = "MS")]
     pub interval: Option<u64>,
     /// Count every CPU (system-wide), while the command runs or until Ctrl-C / --duration.
@@ -214,6 +214,7 @@ pub fn run(a: TopdownArgs) -> Result<i32> {
         .into_iter()
         .map(|(time, s)| {
             let mut r = Report::new(&plan.engine, m, &s.counts, &plan.selection);
+            r.uarch = plan.hw.clone();
             r.time = time;
             r.events = s.values.iter().map(|v| EventOut { name: v.name.clone(), key: v.key.clone(), value: v.value, running: Some(v.running) }).collect();
             r.warnings = warnings.clone();
@@ -252,6 +253,7 @@ fn import_file(a: &TopdownArgs, file: &std::path::Path, m: Method) -> Result<i32
         .into_iter()
         .map(|s| {
             let mut r = Report::new(&engine, m, &s.counts, &sel);
+            r.uarch = hw.clone();
             r.time = s.time;
             r.label = s.label.as_ref().map(|l| format!("region {l}"));
             r.events = s.events.clone();

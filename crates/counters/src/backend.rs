@@ -102,4 +102,9 @@ pub trait CounterBackend {
 
     /// Closes the group.
     fn close(&mut self, group: GroupHandle);
+
+    /// Whether events without a hardware encoding (model tables) can be counted.
+    fn accepts_model_events(&self) -> bool {
+        false
+    }
 }

@@ -38,6 +38,7 @@ impl CpuId {
 }
 
 #[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)] // __cpuid is a safe fn in recent toolchains, unsafe in older ones
 fn detect_impl() -> Option<CpuId> {
     use std::arch::x86_64::{__cpuid, __cpuid_count};
     // SAFETY: CPUID is available on every x86-64 CPU; leaves above the maximum are not queried.

@@ -219,6 +219,8 @@ pub struct Resolver<'a> {
     pub vendor: Vendor,
     /// SMT on: Intel pre-Ice Lake events are limited to their SMT-on counter lists.
     pub smt: bool,
+    /// The core PMU for events the tables give none (`cpu`; `cpu_core` on hybrid parts).
+    pub core_pmu: &'a str,
 }
 
 /// The outcome of resolving one spec.
@@ -254,7 +256,7 @@ impl Resolver<'_> {
                 exclude_kernel: false,
             });
         }
-        let pmu = spec.pmu.clone().unwrap_or_else(|| "cpu".into());
+        let pmu = spec.pmu.clone().unwrap_or_else(|| self.core_pmu.to_string());
         if let Some(field) = upper.strip_prefix("PERF_METRICS.") {
             return match PERF_METRICS.iter().find(|(f, ..)| *f == field) {
                 Some((_, perf, umask)) => Resolved::Event(RawEvent {
@@ -271,15 +273,18 @@ impl Resolver<'_> {
                 None => self.skip(spec, "no perf topdown event for this PERF_METRICS field"),
             };
         }
-        let def = spec.def.clone().or_else(|| {
+        // The method table's encoding, else the hardware table's (method tables such as
+        // topdown5 name their events without encodings).
+        let hw_def = || {
             let hw = self.hw?;
             hw.spec(&NameRef::new(spec.pmu.as_deref(), &spec.name, &spec.modifiers)).def
-        });
+        };
+        let def = spec.def.clone().filter(|d| d.code.is_some()).or_else(hw_def).or_else(|| spec.def.clone());
         let Some(def) = def else {
             let table = self.hw.map(|h| h.uarch().to_string()).unwrap_or_else(|| "event".into());
             return self.skip(spec, &format!("not in the {table} table"));
         };
-        let pmu = def.pmu.clone().or(spec.pmu.clone()).unwrap_or_else(|| "cpu".into());
+        let pmu = def.pmu.clone().or(spec.pmu.clone()).unwrap_or_else(|| self.core_pmu.to_string());
         let exclude_user = spec.modifiers.iter().any(|m| m == "sup");
         let exclude_kernel = spec.modifiers.iter().any(|m| m == "user");
         let Some(mut f) = fields_of(&def) else {

@@ -91,7 +91,7 @@ impl FakeBackend {
         self
     }
 
-    fn lookup<'m, T: Copy>(map: &'m HashMap<String, T>, e: &RawEvent) -> Option<T> {
+    fn lookup<T: Copy>(map: &HashMap<String, T>, e: &RawEvent) -> Option<T> {
         [&e.key, &e.name, &e.perf].iter().find_map(|n| map.get(&n.to_ascii_lowercase()).copied())
     }
 
@@ -119,7 +119,8 @@ impl CounterBackend for FakeBackend {
             }
         }
         self.opened.push((events.iter().map(|e| e.name.clone()).collect(), opts.clone()));
-        self.groups.push(FakeGroup { events: events.to_vec(), enabled: false, ticks: 0, open: true });
+        // enable_on_exec: the exec happens right after the release.
+        self.groups.push(FakeGroup { events: events.to_vec(), enabled: opts.enable_on_exec, ticks: 0, open: true });
         Ok(GroupHandle(self.groups.len() - 1))
     }
 
@@ -158,5 +159,9 @@ impl CounterBackend for FakeBackend {
         if let Some(grp) = self.groups.get_mut(g.0) {
             grp.open = false;
         }
+    }
+
+    fn accepts_model_events(&self) -> bool {
+        true
     }
 }

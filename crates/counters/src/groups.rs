@@ -107,10 +107,14 @@ pub fn assign(events: &[&RawEvent], l: &PmuLimits) -> Option<Vec<Counter>> {
     let options: Vec<Vec<Counter>> = events.iter().map(|e| allowed(e, l)).collect();
     let mut owner: Vec<(Counter, usize)> = Vec::new();
     fn augment(i: usize, options: &[Vec<Counter>], owner: &mut Vec<(Counter, usize)>, seen: &mut Vec<Counter>) -> bool {
-        for &c in &options[i] {
-            if matches!(c, Counter::Metric | Counter::Free) {
-                return true;
+        // A free counter first (keeps the lowest counters in order), then augmenting paths.
+        if let Some(&c) = options[i].iter().find(|c| matches!(c, Counter::Metric | Counter::Free) || !owner.iter().any(|(k, _)| k == *c)) {
+            if !matches!(c, Counter::Metric | Counter::Free) {
+                owner.push((c, i));
             }
+            return true;
+        }
+        for &c in &options[i] {
             if seen.contains(&c) {
                 continue;
             }
@@ -258,6 +262,8 @@ mod tests {
         let groups = schedule(&events, &l).unwrap();
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[0].counters, vec![Counter::General(3), Counter::General(2)]);
+        let free = vec![ev("p", Placement::General(vec![])), ev("q", Placement::General(vec![]))];
+        assert_eq!(schedule(&free, &l).unwrap()[0].counters, vec![Counter::General(0), Counter::General(1)]);
         check(&groups, &events, &l).unwrap();
         // Two cycles events: fixed 1, then a general counter.
         let cyc = || ev("cycles", Placement::Fixed { index: 1, gp: true });

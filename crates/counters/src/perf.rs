@@ -123,6 +123,9 @@ impl CounterBackend for PerfEventBackend {
     }
 
     fn open_group(&mut self, events: &[RawEvent], opts: &GroupOptions) -> Result<GroupHandle, OpenError> {
+        if events.is_empty() {
+            return Err(OpenError { index: 0, errno: libc::EINVAL });
+        }
         let inherit = opts.inherit && matches!(opts.target, Target::Task(_));
         let (fds, group_read) = match open_group_with(events, opts, true) {
             Ok(f) => (f, true),

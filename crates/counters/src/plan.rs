@@ -136,6 +136,24 @@ pub fn constants(smt: bool) -> Counts {
     Counts::new().with_smt(smt)
 }
 
+/// Zen 5 events of its pipeline metrics that the zen4 table lacks (encodings
+/// from Linux's `amdzen5` pmu-events).
+pub const ZEN5_EXTRA: &[(&str, u64, u64)] = &[("bp_redirects.resync", 0x9f, 0x01)];
+
+fn zen5_extra(hw: &str, key: &str, name: &str) -> Option<RawEvent> {
+    let (n, code, umask) = ZEN5_EXTRA.iter().find(|(n, ..)| hw == "zen5" && n.eq_ignore_ascii_case(key))?;
+    let f = crate::event::Fields { event: *code, umask: *umask, ..Default::default() };
+    Some(RawEvent {
+        key: key.to_string(),
+        name: if name.is_empty() { n.to_string() } else { name.to_string() },
+        pmu: "cpu".into(),
+        config: Some(f.config(Vendor::Amd)),
+        perf: format!("cpu/{}/", f.terms()),
+        placement: crate::event::Placement::General(vec![]),
+        ..RawEvent::model(n)
+    })
+}
+
 /// Plans the measurement of `sel` with `method` on hardware `hw`.
 pub fn plan(hw: &str, method: Method, sel: &Selection, smt: bool) -> Result<EventPlan, CountersError> {
     let hw = hw.to_ascii_lowercase();
@@ -153,12 +171,16 @@ pub fn plan(hw: &str, method: Method, sel: &Selection, smt: bool) -> Result<Even
     let metrics = sel.metrics(&engine)?;
     let names: Vec<&str> = metrics.iter().map(String::as_str).collect();
     let specs = engine.events_needed_with(&names, &constants(smt), true);
-    let resolver = Resolver { hw: (engine.uarch() != hw_engine.uarch()).then_some(&hw_engine), vendor, smt };
+    let core_pmu = if hw_engine.table().events.iter().any(|e| e.pmu.as_deref() == Some("cpu_core")) { "cpu_core" } else { "cpu" };
+    let resolver = Resolver { hw: (engine.uarch() != hw_engine.uarch()).then_some(&hw_engine), vendor, smt, core_pmu };
     let (mut events, mut skipped) = (Vec::new(), Vec::new());
     for s in &specs {
         match resolver.resolve(s) {
             Resolved::Event(e) => events.push(e),
-            Resolved::Skipped { key, name, reason } => skipped.push(Skipped { key, name, reason }),
+            Resolved::Skipped { key, name, reason } => match zen5_extra(&hw, &key, &name) {
+                Some(e) => events.push(e),
+                None => skipped.push(Skipped { key, name, reason }),
+            },
         }
     }
     if method != Method::Tma && !skipped.is_empty() {
@@ -205,14 +227,15 @@ impl EventPlan {
             if self.smt { "on" } else { "off" },
             self.limits.note
         );
-        s.push_str(&format!("{} events in {} groups\n", self.events.len(), self.groups.len()));
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        s.push_str(&format!("{} in {}\n", plural(self.events.len(), "event"), plural(self.groups.len(), "group")));
         for (n, g) in self.groups.iter().enumerate() {
             s.push_str(&format!("group {}:\n", n + 1));
             for (&i, c) in g.events.iter().zip(&g.counters) {
                 let e = &self.events[i];
                 let config = e.config.map(|c| format!("config={c:#x}")).unwrap_or_else(|| "no encoding (model)".into());
                 let c1 = if e.config1 != 0 { format!(" config1={:#x}", e.config1) } else { String::new() };
-                s.push_str(&format!("  {:<44} {:<8} {:<18} {}{c1}\n", e.name, c.to_string(), config, e.perf));
+                s.push_str(&format!("  {:<48} {:<7} {:<18} {}{c1}\n", e.name, c.to_string(), config, e.perf));
             }
         }
         for k in &self.skipped {
@@ -222,7 +245,14 @@ impl EventPlan {
             s.push_str(&format!("note: {n}\n"));
         }
         if self.events.iter().all(|e| e.config.is_some()) {
-            s.push_str(&format!("perf stat -x, -e '{}' -- CMD > out.csv; bottlenose topdown --import out.csv --cpu {}\n", self.perf_events(), self.hw));
+            let mut flags = format!("--cpu {}", self.hw);
+            if self.method != Method::Tma {
+                flags.push_str(&format!(" --method {}", self.method.name()));
+            }
+            if self.smt {
+                flags.push_str(" --smt on");
+            }
+            s.push_str(&format!("perf stat -x, -e '{}' -- CMD > out.csv; bottlenose topdown --import out.csv {flags}\n", self.perf_events()));
         }
         s
     }
