@@ -1,7 +1,7 @@
 //! `bottlenose run -- ./prog args`: dynamic analysis of a real program under QEMU.
 
 use anyhow::{anyhow, bail, Context, Result};
-use bottlenose_analysis::dynamic::{run_program, DynamicOptions, Roi};
+use bottlenose_analysis::dynamic::{run_program, DynamicOptions, IdealizeLevel, Roi};
 use bottlenose_functional::{Idealization, Prefetcher};
 use bottlenose_machine::Machine;
 use clap::{Args, ValueEnum};
@@ -50,6 +50,13 @@ pub struct RunArgs {
     pub combine: Vec<String>,
     #[arg(long)]
     pub no_sensitivity: bool,
+    /// Also simulate the six pairs of idealizations (perfect icache, dcache, branch
+    /// prediction, 1-cycle ALU); the four singles run by default.
+    #[arg(long, conflicts_with = "no_idealize")]
+    pub idealize: bool,
+    /// Skip the idealization experiments (each costs one more functional layer or timing core).
+    #[arg(long)]
+    pub no_idealize: bool,
     /// Stop after simulating this many instructions (partial report).
     #[arg(long)]
     pub max_instructions: Option<u64>,
@@ -125,6 +132,13 @@ pub fn run(a: RunArgs) -> Result<i32> {
                 Ok((name.to_string(), w))
             })
             .collect::<Result<Vec<_>>>()?,
+        idealize: if a.no_idealize {
+            IdealizeLevel::Off
+        } else if a.idealize {
+            IdealizeLevel::Pairs
+        } else {
+            IdealizeLevel::Singles
+        },
     };
     let report = run_program(&machine, opts)?;
     if let Some(b) = bar {

@@ -100,6 +100,9 @@ pub struct TopdownArgs {
     pub print_events: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Also write a self-contained HTML report (the last sample's tree) to this file.
+    #[arg(long)]
+    pub html: Option<std::path::PathBuf>,
     /// SMT (hyper-threading) for the formulas: auto (this machine's; off for imports), on, off.
     #[arg(long, value_enum, default_value = "auto")]
     pub smt: Toggle,
@@ -222,6 +225,7 @@ pub fn run(a: TopdownArgs) -> Result<i32> {
         })
         .collect();
     print_reports(&reports, a.format, View { all: a.all, hide_missing: false });
+    write_html(&a, &reports, View { all: a.all, hide_missing: false })?;
     Ok(run.exit_status.unwrap_or(0))
 }
 
@@ -265,5 +269,13 @@ fn import_file(a: &TopdownArgs, file: &std::path::Path, m: Method) -> Result<i32
         bail!("no Top-Down node of the {} tree could be computed from {} ({}): it lacks the events the formulas need (see --print-events --cpu {hw})", engine.uarch(), file.display(), parsed.format.name());
     }
     print_reports(&reports, a.format, View { all: a.all, hide_missing: true });
+    write_html(a, &reports, View { all: a.all, hide_missing: true })?;
     Ok(0)
+}
+
+/// `--html`: the last report's JSON rendered as a page (all nodes, flagged ones open).
+fn write_html(a: &TopdownArgs, reports: &[Report], view: View) -> Result<()> {
+    let (Some(path), Some(last)) = (&a.html, reports.last()) else { return Ok(()) };
+    let value = last.json(View { all: true, ..view });
+    crate::html_out::write_html(path, value, "bottlenose topdown")
 }

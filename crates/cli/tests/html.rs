@@ -169,3 +169,19 @@ fn report_rejects_non_reports() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a bottlenose JSON report"));
 }
+
+#[test]
+fn topdown_import_report() {
+    let page = out_dir().join("topdown.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .args(["topdown", "--import", concat!(env!("CARGO_MANIFEST_DIR"), "/../counters/tests/fixtures/perf-skl-l1.csv"), "--cpu", "skl", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let dom = load(&page);
+    check_clean(&dom);
+    assert!(count(&dom, "class=\"node") >= 8, "tree nodes");
+    assert!(dom.contains("data-node=\"Frontend_Bound\""));
+    assert!(dom.contains("class=\"node flagged path\""), "bottleneck path marked");
+}

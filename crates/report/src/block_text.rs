@@ -73,6 +73,8 @@ pub fn render_block(r: &BlockReport) -> String {
         o.push('\n');
     }
 
+    o.push_str(&crate::accounting_text::render_accounting(&r.accounting));
+
     let mut t = Table::new(&["resource", "units", "uops/iter", "usage"]).left(0);
     let mut res = r.resources.clone();
     res.sort_by(|a, b| b.usage.total_cmp(&a.usage));

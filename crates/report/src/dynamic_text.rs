@@ -37,6 +37,8 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
     }
     o.push('\n');
 
+    o.push_str(&crate::accounting_text::render_accounting(&r.accounting));
+
     if !r.hotspots.is_empty() {
         let mut t = Table::new(&["function", "source", "cycles", "share"]).left(0).left(1);
         for h in r.hotspots.iter().take(10) {

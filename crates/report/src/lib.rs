@@ -1,11 +1,13 @@
 //! Reports: how analyses are shown to people (terminal tables) and programs (JSON).
 
+mod accounting_text;
 mod block_text;
 pub mod html;
 mod dynamic_text;
 mod machine_text;
 mod table;
 
+pub use accounting_text::render_accounting;
 pub use block_text::render_block;
 pub use html::render_html;
 pub use dynamic_text::render_dynamic;

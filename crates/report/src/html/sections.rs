@@ -61,7 +61,10 @@ pub fn topdown(o: &mut String, r: &Value) {
     let root = if !r["topdown"].is_null() { &r["topdown"] } else { &r["tree"] };
     let nodes: Vec<&Value> = match root {
         Value::Array(a) => a.iter().collect(),
-        Value::Object(_) if root["children"].is_array() && root["value"].is_null() => root["children"].as_array().unwrap().iter().collect(),
+        // a synthetic root (no value, or the whole tree's name) only groups level 1
+        Value::Object(_) if root["children"].is_array() && (root["value"].is_null() || root["name"] == "Top-Down") => {
+            root["children"].as_array().unwrap().iter().collect()
+        }
         Value::Object(_) => vec![root],
         _ => return,
     };
@@ -92,7 +95,7 @@ fn node(o: &mut String, n: &Value, path: &[*const Value]) {
     let flagged = n["flagged"] == Value::Bool(true);
     let on_path = path.contains(&(n as *const Value));
     let v = num(&n["value"]);
-    let name = n["name"].as_str().or_else(|| n["label"].as_str()).unwrap_or("?");
+    let name = n["label"].as_str().or_else(|| n["name"].as_str()).unwrap_or("?");
     let children = n["children"].as_array().map(|c| c.as_slice()).unwrap_or(&[]);
     let class = match (flagged, on_path) {
         (_, true) => "node flagged path",
@@ -101,10 +104,10 @@ fn node(o: &mut String, n: &Value, path: &[*const Value]) {
     };
     let _ = write!(
         o,
-        "<details class=\"{class}\" data-node=\"{}\"{}><summary><span class=\"v\">{:.1}%</span><span class=\"bar\" style=\"width:{}px\"></span>{}</summary>",
+        "<details class=\"{class}\" data-node=\"{}\"{}><summary><span class=\"v\">{}</span><span class=\"bar\" style=\"width:{}px\"></span>{}</summary>",
         esc(name),
         if flagged { " open" } else { "" },
-        v * 100.0,
+        if n["value"].is_null() { "n/a".to_string() } else { format!("{:.1}%", v * 100.0) },
         (v.clamp(0.0, 1.0) * 200.0) as u32,
         esc(name)
     );

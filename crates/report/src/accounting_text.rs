@@ -1,0 +1,125 @@
+//! Terminal view of the accounting views: the Top-Down tree (children of
+//! unflagged nodes hidden, per hierarchical safety), the three CPI stacks side
+//! by side, the FLOPS stack, Levinthal's cycle accounting and the
+//! idealization experiments.
+
+use crate::table::Table;
+use bottlenose_analysis::{AccountingReport, TopDownNode, CPI_COMPONENTS};
+use std::fmt::Write;
+
+pub fn render_accounting(a: &AccountingReport) -> String {
+    let mut o = String::new();
+    if !a.topdown.is_empty() {
+        o.push_str("Top-Down (simulated counters through the yasin2014 metrics; <== flagged, children of unflagged nodes hidden):\n");
+        for n in &a.topdown {
+            node(&mut o, n, 1);
+        }
+        o.push('\n');
+    }
+    if let Some(st) = &a.cpi_stacks {
+        let n = st.instructions.max(1) as f64;
+        let _ = writeln!(o, "CPI stacks (cycles per instruction; each column sums to CPI {:.3}, W = {}):", st.cycles / n, trim(st.width));
+        let mut t = Table::new(&["component", "dispatch", "issue", "commit", "dispatch%", "issue%", "commit%"]).left(0);
+        for &c in CPI_COMPONENTS.iter() {
+            let v = [st.dispatch[c], st.issue[c], st.commit[c]];
+            if v.iter().all(|x| x.abs() < 5e-4 * st.cycles.max(1.0)) && c != "base" {
+                continue;
+            }
+            let mut row = vec![c.to_string()];
+            row.extend(v.iter().map(|x| format!("{:.3}", x / n)));
+            row.extend(v.iter().map(|x| format!("{:.1}%", x * 100.0 / st.cycles.max(1e-9))));
+            t.row(row);
+        }
+        o.push_str(&indent(&t.render()));
+        o.push('\n');
+    }
+    if let (Some(f), Some(info)) = (&a.flops_stack, &a.flops) {
+        let _ = writeln!(
+            o,
+            "FLOPS stack (double-precision flops per cycle, sums to the peak {}; achieved {:.2} flops/cycle over {} FP instructions):",
+            trim(info.peak_flops_per_cycle),
+            info.flops_per_cycle,
+            info.fp_instructions
+        );
+        let order = ["base", "non_fma", "mask", "frontend", "non_vfp", "memory", "dependence"];
+        let parts: Vec<String> = order
+            .iter()
+            .filter_map(|k| f.get(*k).map(|v| (k, v)))
+            .map(|(k, v)| format!("{k} {:.2} ({:.0}%)", v, v * 100.0 / info.peak_flops_per_cycle.max(1e-9)))
+            .collect();
+        let _ = writeln!(o, "  {}", parts.join(", "));
+        o.push('\n');
+    }
+    if let Some(c) = &a.cycle_accounting {
+        let pct = |x: f64| x * 100.0 / c.cycles.max(1e-9);
+        let _ = writeln!(
+            o,
+            "Cycle accounting (Levinthal): cycles {:.0} = retired {:.0} ({:.1}%) + non-retired {:.0} + stalls {:.0} ({:.1}%)",
+            c.cycles,
+            c.retired,
+            pct(c.retired),
+            c.non_retired,
+            c.stalls,
+            pct(c.stalls)
+        );
+        let parts: Vec<String> = c
+            .penalties
+            .iter()
+            .filter(|p| p.count > 0)
+            .map(|p| format!("{} {} x {:.1} = {:.0}", p.event, p.count, p.penalty, p.cycles))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  naive penalty sum: {} → {:.0} counted, unaccounted {:.0} ({:+.1}% of cycles)",
+            if parts.is_empty() { "no penalty events".to_string() } else { parts.join(", ") },
+            c.counted_stall_cycles,
+            c.unaccounted,
+            pct(c.unaccounted)
+        );
+        o.push('\n');
+    }
+    if !a.idealization.is_empty() {
+        o.push_str("Idealization (actual CPI reduction vs. the matching component of each stack):\n");
+        let mut t = Table::new(&["idealization", "cycles", "CPI reduction", "dispatch", "issue", "commit", "in bounds", "vs. sum of singles"]).left(0);
+        for i in &a.idealization {
+            t.row(vec![
+                i.what.clone(),
+                format!("{:.0}", i.cycles),
+                format!("{:.3}", i.cpi_reduction),
+                format!("{:.3}", i.components.dispatch),
+                format!("{:.3}", i.components.issue),
+                format!("{:.3}", i.components.commit),
+                if i.within_bounds { "yes" } else { "no" }.to_string(),
+                match (i.sum_of_singles, i.interaction) {
+                    (Some(s), Some(d)) => format!("{s:.3} ({d:+.3})"),
+                    _ => String::new(),
+                },
+            ]);
+        }
+        o.push_str(&indent(&t.render()));
+        o.push('\n');
+    }
+    o
+}
+
+fn node(o: &mut String, n: &TopDownNode, depth: usize) {
+    let v = n.value.map(|v| format!("{:6.1}%", v * 100.0)).unwrap_or_else(|| "    n/a".into());
+    let _ = writeln!(o, "{:indent$}{:<width$} {v}{}", "", n.name, if n.flagged { "  <==" } else { "" }, indent = depth * 2, width = 30usize.saturating_sub(depth * 2).max(8));
+    if n.flagged {
+        for c in &n.children {
+            node(o, c, depth + 1);
+        }
+    }
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("  {l}\n")).collect()
+}
+
+fn trim(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
