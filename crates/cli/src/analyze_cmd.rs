@@ -113,13 +113,16 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         reports.push(r);
     }
     if let Some(path) = &a.html {
-        let value = if reports.len() == 1 { serde_json::to_value(&reports[0])? } else { serde_json::json!({ "regions": reports }) };
+        let value = if reports.len() == 1 { crate::output::stamped(&reports[0], "analyze")? } else { serde_json::json!({ "regions": reports }) };
         let title = format!("bottlenose analyze: {}", reports.iter().map(|r| r.block.as_str()).collect::<Vec<_>>().join(", "));
         crate::html_out::write_html(path, value, &title)?;
     }
     match a.format {
-        Format::Json if reports.len() == 1 => println!("{}", bottlenose_report::to_json(&reports[0])),
-        Format::Json => println!("{}", bottlenose_report::to_json(&reports)),
+        Format::Json if reports.len() == 1 => println!("{}", bottlenose_report::to_json(&crate::output::stamped(&reports[0], "analyze")?)),
+        Format::Json => {
+            let all = reports.iter().map(|r| crate::output::stamped(r, "analyze")).collect::<Result<Vec<_>>>()?;
+            println!("{}", bottlenose_report::to_json(&all))
+        }
         Format::Text => {
             for (i, r) in reports.iter().enumerate() {
                 if i > 0 {

@@ -15,3 +15,12 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
+
+/// Marks a JSON report with its schema id (`schemas/KIND.v1.json`).
+pub fn stamped<T: serde::Serialize>(report: &T, kind: &str) -> Result<serde_json::Value> {
+    let mut v = serde_json::to_value(report)?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("schema".into(), serde_json::Value::String(format!("bottlenose/{kind}/v1")));
+    }
+    Ok(v)
+}

@@ -158,7 +158,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         );
     }
     let text = match a.format {
-        Format::Json => bottlenose_report::to_json(&report) + "\n",
+        Format::Json => bottlenose_report::to_json(&crate::output::stamped(&report, "run")?) + "\n",
         Format::Text => bottlenose_report::render_dynamic(&report),
     };
     match &a.output {
@@ -167,7 +167,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     }
     if let Some(path) = &a.html {
         let title = format!("bottlenose run: {}", report.program);
-        crate::html_out::write_html(path, serde_json::to_value(&report)?, &title)?;
+        crate::html_out::write_html(path, crate::output::stamped(&report, "run")?, &title)?;
     }
     // pass the program's exit status on
     Ok(match (report.exit_code, report.signal) {

@@ -136,7 +136,13 @@ fn print_reports(reports: &[Report], format: Format, view: View) {
                 }
                 print!("{}", r.text(view));
             }
-            Format::Json => println!("{}", if reports.len() > 1 { r.json(view).to_string() } else { serde_json::to_string_pretty(&r.json(view)).unwrap_or_default() }),
+            Format::Json => {
+                let mut v = r.json(view);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("schema".into(), serde_json::Value::String("bottlenose/topdown/v1".into()));
+                }
+                println!("{}", if reports.len() > 1 { v.to_string() } else { serde_json::to_string_pretty(&v).unwrap_or_default() })
+            }
             Format::Csv => print!("{}", r.csv(view, i == 0)),
         }
     }

@@ -1,0 +1,71 @@
+//! Every JSON output validates against its published schema (schemas/*.v1.json).
+mod common;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn schemas_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas"))
+}
+
+/// Resolves `https://bottlenose.dev/schemas/NAME` to the file in schemas/.
+struct LocalSchemas;
+
+impl jsonschema::Retrieve for LocalSchemas {
+    fn retrieve(&self, uri: &jsonschema::Uri<&str>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let name = uri.path().as_str().rsplit('/').next().unwrap_or("").to_string();
+        let text = std::fs::read_to_string(schemas_dir().join(&name))?;
+        Ok(serde_json::from_str(&text)?)
+    }
+}
+
+fn validate(kind: &str, instance: &Value) {
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schemas_dir().join(format!("{kind}.v1.json"))).unwrap()).unwrap();
+    let v = jsonschema::options().with_retriever(LocalSchemas).build(&schema).expect("schema compiles");
+    let errors: Vec<String> = v.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "{kind} output does not match its schema: {errors:#?}");
+}
+
+fn json_of(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+#[test]
+fn analyze_outputs_validate() {
+    let v = json_of(&["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/jacobi.s"), "--format", "json"]);
+    assert_eq!(v["schema"], "bottlenose/analyze/v1");
+    validate("analyze", &v);
+    let v = json_of(&["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/gus-fig4.s"), "--machine", "gus-fig4", "--iterations", "1", "--format", "json"]);
+    validate("analyze", &v);
+}
+
+#[test]
+fn run_output_validates() {
+    common::ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = common::compile(d.path(), "p", "#include <stdio.h>\nint main(void){ volatile long s = 0; for (long i = 0; i < 20000; i++) s += i; printf(\"%ld\\n\", s); return 0; }\n", &["-O1", "-g"]);
+    let json = d.path().join("r.json");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(["run", "-q", "--format", "json", "-o"]).arg(&json).arg("--").arg(&exe).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["schema"], "bottlenose/run/v1");
+    validate("run", &v);
+}
+
+#[test]
+fn topdown_output_validates() {
+    let v = json_of(&["topdown", "--import", concat!(env!("CARGO_MANIFEST_DIR"), "/../counters/tests/fixtures/perf-skl-l1.csv"), "--cpu", "skl", "--format", "json"]);
+    assert_eq!(v["schema"], "bottlenose/topdown/v1");
+    validate("topdown", &v);
+}
+
+#[test]
+fn a_broken_report_is_rejected() {
+    let mut v = json_of(&["analyze", "--hex", "48 01 d8", "--format", "json", "--weights", "1.15"]);
+    v["instructions"][0]["uops"] = Value::String("one".into());
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schemas_dir().join("analyze.v1.json")).unwrap()).unwrap();
+    let validator = jsonschema::options().with_retriever(LocalSchemas).build(&schema).unwrap();
+    assert!(!validator.is_valid(&v));
+}
