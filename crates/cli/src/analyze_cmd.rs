@@ -13,6 +13,8 @@ use std::path::PathBuf;
 pub enum Format {
     Text,
     Json,
+    /// The per-instruction table.
+    Csv,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -122,6 +124,13 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         Format::Json => {
             let all = reports.iter().map(|r| crate::output::stamped(r, "analyze")).collect::<Result<Vec<_>>>()?;
             println!("{}", bottlenose_report::to_json(&all))
+        }
+        Format::Csv => {
+            for (i, r) in reports.iter().enumerate() {
+                let text = crate::csv_out::instructions(&crate::output::stamped(r, "analyze")?)?;
+                // one header for all regions
+                print!("{}", if i == 0 { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") });
+            }
         }
         Format::Text => {
             for (i, r) in reports.iter().enumerate() {

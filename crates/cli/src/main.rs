@@ -1,6 +1,7 @@
 //! The `bottlenose` command line.
 
 mod analyze_cmd;
+mod csv_out;
 mod html_out;
 mod input;
 mod machines_cmd;

@@ -16,6 +16,8 @@ use std::sync::Arc;
 pub enum Format {
     Text,
     Json,
+    /// The hotspot table.
+    Csv,
 }
 
 #[derive(Args)]
@@ -159,6 +161,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     }
     let text = match a.format {
         Format::Json => bottlenose_report::to_json(&crate::output::stamped(&report, "run")?) + "\n",
+        Format::Csv => crate::csv_out::hotspots(&crate::output::stamped(&report, "run")?)?,
         Format::Text => bottlenose_report::render_dynamic(&report),
     };
     match &a.output {

@@ -93,3 +93,16 @@ fn completions_and_man_page_come_from_the_cli_definition() {
         assert!(String::from_utf8_lossy(&h.stdout).contains("Example"), "{sub} --help has examples");
     }
 }
+
+#[test]
+fn csv_table_output() {
+    let out = bn(&["analyze", FIG4, "--machine", "gus-fig4", "--iterations", "1", "--no-sensitivity", "--format", "csv"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(&header[..5], &["block", "address", "asm", "uops", "latency"]);
+    assert!(header.contains(&"usage_p06"));
+    assert_eq!(lines.count(), 12, "one row per instruction");
+    assert!(text.contains("\"sbb rcx, rdx\""), "fields with commas are quoted");
+}
