@@ -137,7 +137,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
                 if i > 0 {
                     println!();
                 }
-                print!("{}", bottlenose_report::render_block(r));
+                print!("{}", crate::color::paint(&bottlenose_report::render_block(r)));
             }
         }
     }

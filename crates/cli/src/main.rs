@@ -1,6 +1,7 @@
 //! The `bottlenose` command line.
 
 mod analyze_cmd;
+mod color;
 mod csv_out;
 mod html_out;
 mod input;
@@ -20,6 +21,9 @@ use std::process::ExitCode;
     after_help = "Examples:\n  bottlenose analyze examples/jacobi.s --machine skylake\n  bottlenose analyze --hex '48 01 d8 48 ff c9 75 f8' --format json\n  bottlenose machines show zen4"
 )]
 struct Cli {
+    /// No colour in terminal output (also: NO_COLOR set, or output not a terminal).
+    #[arg(long, global = true)]
+    no_color: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -51,6 +55,9 @@ fn main() -> ExitCode {
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
+    if cli.no_color {
+        color::disable();
+    }
     let result = match cli.command {
         Command::Analyze(a) => analyze_cmd::run(a).map(|()| 0),
         Command::Run(r) => run_cmd::run(r),

@@ -162,6 +162,8 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let text = match a.format {
         Format::Json => bottlenose_report::to_json(&crate::output::stamped(&report, "run")?) + "\n",
         Format::Csv => crate::csv_out::hotspots(&crate::output::stamped(&report, "run")?)?,
+        // colour only when the text goes to the terminal
+        Format::Text if a.output.is_none() => crate::color::paint(&bottlenose_report::render_dynamic(&report)),
         Format::Text => bottlenose_report::render_dynamic(&report),
     };
     match &a.output {

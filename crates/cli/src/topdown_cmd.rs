@@ -134,7 +134,7 @@ fn print_reports(reports: &[Report], format: Format, view: View) {
                 if i > 0 {
                     println!();
                 }
-                print!("{}", r.text(view));
+                print!("{}", crate::color::paint(&r.text(view)));
             }
             Format::Json => {
                 let mut v = r.json(view);

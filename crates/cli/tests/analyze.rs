@@ -106,3 +106,17 @@ fn csv_table_output() {
     assert_eq!(lines.count(), 12, "one row per instruction");
     assert!(text.contains("\"sbb rcx, rdx\""), "fields with commas are quoted");
 }
+
+#[test]
+fn colour_only_on_a_terminal_and_not_with_no_color() {
+    let cmd = format!("{} analyze {FIG4} --machine gus-fig4 --iterations 1 --weights 2", env!("CARGO_BIN_EXE_bottlenose"));
+    let tty = |env: &str, extra: &str| {
+        let out = Command::new("script").args(["-qc", &format!("{env} {cmd} {extra}"), "/dev/null"]).output().expect("script(1) from bsdutils");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(tty("", "").contains("\x1b[1;31m  p1"), "top bottleneck in red on a terminal");
+    assert!(!tty("NO_COLOR=1", "").contains('\x1b'));
+    assert!(!tty("", "--no-color").contains('\x1b'));
+    let piped = bn(&["analyze", FIG4, "--machine", "gus-fig4", "--iterations", "1", "--weights", "2"]);
+    assert!(!String::from_utf8_lossy(&piped.stdout).contains('\x1b'), "no colour when not a terminal");
+}
