@@ -102,7 +102,8 @@ pub fn run(a: RunArgs) -> Result<i32> {
         // Ctrl-C reaches QEMU too (same process group); we keep running to report.
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     }
-    let bar = progress_bar(a.quiet);
+    let bar = progress_bar(a.quiet, a.max_instructions);
+    let bounded = a.max_instructions.is_some();
     let bar2 = bar.clone();
     let opts = DynamicOptions {
         program,
@@ -120,8 +121,12 @@ pub fn run(a: RunArgs) -> Result<i32> {
         interrupt: Some(interrupt.clone()),
         progress: Some(Box::new(move |executed, simulated| {
             if let Some(b) = &bar2 {
-                b.set_position(executed);
-                b.set_message(format!("{simulated} simulated"));
+                if bounded {
+                    b.set_position(simulated);
+                } else {
+                    b.set_position(executed);
+                    b.set_message(format!("{simulated} simulated"));
+                }
             }
         })),
         bias_probe,
@@ -183,9 +188,20 @@ pub fn run(a: RunArgs) -> Result<i32> {
     })
 }
 
-fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
+/// A spinner with the rate, or, when the instruction budget is known, a bar with an ETA.
+/// Drawn on stderr only when it is a terminal; the first draw waits a second,
+/// so short runs show nothing.
+fn progress_bar(quiet: bool, limit: Option<u64>) -> Option<indicatif::ProgressBar> {
     if quiet || !std::io::stderr().is_terminal() {
         return None;
+    }
+    if let Some(n) = limit {
+        let b = indicatif::ProgressBar::new(n);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} instructions ({per_sec}, ETA {eta})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        return Some(b);
     }
     let b = indicatif::ProgressBar::new_spinner();
     b.set_style(
