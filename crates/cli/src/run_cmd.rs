@@ -189,8 +189,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
 }
 
 /// A spinner with the rate, or, when the instruction budget is known, a bar with an ETA.
-/// Drawn on stderr only when it is a terminal; the first draw waits a second,
-/// so short runs show nothing.
+/// Drawn on stderr only when it is a terminal; updated about every million instructions.
 fn progress_bar(quiet: bool, limit: Option<u64>) -> Option<indicatif::ProgressBar> {
     if quiet || !std::io::stderr().is_terminal() {
         return None;
