@@ -75,6 +75,11 @@ impl LineTable {
     /// for the address, or a row with line 0 / no file).
     pub(crate) fn lookup(&self, file_addr: u64) -> Option<(String, u32)> {
         let ctx = self.ctx.as_ref()?;
+        // addr2line probes `[addr, addr + 1)`, which overflows at the top of
+        // the address space; no code lives there.
+        if file_addr == u64::MAX {
+            return None;
+        }
         if let Some(hit) = self.cache.borrow().get(&file_addr) {
             return hit.clone();
         }
@@ -97,6 +102,9 @@ impl LineTable {
         use gimli::{AttributeValue, DW_AT_abstract_origin, DW_AT_decl_line, DW_AT_low_pc};
         use gimli::{DW_AT_specification, DW_TAG_subprogram};
         let ctx = self.ctx.as_ref()?;
+        if file_addr == u64::MAX {
+            return None; // see `lookup`
+        }
         let unit = ctx.find_dwarf_and_unit(file_addr).skip_all_loads()?;
         let mut entries = unit.entries();
         while let Ok(Some((_, die))) = entries.next_dfs() {

@@ -262,7 +262,7 @@ fn collect_symbols(file: &object::File<'_>) -> Vec<Sym> {
             let limit = if sec_end > start { sec_end } else { u64::MAX };
             let e = next.min(limit);
             if e == u64::MAX {
-                start + 1
+                start.saturating_add(1)
             } else {
                 e
             }
@@ -322,7 +322,11 @@ fn alias_names(file: &object::File<'_>, syms: &[Sym]) -> Vec<(String, u64, u64)>
         .filter_map(|r| {
             let i = syms.partition_point(|s| s.start < r.start);
             let s = syms.get(i).filter(|s| s.start == r.start)?;
-            let end = if r.size > 0 { r.start + r.size } else { s.end };
+            let end = if r.size > 0 {
+                r.start.saturating_add(r.size)
+            } else {
+                s.end
+            };
             Some((r.name, r.start, end))
         })
         .collect()

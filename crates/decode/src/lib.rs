@@ -150,7 +150,8 @@ pub fn decode_block(bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, Deco
         let offset = decoder.position();
         decoder.decode_out(&mut instr);
         if instr.is_invalid() {
-            let ip = address + offset as u64;
+            // Addresses wrap like the decoder's instruction pointer does.
+            let ip = address.wrapping_add(offset as u64);
             let end = (offset + 15).min(bytes.len());
             if decoder.last_error() == iced_x86::DecoderError::NoMoreBytes {
                 return Err(DecodeError::Truncated { address: ip });

@@ -185,6 +185,11 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
         if v == 0 {
             return Err(err("core", k, "must be > 0".into()));
         }
+        // The timing model allocates these windows: a typo such as
+        // 4000000000 must be an error, not an abort on a 64 GB allocation.
+        if v > MAX_WINDOW {
+            return Err(err("core", k, format!("must be at most {MAX_WINDOW}, got {v}")));
+        }
     }
     let m = &p.memory;
     for (k, list) in [
@@ -215,12 +220,34 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
         if lines == 0 || lines % cache.ways as u64 != 0 || !(lines / cache.ways as u64).is_power_of_two() {
             return Err(bad("size_kib", format!("{} KiB / {} B lines / {} ways is not a power-of-two number of sets", cache.size_kib, cache.line_bytes, cache.ways)));
         }
+        if cache.size_kib > MAX_CACHE_KIB {
+            return Err(bad("size_kib", format!("{} KiB is more than the {MAX_CACHE_KIB} KiB supported", cache.size_kib)));
+        }
         if !(cache.bytes_per_cycle > 0.0) {
             return Err(bad("bytes_per_cycle", "must be > 0".into()));
         }
     }
+    for (i, tlb) in p.tlbs.iter().enumerate() {
+        let bad = |k: &str, msg: String| MachineError::Invalid {
+            file: file.to_string(),
+            line: locate_nth(text, "[[tlb]]", i, k),
+            field: format!("tlb[{i}].{k}"),
+            message: msg,
+        };
+        if tlb.entries == 0 || tlb.entries > MAX_WINDOW {
+            return Err(bad("entries", format!("must be between 1 and {MAX_WINDOW}, got {}", tlb.entries)));
+        }
+        if tlb.ways == 0 || tlb.ways > tlb.entries {
+            return Err(bad("ways", format!("must be between 1 and entries ({}), got {}", tlb.entries, tlb.ways)));
+        }
+    }
     Ok(())
 }
+
+/// Largest ROB, scheduler, load/store buffer and TLB accepted (entries).
+const MAX_WINDOW: u32 = 1 << 20;
+/// Largest cache accepted (KiB): 512 MiB.
+const MAX_CACHE_KIB: u32 = 1 << 19;
 
 /// Sorts names so that `p10` follows `p9` (natural order).
 fn natural_sorted(mut v: Vec<String>) -> Vec<String> {

@@ -60,20 +60,73 @@ impl NameRef {
 }
 
 impl fmt::Display for NameRef {
-    /// Prints the normalized syntax: `NAME:mod:mod`, quoted when the name has
-    /// characters outside `[A-Za-z0-9_.]`, wrapped as `pmu@...@` with a PMU.
+    /// Prints the normalized syntax: `NAME:mod:mod`, the name quoted when it
+    /// has characters outside `[A-Za-z0-9_.]`; perf's `pmu@NAME:mod@` with a
+    /// PMU, or when a modifier is more than `key[=value]` (e.g. `@x,a b@`).
+    /// Whatever the name and modifiers hold, the text parses back to the same
+    /// reference.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let simple = self.name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-        let mut body = if simple { self.name.clone() } else { format!("\"{}\"", self.name.replace('"', "")) };
+        let plain_mods = self.mods.iter().all(|m| is_plain_modifier(m));
+        if self.pmu.is_none() && plain_mods {
+            let simple = self.name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+            if simple {
+                f.write_str(&self.name)?;
+            } else if !self.name.contains('"') {
+                write!(f, "\"{}\"", self.name)?;
+            } else {
+                // `\` escapes every character that is not a name character.
+                for (i, c) in self.name.chars().enumerate() {
+                    let keep = c.is_ascii_alphabetic() || c == '_' || (i > 0 && (c.is_ascii_digit() || c == '.'));
+                    if !keep {
+                        f.write_str("\\")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+            }
+            for m in &self.mods {
+                write!(f, ":{m}")?;
+            }
+            return Ok(());
+        }
+        // perf's form. A PMU name is a name (escaped like one); inside `@...@`
+        // only `@` and `\` need escaping, and modifiers are separated by `,`
+        // when one holds something `:mod` cannot.
+        if let Some(p) = &self.pmu {
+            for (i, c) in p.chars().enumerate() {
+                if !(c.is_ascii_alphabetic() || c == '_' || (i > 0 && c.is_ascii_digit())) {
+                    f.write_str("\\")?;
+                }
+                write!(f, "{c}")?;
+            }
+        }
+        let at_escaped = |f: &mut fmt::Formatter<'_>, s: &str| -> fmt::Result {
+            for c in s.chars() {
+                if c == '@' || c == '\\' {
+                    f.write_str("\\")?;
+                }
+                write!(f, "{c}")?;
+            }
+            Ok(())
+        };
+        f.write_str("@")?;
+        at_escaped(f, &self.name)?;
+        let sep = if plain_mods { ":" } else { "," };
         for m in &self.mods {
-            body.push(':');
-            body.push_str(m);
+            f.write_str(sep)?;
+            at_escaped(f, m)?;
         }
-        match &self.pmu {
-            Some(p) => write!(f, "{p}@{body}@"),
-            None => f.write_str(&body),
-        }
+        f.write_str("@")
+    }
+}
+
+/// A modifier that the `NAME:mod` syntax can carry: `key` or `key=value`
+/// with ASCII letters, digits and `_` (none in the value).
+fn is_plain_modifier(m: &str) -> bool {
+    let word = |s: &str, underscore: bool| s.chars().all(|c| c.is_ascii_alphanumeric() || (underscore && c == '_'));
+    match m.split_once('=') {
+        Some((k, v)) => !k.is_empty() && word(k, true) && word(v, false),
+        None => !m.is_empty() && word(m, true),
     }
 }
 
@@ -137,16 +190,21 @@ fn canonical_modifier(raw: &str) -> Option<String> {
         ("umask", Some(v)) => parse_num(v).map(|n| format!("u0x{n:x}")),
         ("k" | "sup", None) => Some("sup".into()),
         ("u" | "user", None) => Some("user".into()),
+        // An empty modifier (`@EVENT:@`, `cpu/EVENT,,/`) says nothing.
+        ("", None) => None,
         (_, None) => {
-            // Short forms: c1, i1, e0, u0xfc.
-            let (head, tail) = k.split_at(1);
+            // Short forms: c1, i1, e0, u0xfc. (`k` may start with any
+            // character: split after the first one, not after its first byte.)
+            let mut chars = k.chars();
+            let head = chars.next()?;
+            let tail = chars.as_str();
             match head {
-                "c" if !tail.is_empty() && tail.chars().all(|c| c.is_ascii_digit()) => {
+                'c' if !tail.is_empty() && tail.chars().all(|c| c.is_ascii_digit()) => {
                     let n: u64 = tail.parse().ok()?;
                     (n != 0).then(|| format!("c{n}"))
                 }
-                "i" | "e" if tail == "0" || tail == "1" => (tail == "1").then(|| format!("{head}1")),
-                "u" if tail.starts_with("0x") => parse_num(tail).map(|n| format!("u0x{n:x}")),
+                'i' | 'e' if tail == "0" || tail == "1" => (tail == "1").then(|| format!("{head}1")),
+                'u' if tail.starts_with("0x") => parse_num(tail).map(|n| format!("u0x{n:x}")),
                 _ => Some(k),
             }
         }

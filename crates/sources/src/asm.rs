@@ -88,8 +88,21 @@ pub fn assemble_with(
     }
 
     let offsets = region_offsets(&object, text.index());
-    let mut blocks = Vec::with_capacity(prepared.regions.len());
-    for (i, region) in prepared.regions.iter().enumerate() {
+    cut_regions(file_name, &prepared.regions, &offsets, bytes, &lines)
+}
+
+/// Cuts one block per region out of the `.text` bytes, given the offsets of
+/// the region labels (keyed by (is_begin, region index)) and the listing's
+/// source lines. Pure: the part of [`assemble_with`] after `as` has run.
+fn cut_regions(
+    file_name: &str,
+    regions: &[Region],
+    offsets: &BTreeMap<(bool, usize), u64>,
+    bytes: &[u8],
+    lines: &BTreeMap<u64, String>,
+) -> Result<Vec<CodeBlock>, SourceError> {
+    let mut blocks = Vec::with_capacity(regions.len());
+    for (i, region) in regions.iter().enumerate() {
         let region_err = |message: String| SourceError::Region {
             file: file_name.to_string(),
             line: region.begin_line,
@@ -112,7 +125,7 @@ pub fn assemble_with(
             .zip(usize::try_from(end).ok())
             .and_then(|(b, e)| bytes.get(b..e));
         match slice {
-            Some(s) if !s.is_empty() => blocks.push(block(name, s, begin, &lines)),
+            Some(s) if !s.is_empty() => blocks.push(block(name, s, begin, lines)),
             Some(_) => {
                 return Err(region_err(format!(
                     "region `{name}` contains no instructions"
@@ -126,6 +139,54 @@ pub fn assemble_with(
         }
     }
     Ok(blocks)
+}
+
+/// Name of the assembler input file that [`assemble_offline`] pretends `as`
+/// was run on (its `stderr` argument should name it).
+#[doc(hidden)]
+pub const OFFLINE_INPUT_NAME: &str = "/tmp/bottlenose-as/input.s";
+
+/// The pure steps of [`assemble_with`] with `as` replaced by its outputs:
+/// markers and the syntax guess (`prepare`), then, when `as_stderr` is not
+/// empty, the mapping of its message (as if `as` failed on
+/// [`OFFLINE_INPUT_NAME`]); else the listing's source lines and the cut of
+/// the blocks out of `text`, region `i` starting at `label_offsets[2 * i]`
+/// and ending at `label_offsets[2 * i + 1]` (a missing offset is a label
+/// outside `.text`). Not a stable API: it exists for the fuzz targets in
+/// `fuzz/`.
+#[doc(hidden)]
+pub fn assemble_offline(
+    source: &str,
+    file_name: &str,
+    syntax: AsmSyntax,
+    as_stderr: &str,
+    listing: &str,
+    text: &[u8],
+    label_offsets: &[u64],
+) -> Result<Vec<CodeBlock>, SourceError> {
+    let prepared = prepare(source, file_name, syntax)?;
+    if !as_stderr.is_empty() {
+        return Err(map_as_error(
+            as_stderr,
+            OFFLINE_INPUT_NAME,
+            file_name,
+            prepared.prepended,
+            "exit status: 1",
+        ));
+    }
+    let lines = listing_lines(listing, source, prepared.prepended);
+    if prepared.regions.is_empty() {
+        if text.is_empty() {
+            return Err(no_instructions(file_name));
+        }
+        return Ok(vec![block(file_name.to_string(), text, 0, &lines)]);
+    }
+    let offsets: BTreeMap<(bool, usize), u64> = label_offsets
+        .iter()
+        .enumerate()
+        .map(|(k, &off)| ((k % 2 == 0, k / 2), off))
+        .collect();
+    cut_regions(file_name, &prepared.regions, &offsets, text, &lines)
 }
 
 fn no_instructions(file_name: &str) -> SourceError {

@@ -17,6 +17,8 @@ mod hex;
 pub mod qemu;
 
 pub use asm::{assemble, assemble_with, find_gnu_as};
+#[doc(hidden)]
+pub use asm::{assemble_offline, OFFLINE_INPUT_NAME};
 pub use elf::{elf_function_symbols, from_elf, ElfSelector};
 pub use error::SourceError;
 pub use hex::from_hex;

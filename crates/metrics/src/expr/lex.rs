@@ -88,6 +88,11 @@ impl<'a> Lexer<'a> {
                     Tok::Ident { pmu: None, name: s, mods }
                 }
                 b'@' => self.at_form(None, start)?,
+                b'\\' if self.pos + 1 == self.bytes.len() => {
+                    // Nothing to escape: `raw_name` would read nothing and
+                    // this loop would never move on.
+                    return Err(self.err(start, "'\\' at the end of the formula escapes nothing"));
+                }
                 c if is_ident_start(c) || c == b'\\' => {
                     let name = self.raw_name();
                     if self.bytes.get(self.pos) == Some(&b'@') && !name.contains('.') {

@@ -6,15 +6,43 @@ use super::lex::{Lexer, Tok};
 use super::{BinOp, Expr, Func, ParseError, UnOp};
 use crate::event::NameRef;
 
+/// Limits that keep the recursive parser, printer, evaluator and drop of a
+/// hostile formula (an event name in an imported file is parsed too) on the
+/// stack: the longest converted formula has a few hundred tokens and nests
+/// about ten levels.
+const MAX_TOKENS: usize = 8192;
+/// Parentheses, function calls, chained `if`/`else` and prefix operators
+/// (each parenthesis takes two levels).
+const MAX_NESTING: usize = 200;
+/// Depth of the finished tree (long operator chains count too).
+const MAX_DEPTH: usize = 256;
+
 pub(crate) struct Parser<'a> {
     src: &'a str,
     toks: Vec<(Tok, usize)>,
     i: usize,
+    /// Current recursion depth of `ternary` and `unary`.
+    nesting: usize,
 }
 
 impl<'a> Parser<'a> {
     pub(crate) fn new(src: &'a str) -> Result<Self, ParseError> {
-        Ok(Parser { src, toks: Lexer::new(src).tokens()?, i: 0 })
+        let toks = Lexer::new(src).tokens()?;
+        if toks.len() > MAX_TOKENS {
+            return Err(ParseError { pos: toks[MAX_TOKENS].1, msg: format!("formula too long (more than {MAX_TOKENS} tokens)") });
+        }
+        Ok(Parser { src, toks, i: 0, nesting: 0 })
+    }
+
+    /// Runs `f` one nesting level deeper, or fails past [`MAX_NESTING`].
+    fn nested(&mut self, f: impl FnOnce(&mut Self) -> Result<Expr, ParseError>) -> Result<Expr, ParseError> {
+        if self.nesting >= MAX_NESTING {
+            return Err(ParseError { pos: self.pos(), msg: format!("formula nested too deeply (more than {MAX_NESTING} levels)") });
+        }
+        self.nesting += 1;
+        let r = f(self);
+        self.nesting -= 1;
+        r
     }
 
     fn peek(&self) -> &Tok {
@@ -61,10 +89,17 @@ impl<'a> Parser<'a> {
         if *self.peek() != Tok::End {
             return self.err("expected an operator or end of input");
         }
+        if tree_depth(&e) > MAX_DEPTH {
+            return Err(ParseError { pos: 0, msg: format!("formula nested too deeply (a tree deeper than {MAX_DEPTH} levels)") });
+        }
         Ok(e)
     }
 
     fn ternary(&mut self) -> Result<Expr, ParseError> {
+        self.nested(Self::ternary_inner)
+    }
+
+    fn ternary_inner(&mut self) -> Result<Expr, ParseError> {
         let then = self.or()?;
         if self.is_word("if") {
             self.bump();
@@ -147,6 +182,10 @@ impl<'a> Parser<'a> {
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
+        self.nested(Self::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr, ParseError> {
         let op = match self.peek() {
             Tok::Op("-") => Some(UnOp::Neg),
             Tok::Op("!") => Some(UnOp::Not),
@@ -230,7 +269,13 @@ impl<'a> Parser<'a> {
                 }
                 self.bump();
             }
-            let text = self.src[open + 1..self.pos()].trim().trim_matches('"').to_string();
+            // One quoted token gives its contents; anything else is taken as written.
+            let raw = self.src[open + 1..self.pos()].trim();
+            let text = match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+                Some(inner) if !inner.contains('"') => inner,
+                _ => raw,
+            }
+            .to_string();
             self.bump();
             return Ok(Expr::Call(f, vec![Expr::Str(text)]));
         }
@@ -260,4 +305,21 @@ impl<'a> Parser<'a> {
         }
         Ok(Expr::Call(f, args))
     }
+}
+
+/// Depth of a tree (a leaf is 1), without recursion.
+fn tree_depth(e: &Expr) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(e, 1usize)];
+    while let Some((e, d)) = stack.pop() {
+        max = max.max(d);
+        match e {
+            Expr::Num(_) | Expr::Name(_) | Expr::Const(_) | Expr::Str(_) => {}
+            Expr::Unary(_, a) => stack.push((a, d + 1)),
+            Expr::Binary(_, a, b) => stack.extend([(&**a, d + 1), (&**b, d + 1)]),
+            Expr::If(a, b, c) => stack.extend([(&**a, d + 1), (&**b, d + 1), (&**c, d + 1)]),
+            Expr::Call(_, args) => stack.extend(args.iter().map(|a| (a, d + 1))),
+        }
+    }
+    max
 }

@@ -66,7 +66,10 @@ impl Expr {
             Expr::Name(n) => write!(f, "{n}"),
             Expr::Const(c) if c == "duration_time" => f.write_str(c),
             Expr::Const(c) => write!(f, "#{c}"),
-            Expr::Str(s) => f.write_str(s),
+            // Quoted, so that any text comes back whole; text with a quote
+            // was raw tokens between the parentheses and is printed as such.
+            Expr::Str(s) if s.contains('"') => f.write_str(s),
+            Expr::Str(s) => write!(f, "\"{s}\""),
             Expr::Unary(op, e) => {
                 f.write_str(match op {
                     UnOp::Neg => "-",
@@ -103,6 +106,10 @@ impl Expr {
 }
 
 fn write_num(f: &mut fmt::Formatter<'_>, v: f64) -> fmt::Result {
+    if v.is_infinite() {
+        // A literal too large for f64 (`1e999`); `inf` would read as a name.
+        return f.write_str(if v > 0.0 { "1e999" } else { "-1e999" });
+    }
     if (v.fract() == 0.0 && v.abs() >= 1e15) || (v != 0.0 && v.abs() < 1e-6) {
         write!(f, "{v:e}")
     } else {
