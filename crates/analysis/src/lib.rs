@@ -1,6 +1,7 @@
 //! Analyses built on the timing model: static block/loop analysis to steady
 //! state, sensitivity sweeps (Gus §3.3) and bottleneck ranking.
 
+pub mod accounting;
 mod bottleneck;
 pub mod dynamic;
 pub mod knobs;
@@ -13,7 +14,8 @@ pub use bottleneck::{rank, reference_weight, Bottleneck, THRESHOLD};
 pub use knobs::{accelerate, Knob, CORE_KNOBS, MEMORY_KNOBS};
 pub use sensitivity::{default_weights, sweep, SensitivityPoint};
 pub use simulate::{default_iterations, run_block, steady_iterations, BlockRun};
-pub use bottlenose_listeners::{StallCauses, TimelineRow};
+pub use accounting::{find_node, AccountingReport, Ideal, IdealizationRow, StageComponents, TopDownNode};
+pub use bottlenose_listeners::{CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, StallCauses, TimelineRow, CPI_COMPONENTS};
 pub use static_loop::{analyze_block, known_names, BlockReport, InstructionRow, StaticOptions, UnsupportedSummary};
 pub use usage::{global_usage, per_instruction_load, ResourceUsage};
 

@@ -32,7 +32,7 @@ pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations
     let mut last = StageTimes::zero();
     for _ in 0..iterations {
         for (i, it) in block.iter().enumerate() {
-            last = core.step(it, &dy);
+            last = if L::DETAILS { core.step(it, &dy) } else { core.step_fast(it, &dy) };
             listener.on_instruction(i, &last);
         }
         ends.push(last.commit);

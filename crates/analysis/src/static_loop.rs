@@ -9,7 +9,8 @@ use crate::usage::{global_usage, per_instruction_load, ResourceUsage};
 use crate::AnalysisError;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;
-use bottlenose_listeners::{StallCauseCounter, StallCauses, Timeline, TimelineRow};
+use crate::accounting::{AccountingReport, Ideal};
+use bottlenose_listeners::{AccountingViews, StallCauseCounter, StallCauses, StaticFacts, Timeline, TimelineRow, ViewParams};
 use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, UnknownForm};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -74,6 +75,9 @@ pub struct BlockReport {
     pub unsupported_instructions: UnsupportedSummary,
     pub timeline: Vec<TimelineRow>,
     pub stall_causes: StallCauses,
+    /// Top-Down tree and events, CPI and FLOPS stacks, cycle accounting, idealization.
+    #[serde(flatten)]
+    pub accounting: AccountingReport,
 }
 
 /// Analyzes one block on one machine.
@@ -90,8 +94,21 @@ pub fn analyze_block(
     let nominal = CoreConfig::new(machine, &Acceleration::nominal(machine));
     let iterations = opts.iterations.unwrap_or_else(|| steady_iterations(&block, &nominal)).max(1);
 
-    let mut views = (Timeline::new(block.len(), iterations), StallCauseCounter::new(machine));
-    let base = run_block(&block, nominal, iterations, &mut views);
+    let view_params = ViewParams::new(machine, &nominal);
+    let facts = StaticFacts::block(machine, insts, &block);
+    let mut views = (
+        (Timeline::new(block.len(), iterations), StallCauseCounter::new(machine)),
+        AccountingViews::new(view_params.clone(), facts),
+    );
+    let base = run_block(&block, nominal.clone(), iterations, &mut views);
+    let ((timeline, causes), views) = views;
+    let mut accounting = AccountingReport::new(views.finish(base.total_cycles), &view_params);
+    // static code has no cache misses or mispredictions: of Eyerman's
+    // idealizations only the 1-cycle ALU applies
+    let mut alu1 = nominal.clone();
+    alu1.unit_alu_latency = true;
+    let alu1_cycles = run_block(&block, alu1, iterations, &mut ()).total_cycles;
+    accounting.add_idealizations(base.total_cycles, &[(vec![Ideal::Alu1], alu1_cycles)]);
     let cpi = base.cycles_per_iteration();
 
     let resources = global_usage(machine, &block, cpi);
@@ -140,8 +157,9 @@ pub fn analyze_block(
         bottlenecks,
         instructions,
         unsupported_instructions: UnsupportedSummary { count: unknown.len(), forms: unknown },
-        timeline: views.0.finish(machine),
-        stall_causes: views.1.finish(machine),
+        timeline: timeline.finish(machine),
+        stall_causes: causes.finish(machine),
+        accounting,
     })
 }
 

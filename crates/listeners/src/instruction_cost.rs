@@ -24,6 +24,8 @@ impl InstructionCost {
 }
 
 impl Listener for InstructionCost {
+    const DETAILS: bool = false;
+
     #[inline]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
         if index >= self.executions.len() {

@@ -2,11 +2,23 @@
 //! times. Each view is a [`bottlenose_timing::Listener`]; several combine as a
 //! tuple, so the per-instruction path stays statically dispatched.
 
+mod accounting;
+mod cpi_stack;
+mod cycle_accounting;
+mod facts;
+mod flops_stack;
 mod instruction_cost;
 mod stall_causes;
 mod timeline;
+mod topdown;
 
+pub use accounting::{cpi_components, AccountingResult, AccountingViews, ViewParams};
+pub use cpi_stack::{CpiStacks, COMPONENTS as CPI_COMPONENTS};
+pub use cycle_accounting::{CycleAccounting, PenaltyTerm};
+pub use facts::{FpKind, SharedFacts, StaticFacts};
+pub use flops_stack::FlopsStack;
 pub use instruction_cost::InstructionCost;
+pub use topdown::{SlotAccounting, TopDownCounters};
 pub use stall_causes::{StallCauseCounter, StallCauses};
 pub use timeline::{Timeline, TimelineRow};
 

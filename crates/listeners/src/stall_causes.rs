@@ -65,6 +65,8 @@ impl StallCauseCounter {
 }
 
 impl Listener for StallCauseCounter {
+    const DETAILS: bool = false;
+
     #[inline]
     fn on_instruction(&mut self, _index: usize, t: &StageTimes) {
         self.dispatch[t.dispatch_cause as usize] += 1;

@@ -55,6 +55,8 @@ impl Timeline {
 }
 
 impl Listener for Timeline {
+    const DETAILS: bool = false;
+
     #[inline]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
         if self.iteration == 0 || self.iteration == self.last_iteration {

@@ -76,6 +76,10 @@ pub struct CoreConfig {
     /// Lines per cycle that can be filled into level k from level k+1 (index 1 = L2→L1,
     /// 2 = L3→L2, 3 = DRAM→L3; index 0 unused).
     pub fill_lines_per_cycle: [f64; 4],
+    /// Idealization "1-cycle ALU" (Eyerman §IV): every non-load operation
+    /// with a latency above one cycle completes in one cycle (loads, store
+    /// forwarding and throughput are unchanged). Off in every normal variant.
+    pub unit_alu_latency: bool,
 }
 
 impl CoreConfig {
@@ -108,6 +112,7 @@ impl CoreConfig {
             store_forward_latency: machine.params.memory.store_forward_latency,
             level_extra_latency: level_extra_latency(machine, acc.miss_latency),
             fill_lines_per_cycle: fill_rates(machine, acc),
+            unit_alu_latency: false,
         }
     }
 }

@@ -48,8 +48,37 @@ pub enum CommitCause {
     Width,
 }
 
+/// What an instruction's result (or a wait for it) is late because of, as the
+/// accounting views classify it (Eyerman's Dcache / ALU-latency / dependence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum LatencyClass {
+    /// A single-cycle operation (or none): waiting for it is plain dependence.
+    #[default]
+    Short,
+    /// A multi-cycle non-load operation (divide, FP, multiply).
+    Long,
+    /// A load served by L1.
+    L1,
+    /// A load that missed L1 and was served by L2, L3 or DRAM.
+    L2,
+    L3,
+    Dram,
+    /// A load that waited for an older store's data (store-to-load forwarding).
+    Forward,
+}
+
 /// Stage times of one executed instruction, in cycles (integral unless a
 /// latency or capacity is scaled by a fractional weight).
+///
+/// Besides the four stage times and their binding causes, it carries what the
+/// accounting views (crates/listeners) need to rebuild the per-cycle picture of
+/// an instruction-driven model: the fractional dispatch and commit slot times
+/// (lost slots between consecutive instructions are the gaps between them), the
+/// parts of a dispatch delay (resteer after a mispredict, frontend stall, BTB
+/// part of it), the load's execution window and the latency class of what the
+/// critical uop waited for.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct StageTimes {
     pub dispatch: f64,
@@ -65,6 +94,37 @@ pub struct StageTimes {
     pub commit_cause: CommitCause,
     /// This instruction was a mispredicted branch (dynamic runs).
     pub mispredicted: bool,
+    /// Dispatch slot time of the first uop: slot k of cycle c is c + k/W. The
+    /// uops take the slots `slot, slot + 1/W, ...`; the instruction's
+    /// `dispatch` is the cycle of the last one.
+    pub slot: f64,
+    /// Slot time after waiting for the frontend to resteer (a mispredicted
+    /// older branch), before any fetch stall: `slot >= resteer + fetch_stall`.
+    /// Equals the previous instruction's slot end when there was no resteer.
+    pub resteer: f64,
+    /// Cycles the frontend delivered it late (icache/ITLB misses and BTB-miss
+    /// resteers), and the BTB part of that.
+    pub fetch_stall: f32,
+    pub btb_stall: f32,
+    /// Level that served its load (0 = L1 .. 3 = DRAM; 0 without a load).
+    pub load_level: u8,
+    /// Latency class of this instruction's own result.
+    pub self_class: LatencyClass,
+    /// Latency class of what the critical uop waited for (a producer's result or its own load).
+    pub wait_class: LatencyClass,
+    /// Start and data return of the load part (both `dispatch` without a load).
+    pub load_start: f64,
+    pub load_done: f64,
+    /// When the critical uop's operands were ready (`issue - operands` is a port wait).
+    pub operands: f64,
+    /// From when the wait for the operands is due to `wait_class`'s penalty
+    /// (a miss beyond an L1 hit, a latency beyond one cycle); before it, plain dependence.
+    pub wait_from: f64,
+    /// From when this instruction is late because of its own penalty
+    /// (`self_class`): until `load_done` for a miss, until `ready` for a long operation.
+    pub penalty_from: f64,
+    /// Commit slot time of the first uop (slot k of cycle c is c + k/commit width).
+    pub commit_slot: f64,
 }
 
 impl StageTimes {
@@ -79,6 +139,19 @@ impl StageTimes {
             issue_cause: IssueCause::Dispatch,
             commit_cause: CommitCause::Complete,
             mispredicted: false,
+            slot: 0.0,
+            resteer: 0.0,
+            fetch_stall: 0.0,
+            btb_stall: 0.0,
+            load_level: 0,
+            self_class: LatencyClass::Short,
+            wait_class: LatencyClass::Short,
+            load_start: 0.0,
+            load_done: 0.0,
+            operands: 0.0,
+            wait_from: 0.0,
+            penalty_from: 0.0,
+            commit_slot: 0.0,
         }
     }
 }
@@ -100,19 +173,30 @@ pub struct DynInfo {
     /// Cycles the frontend delivers this instruction late (icache/ITLB miss,
     /// BTB-miss resteer of a taken branch).
     pub fetch_stall: f64,
+    /// The part of `fetch_stall` due to a BTB miss (a branch-prediction effect, not an icache one).
+    pub btb_stall: f64,
 }
 
 /// A consumer of the per-instruction stream (accounting views).
 pub trait Listener {
+    /// Whether the listener reads more than the stage times, their causes and
+    /// `mispredicted`: drivers then time with [`crate::Core::step`], else with
+    /// the cheaper [`crate::Core::step_fast`].
+    const DETAILS: bool = true;
+
     fn on_instruction(&mut self, index: usize, times: &StageTimes);
 }
 
 impl Listener for () {
+    const DETAILS: bool = false;
+
     #[inline]
     fn on_instruction(&mut self, _: usize, _: &StageTimes) {}
 }
 
 impl<A: Listener, B: Listener> Listener for (A, B) {
+    const DETAILS: bool = A::DETAILS || B::DETAILS;
+
     #[inline]
     fn on_instruction(&mut self, i: usize, t: &StageTimes) {
         self.0.on_instruction(i, t);

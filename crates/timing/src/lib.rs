@@ -17,7 +17,7 @@ mod window;
 
 pub use calendar::Calendar;
 pub use config::{Acceleration, CoreConfig};
-pub use events::{CommitCause, DispatchCause, DynInfo, IssueCause, Listener, StageTimes};
+pub use events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, Listener, StageTimes};
 pub use model::Core;
 pub use resolve::{resolve, resolve_block, InstrTiming, UnknownForm, Use};
 pub use shadow::ShadowMemory;

@@ -16,7 +16,7 @@
 
 use crate::calendar::{ceil_pos, floor_pos, Calendar};
 use crate::config::CoreConfig;
-use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, StageTimes};
+use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, StageTimes};
 use crate::resolve::{InstrTiming, Use};
 use crate::shadow::ShadowMemory;
 use crate::window::{FifoWindow, Scheduler};
@@ -50,6 +50,10 @@ pub struct Core {
     store_drain: f64,
     scheduler: Scheduler,
     reg_ready: [f64; NUM_REGS],
+    /// For the accounting views only (no effect on timing): the latency class of
+    /// each register's last writer and from when its result is late because of it.
+    reg_class: [LatencyClass; NUM_REGS],
+    reg_penalty: [f64; NUM_REGS],
     memory: ShadowMemory,
     resteer_at: f64,
     /// Line-fill bandwidth calendars (index 1 = into L1 from L2, 2 = into L2 from L3, 3 = from DRAM).
@@ -74,6 +78,8 @@ impl Core {
             base: 0,
             store_drain: 0.0,
             reg_ready: [0.0; NUM_REGS],
+            reg_class: [LatencyClass::Short; NUM_REGS],
+            reg_penalty: [0.0; NUM_REGS],
             memory: ShadowMemory::new(),
             resteer_at: 0.0,
             fills: [
@@ -94,8 +100,21 @@ impl Core {
         self.last_commit + 1.0
     }
 
-    /// Times one executed instruction.
+    /// Times one executed instruction, with every field of [`StageTimes`].
+    #[inline]
     pub fn step(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
+        self.step_impl::<true>(it, dy)
+    }
+
+    /// Times one executed instruction; only the stage times and causes are
+    /// filled (the fields the accounting views read are left at their zero
+    /// value). Same timing as [`Core::step`], less work: for variants nobody listens to.
+    #[inline]
+    pub fn step_fast(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
+        self.step_impl::<false>(it, dy)
+    }
+
+    fn step_impl<const DETAILS: bool>(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
         let scale = self.cfg.latency_scale;
 
         // ---- dispatch -------------------------------------------------------------
@@ -105,6 +124,7 @@ impl Core {
             t = self.resteer_at;
             dispatch_cause = DispatchCause::Mispredict;
         }
+        let resteer = t;
         if dy.fetch_stall > 0.0 {
             t += dy.fetch_stall;
             dispatch_cause = DispatchCause::Fetch;
@@ -149,9 +169,15 @@ impl Core {
         self.last_dispatch = dispatch;
         self.base = dispatch as i64;
 
+        let slot = t;
+
         // ---- issue and execute ------------------------------------------------------
-        let addr_ready = fmax(self.max_ready(&it.addr_reads), dispatch);
-        let data_ready = fmax(self.max_ready(&it.data_reads), dispatch);
+        let op_latency = if self.cfg.unit_alu_latency { it.op_latency.min(1.0) } else { it.op_latency };
+        let details = DETAILS;
+        let (addr_max, addr_src) = if details { self.max_ready_src(&it.addr_reads) } else { (self.max_ready(&it.addr_reads), u8::MAX) };
+        let (data_max, data_src) = if details { self.max_ready_src(&it.data_reads) } else { (self.max_ready(&it.data_reads), u8::MAX) };
+        let addr_ready = fmax(addr_max, dispatch);
+        let data_ready = fmax(data_max, dispatch);
         let mut load_waited_memory = false;
         let mut miss = false;
         let (load_start, load_done, load_port) = if it.loads {
@@ -190,7 +216,7 @@ impl Core {
                 }
                 _ => IssueCause::Dispatch,
             };
-            (s, s + it.op_latency * scale, cause)
+            (s, s + op_latency * scale, cause)
         } else if it.loads {
             let cause = match load_port {
                 Some(g) if load_start > addr_ready + EPS => IssueCause::Port(g),
@@ -205,7 +231,20 @@ impl Core {
             (dispatch, data_ready, cause)
         } else {
             // no resources at all (e.g. nop, or a store whose parts follow)
-            (operands, operands + it.op_latency * scale, IssueCause::Dispatch)
+            (operands, operands + op_latency * scale, IssueCause::Dispatch)
+        };
+
+        // ---- what the accounting views need (no effect on timing) -----------------
+        // the critical uop's operands: its own load, or the latest register
+        let (wait_on, src) = if it.compute_uses.is_empty() && it.loads {
+            (addr_ready, addr_src)
+        } else {
+            (operands, data_src)
+        };
+        let (self_class, penalty_from, wait_class, wait_from) = if details {
+            self.latency_classes(it, dy, scale, op_latency, load_start, load_done, issue, ready, miss, load_waited_memory, data_ready, dispatch, wait_on, src)
+        } else {
+            (LatencyClass::Short, 0.0, LatencyClass::Short, 0.0)
         };
         let mut complete = ready;
         if it.stores {
@@ -221,6 +260,12 @@ impl Core {
         for &w in &it.writes {
             self.reg_ready[w as usize] = ready;
         }
+        if details {
+            for &w in &it.writes {
+                self.reg_class[w as usize] = self_class;
+                self.reg_penalty[w as usize] = penalty_from;
+            }
+        }
         if dy.mispredicted && it.branch != BranchKind::None {
             self.resteer_at = fmax(self.resteer_at, ready + self.cfg.mispredict_penalty);
         }
@@ -228,9 +273,9 @@ impl Core {
         // ---- commit ---------------------------------------------------------------
         let earliest = fmax(ceil_pos(complete - EPS) - 1.0, dispatch);
         let cgap = self.cfg.commit_gap;
-        let (commit, commit_cause) = if it.fused_uops == 0 {
+        let (commit, commit_cause, commit_slot) = if it.fused_uops == 0 {
             let c = fmax(earliest, self.last_commit);
-            (c, if earliest >= self.last_commit { CommitCause::Complete } else { CommitCause::InOrder })
+            (c, if earliest >= self.last_commit { CommitCause::Complete } else { CommitCause::InOrder }, c)
         } else {
             let start = fmax(self.commit_next, earliest);
             let c = floor_pos(start + (it.fused_uops - 1) as f64 * cgap + EPS);
@@ -242,7 +287,7 @@ impl Core {
             } else {
                 CommitCause::InOrder
             };
-            (c, cause)
+            (c, cause, start)
         };
         self.last_commit = fmax(self.last_commit, commit);
         self.rob.push(commit + 1.0, it.fused_uops);
@@ -270,6 +315,19 @@ impl Core {
             issue_cause,
             commit_cause,
             mispredicted: dy.mispredicted,
+            slot: if DETAILS { slot } else { 0.0 },
+            resteer: if DETAILS { resteer } else { 0.0 },
+            fetch_stall: if DETAILS { dy.fetch_stall as f32 } else { 0.0 },
+            btb_stall: if DETAILS { dy.btb_stall as f32 } else { 0.0 },
+            load_level: if DETAILS && it.loads { dy.load_level } else { 0 },
+            self_class,
+            wait_class,
+            load_start: if DETAILS { load_start } else { 0.0 },
+            load_done: if DETAILS { load_done } else { 0.0 },
+            operands: if DETAILS { wait_on } else { 0.0 },
+            wait_from: if DETAILS { wait_from } else { 0.0 },
+            penalty_from: if DETAILS { penalty_from } else { 0.0 },
+            commit_slot: if DETAILS { commit_slot } else { 0.0 },
         }
     }
 
@@ -286,9 +344,80 @@ impl Core {
         at
     }
 
+    /// The latency class of this instruction's result and of what its critical
+    /// uop waited for, with the start of each penalty (accounting views only).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn latency_classes(
+        &self,
+        it: &InstrTiming,
+        dy: &DynInfo,
+        scale: f64,
+        op_latency: f64,
+        load_start: f64,
+        load_done: f64,
+        issue: f64,
+        ready: f64,
+        miss: bool,
+        load_waited_memory: bool,
+        data_ready: f64,
+        dispatch: f64,
+        wait_on: f64,
+        src: u8,
+    ) -> (LatencyClass, f64, LatencyClass, f64) {
+        let load_class = |level: u8| match level {
+            0 => LatencyClass::L1,
+            1 => LatencyClass::L2,
+            2 => LatencyClass::L3,
+            _ => LatencyClass::Dram,
+        };
+        let l1_done = load_start + it.load_latency * scale + dy.load_extra_latency;
+        let (self_class, penalty_from) = if it.loads && load_waited_memory {
+            (LatencyClass::Forward, ready)
+        } else if it.loads && miss {
+            (load_class(dy.load_level), l1_done)
+        } else if !it.compute_uses.is_empty() && op_latency * scale > scale + EPS {
+            (LatencyClass::Long, issue + scale)
+        } else if it.loads {
+            (LatencyClass::L1, ready)
+        } else {
+            (LatencyClass::Short, ready)
+        };
+        let (wait_class, wait_from) = if it.loads && !it.compute_uses.is_empty() && load_done >= data_ready {
+            if load_waited_memory {
+                (LatencyClass::Forward, wait_on)
+            } else if miss {
+                (load_class(dy.load_level), l1_done.min(wait_on))
+            } else {
+                (LatencyClass::L1, wait_on)
+            }
+        } else if (src as usize) < NUM_REGS && wait_on > dispatch + EPS {
+            let r = src as usize;
+            (self.reg_class[r], self.reg_penalty[r].min(wait_on))
+        } else {
+            (LatencyClass::Short, wait_on)
+        };
+        (self_class, penalty_from, wait_class, wait_from)
+    }
+
     #[inline]
     fn max_ready(&self, regs: &[u8]) -> f64 {
         regs.iter().fold(0.0, |m, &r| fmax(m, self.reg_ready[r as usize]))
+    }
+
+    /// The latest ready time of `regs` and the register that has it (`u8::MAX`: none later than 0).
+    #[inline]
+    fn max_ready_src(&self, regs: &[u8]) -> (f64, u8) {
+        let mut m = 0.0;
+        let mut src = u8::MAX;
+        for &r in regs {
+            let v = self.reg_ready[r as usize];
+            if v > m {
+                m = v;
+                src = r;
+            }
+        }
+        (m, src)
     }
 
     /// Books every use at the earliest cycle >= `t` where all its targets have room.

@@ -3,6 +3,7 @@
 //! baseline core plus every sensitivity variant in one pass.
 
 use super::engine::{Batch, DynRecord, VariantEngine};
+use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiTracker};
 use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::{Knob, CORE_KNOBS, MEMORY_KNOBS};
@@ -10,7 +11,7 @@ use crate::sensitivity::SensitivityPoint;
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
 use bottlenose_functional::{FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
-use bottlenose_listeners::{InstructionCost, StallCauseCounter, StallCauses};
+use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
 use bottlenose_timing::{resolve, Acceleration, CoreConfig, DynInfo, InstrTiming, UnknownForm};
@@ -49,6 +50,22 @@ pub struct DynamicOptions {
     pub bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64>>>,
     /// Resources accelerated in the baseline itself (a what-if run): (name, weight).
     pub baseline: Vec<(String, f64)>,
+    /// Idealization experiments run beside the baseline (Eyerman §IV).
+    pub idealize: IdealizeLevel,
+}
+
+/// Which idealizations a run simulates beside the baseline. Each one that
+/// changes the functional layer (perfect icache, dcache, branch prediction)
+/// runs its own functional layer on the same QEMU stream and its own timing
+/// core; the 1-cycle ALU is one more timing variant of the baseline stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IdealizeLevel {
+    Off,
+    /// The four single idealizations (3 extra functional layers, 4 extra timing cores).
+    #[default]
+    Singles,
+    /// The singles and the six pairs (6 extra functional layers, 10 extra timing cores).
+    Pairs,
 }
 
 /// One row of the hottest instructions.
@@ -145,6 +162,9 @@ pub struct DynamicReport {
     pub statics: Vec<StaticInstruction>,
     #[serde(skip)]
     pub cost: InstructionCost,
+    /// Top-Down tree and events, CPI and FLOPS stacks, cycle accounting, idealization.
+    #[serde(flatten)]
+    pub accounting: AccountingReport,
 }
 
 /// A static instruction of the run with its per-instruction totals.
@@ -187,10 +207,78 @@ fn knob_sets(machine: &Machine, opts: &DynamicOptions) -> Result<Vec<Vec<Knob>>,
     Ok(sets)
 }
 
+type Views = ((StallCauseCounter, InstructionCost), AccountingViews);
+
+/// The functional side of one stream: caches, TLBs, predictors and the fetch state.
+struct Front {
+    functional: FunctionalLayer,
+    last_fetch_line: u64,
+    pending_fetch_stall: f64,
+    l1_fetch: f64,
+}
+
+impl Front {
+    fn new(machine: &Machine, idealization: Idealization, prefetcher: Prefetcher) -> Self {
+        let functional = FunctionalLayer::with_prefetcher(&machine.params, idealization, prefetcher);
+        let l1_fetch = functional.fetch_latency(MemLevel::L1);
+        Front { functional, last_fetch_line: u64::MAX, pending_fetch_stall: 0.0, l1_fetch }
+    }
+
+    /// The dynamic facts of one executed instruction (and the functional layer's update).
+    #[inline]
+    fn info(&mut self, insn: &ExecutedInsn<'_>, inst: &DecodedInst) -> DynInfo {
+        let mut info = DynInfo { fetch_stall: self.pending_fetch_stall, btb_stall: self.pending_fetch_stall, ..Default::default() };
+        self.pending_fetch_stall = 0.0;
+        // instruction fetch, once per line
+        let line = insn.vaddr >> 6;
+        if line != self.last_fetch_line {
+            self.last_fetch_line = line;
+            let f = self.functional.inst_fetch(insn.vaddr);
+            if f.level != MemLevel::L1 || f.tlb_cycles > 0.0 {
+                info.fetch_stall += (self.functional.fetch_latency(f.level) - self.l1_fetch).max(0.0) + f.tlb_cycles;
+            }
+        }
+        for m in insn.mem() {
+            let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
+            let level = level_index(o.level);
+            if m.is_store {
+                info.store_level = info.store_level.max(level);
+                info.store_addr.get_or_insert(m.vaddr);
+            } else {
+                info.load_level = info.load_level.max(level);
+                info.load_addr.get_or_insert(m.vaddr);
+                info.load_extra_latency += o.tlb_cycles;
+            }
+        }
+        if inst.branch != BranchKind::None && inst.branch != BranchKind::Other {
+            let fallthrough = insn.vaddr + inst.len as u64;
+            let next = insn.next_vaddr.unwrap_or(fallthrough);
+            let taken = next != fallthrough;
+            let o = self.functional.branch(insn.vaddr, inst.branch, taken, next, fallthrough);
+            info.mispredicted = o.mispredicted;
+            if o.btb_miss && taken && !o.mispredicted {
+                self.pending_fetch_stall += BTB_MISS_PENALTY;
+            }
+        }
+        info
+    }
+}
+
+/// An idealized stream: its own functional layer and timing core(s) on the same instructions.
+struct IdealStream {
+    /// The idealizations of each timing variant of the stream (variant 1, if any, adds the 1-cycle ALU).
+    sets: Vec<Vec<Ideal>>,
+    front: Front,
+    engine: VariantEngine<()>,
+    batch: Batch,
+}
+
 struct Pipeline<'m> {
     machine: &'m Machine,
-    engine: VariantEngine<(StallCauseCounter, InstructionCost)>,
-    functional: FunctionalLayer,
+    engine: VariantEngine<Views>,
+    front: Front,
+    ideal: Vec<IdealStream>,
+    facts: SharedFacts,
     roi: RoiTracker,
     warm: bool,
     /// static id (QEMU) -> index into `statics` (u32::MAX: not decoded yet)
@@ -200,9 +288,6 @@ struct Pipeline<'m> {
     batch: Batch,
     executed: u64,
     simulated: u64,
-    last_fetch_line: u64,
-    pending_fetch_stall: f64,
-    l1_fetch: f64,
     limit: u64,
     stopped: bool,
     bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64>>>,
@@ -235,6 +320,10 @@ impl Pipeline<'_> {
             }
         }
         let index = self.statics.len();
+        self.facts.push(index, StaticFacts::new(self.machine, &inst, &timing));
+        for st in &mut self.ideal {
+            st.batch.new_instructions.push(timing.clone());
+        }
         self.batch.new_instructions.push(timing.clone());
         self.statics.push(StaticInstruction { inst, timing });
         self.by_static_id[sid] = index as u32;
@@ -248,42 +337,16 @@ impl Pipeline<'_> {
         }
         self.executed += 1;
         let index = self.statics_index(insn);
-        let s = &self.statics[index];
-        let in_roi = self.roi.step(&s.inst, insn.vcpu);
+        let inst = &self.statics[index].inst;
+        let in_roi = self.roi.step(inst, insn.vcpu);
         if !in_roi && !self.warm {
             return;
         }
-        let mut info = DynInfo { fetch_stall: self.pending_fetch_stall, ..Default::default() };
-        self.pending_fetch_stall = 0.0;
-        // instruction fetch, once per line
-        let line = insn.vaddr >> 6;
-        if line != self.last_fetch_line {
-            self.last_fetch_line = line;
-            let f = self.functional.inst_fetch(insn.vaddr);
-            if f.level != MemLevel::L1 || f.tlb_cycles > 0.0 {
-                info.fetch_stall += (self.functional.fetch_latency(f.level) - self.l1_fetch).max(0.0) + f.tlb_cycles;
-            }
-        }
-        for m in insn.mem() {
-            let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
-            let level = level_index(o.level);
-            if m.is_store {
-                info.store_level = info.store_level.max(level);
-                info.store_addr.get_or_insert(m.vaddr);
-            } else {
-                info.load_level = info.load_level.max(level);
-                info.load_addr.get_or_insert(m.vaddr);
-                info.load_extra_latency += o.tlb_cycles;
-            }
-        }
-        if s.inst.branch != BranchKind::None && s.inst.branch != BranchKind::Other {
-            let fallthrough = insn.vaddr + s.inst.len as u64;
-            let next = insn.next_vaddr.unwrap_or(fallthrough);
-            let taken = next != fallthrough;
-            let o = self.functional.branch(insn.vaddr, s.inst.branch, taken, next, fallthrough);
-            info.mispredicted = o.mispredicted;
-            if o.btb_miss && taken && !o.mispredicted {
-                self.pending_fetch_stall += BTB_MISS_PENALTY;
+        let info = self.front.info(insn, inst);
+        for st in &mut self.ideal {
+            let info = st.front.info(insn, inst);
+            if in_roi {
+                st.batch.records.push(DynRecord { id: index as u32, info });
             }
         }
         if !in_roi {
@@ -302,6 +365,10 @@ impl Pipeline<'_> {
     fn flush(&mut self) {
         let b = std::mem::take(&mut self.batch);
         self.engine.feed(b);
+        for st in &mut self.ideal {
+            let b = std::mem::take(&mut st.batch);
+            st.engine.feed(b);
+        }
     }
 }
 
@@ -365,15 +432,29 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
             labels.push((set.iter().map(|k| k.name(machine)).collect::<Vec<_>>(), w));
         }
     }
-    let listeners = (StallCauseCounter::new(machine), InstructionCost::new());
+    // the 1-cycle ALU is a timing variant of the baseline stream
+    let alu1_variant = (opts.idealize != IdealizeLevel::Off).then(|| {
+        let mut c = configs[0].clone();
+        c.unit_alu_latency = true;
+        configs.push(c);
+        configs.len() - 1
+    });
+    let view_params = ViewParams::new(machine, &configs[0]);
+    let facts = SharedFacts::new();
+    let listeners = (
+        (StallCauseCounter::new(machine), InstructionCost::new()),
+        AccountingViews::with_shared(view_params.clone(), facts.clone()),
+    );
+    let base_config = configs[0].clone();
     let engine = VariantEngine::new(configs, listeners, opts.threads);
-    let functional = FunctionalLayer::with_prefetcher(&machine.params, opts.idealization, opts.prefetcher);
-    let l1_fetch = functional.fetch_latency(MemLevel::L1);
+    let ideal = ideal_streams(machine, &opts, &base_config);
     let prefetcher = format!("{:?}", opts.prefetcher).to_lowercase();
     let mut pipe = Pipeline {
         machine,
         engine,
-        functional,
+        front: Front::new(machine, opts.idealization, opts.prefetcher),
+        ideal,
+        facts,
         roi: RoiTracker::new(opts.roi.clone()),
         warm: opts.warm,
         by_static_id: Vec::new(),
@@ -382,9 +463,6 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         batch: Batch::default(),
         executed: 0,
         simulated: 0,
-        last_fetch_line: u64::MAX,
-        pending_fetch_stall: 0.0,
-        l1_fetch,
         limit: opts.max_instructions.unwrap_or(u64::MAX),
         stopped: false,
         bias_probe: opts.bias_probe.take(),
@@ -446,9 +524,25 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     } else {
         (exit.to_string(), exit.code(), exit.signal())
     };
-    let Pipeline { engine, functional, roi, statics, unknown, .. } = pipe;
-    let (outcomes, (causes, cost)) = engine.finish();
+    let Pipeline { engine, front, ideal, roi, statics, unknown, .. } = pipe;
+    let functional = front.functional;
+    let (outcomes, ((causes, cost), views)) = engine.finish();
     let base = outcomes[0].cycles.max(0.0);
+    let mut accounting = AccountingReport::new(views.finish(base), &view_params);
+    let mut ideal_results: Vec<(Vec<Ideal>, f64)> = Vec::new();
+    for st in ideal {
+        let (o, ()) = st.engine.finish();
+        for (set, out) in st.sets.into_iter().zip(o) {
+            ideal_results.push((set, out.cycles));
+        }
+    }
+    if let Some(i) = alu1_variant {
+        ideal_results.push((vec![Ideal::Alu1], outcomes[i].cycles));
+    }
+    ideal_results.sort_by_key(|(set, _)| (set.len(), set.iter().map(|i| Ideal::ALL.iter().position(|x| x == i).unwrap_or(9)).collect::<Vec<_>>()));
+    if !ideal_results.is_empty() {
+        accounting.add_idealizations(base, &ideal_results);
+    }
     let sensitivity: Vec<SensitivityPoint> = labels
         .iter()
         .zip(&outcomes[1..])
@@ -508,7 +602,51 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         static_instructions: statics.len(),
         statics,
         cost,
+        accounting,
     })
+}
+
+/// The idealized streams of a run: one functional layer (and timing engine) per
+/// idealization of the functional layer; with pairs, each single also times the
+/// 1-cycle ALU on top, and the three pairs of functional idealizations get their own.
+fn ideal_streams(machine: &Machine, opts: &DynamicOptions, base: &CoreConfig) -> Vec<IdealStream> {
+    let functional: &[&[Ideal]] = match opts.idealize {
+        IdealizeLevel::Off => &[],
+        IdealizeLevel::Singles => &[&[Ideal::Icache], &[Ideal::Dcache], &[Ideal::Branch]],
+        IdealizeLevel::Pairs => &[
+            &[Ideal::Icache],
+            &[Ideal::Dcache],
+            &[Ideal::Branch],
+            &[Ideal::Icache, Ideal::Dcache],
+            &[Ideal::Icache, Ideal::Branch],
+            &[Ideal::Dcache, Ideal::Branch],
+        ],
+    };
+    functional
+        .iter()
+        .map(|set| {
+            let mut id = opts.idealization;
+            for i in *set {
+                match i {
+                    Ideal::Icache => id.perfect_icache = true,
+                    Ideal::Dcache => id.perfect_dcache = true,
+                    Ideal::Branch => id.perfect_branch = true,
+                    Ideal::Alu1 => {}
+                }
+            }
+            let mut configs = vec![base.clone()];
+            let mut sets = vec![set.to_vec()];
+            if opts.idealize == IdealizeLevel::Pairs && set.len() == 1 {
+                let mut c = base.clone();
+                c.unit_alu_latency = true;
+                configs.push(c);
+                let mut s = set.to_vec();
+                s.push(Ideal::Alu1);
+                sets.push(s);
+            }
+            IdealStream { sets, front: Front::new(machine, id, opts.prefetcher), engine: VariantEngine::new(configs, (), 1), batch: Batch::default() }
+        })
+        .collect()
 }
 
 type Attributed = (Vec<HotspotRow>, Vec<HotspotRow>, Vec<LoopReport>, Vec<LoopTableRow>, Option<String>);

@@ -115,13 +115,13 @@ fn worker<L: Listener>(
             match (&mut listener, *i) {
                 (Some(l), 0) => {
                     for r in &batch.records {
-                        let t = core.step(&table[r.id as usize], &r.info);
+                        let t = if L::DETAILS { core.step(&table[r.id as usize], &r.info) } else { core.step_fast(&table[r.id as usize], &r.info) };
                         l.on_instruction(r.id as usize, &t);
                     }
                 }
                 _ => {
                     for r in &batch.records {
-                        core.step(&table[r.id as usize], &r.info);
+                        core.step_fast(&table[r.id as usize], &r.info);
                     }
                 }
             }

@@ -6,7 +6,7 @@ mod engine;
 mod roi;
 
 pub use driver::{
-    run_program, DynamicError, DynamicOptions, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
+    run_program, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
     StaticInstruction,
 };
 pub use engine::{Batch, DynRecord, VariantEngine, VariantOutcome};

@@ -1,0 +1,85 @@
+//! The accounting views on static blocks: invariants of the Top-Down events,
+//! the CPI and FLOPS stacks, and the 1-cycle-ALU idealization.
+mod common;
+use bottlenose_analysis::{analyze_block, find_node, BlockReport, StaticOptions};
+use bottlenose_decode::decode_block;
+use bottlenose_sources::{assemble, AsmSyntax};
+use common::machine;
+
+const BLOCKS: &[(&str, &str)] = &[
+    ("jacobi", include_str!("../../../examples/jacobi.s")),
+    ("div_chain", include_str!("../../../bench/blocks/div_chain.s")),
+    ("fma_throughput", include_str!("../../../bench/blocks/fma_throughput.s")),
+    ("fma_chain", include_str!("../../../bench/blocks/fma_chain.s")),
+    ("stream_copy", include_str!("../../../bench/blocks/stream_copy.s")),
+    ("pointer_chase", include_str!("../../../bench/blocks/pointer_chase.s")),
+    ("store_heavy", include_str!("../../../bench/blocks/store_heavy.s")),
+    ("mixed_int", include_str!("../../../bench/blocks/mixed_int.s")),
+    ("dot_1acc", include_str!("../../../bench/blocks/dot_1acc.s")),
+    ("shuffle_bound", include_str!("../../../bench/blocks/shuffle_bound.s")),
+];
+
+fn analyze(machine_name: &str, name: &str, src: &str) -> BlockReport {
+    let code = &assemble(src, name, AsmSyntax::Auto).expect("assemble")[0];
+    let insts = decode_block(&code.bytes, code.address).expect("decode");
+    let opts = StaticOptions { sensitivity: false, ..StaticOptions::default() };
+    analyze_block(&machine(machine_name), name, &insts, &opts).expect("analysis")
+}
+
+fn sum(m: &std::collections::BTreeMap<String, f64>) -> f64 {
+    m.values().sum()
+}
+
+fn check_invariants(r: &BlockReport) {
+    let a = &r.accounting;
+    let name = format!("{} on {}", r.block, r.machine);
+    // level 1 sums to 1
+    let l1: f64 = a.topdown.iter().map(|n| n.value.unwrap()).sum();
+    assert!((l1 - 1.0).abs() < 1e-9, "{name}: level 1 sums to {l1}");
+    // the tree from the simulated events equals the direct slot accounting
+    let s = a.slot_accounting.unwrap();
+    let v = |n: &str| find_node(&a.topdown, n).and_then(|n| n.value).unwrap();
+    for (node, direct) in [
+        ("Frontend_Bound", s.frontend_bound),
+        ("Bad_Speculation", s.bad_speculation),
+        ("Retiring", s.retiring),
+        ("Backend_Bound", s.backend_bound),
+    ] {
+        assert!((v(node) - direct).abs() < 1e-9, "{name}: {node} {} vs direct {direct}", v(node));
+    }
+    // each CPI stack sums to the cycles, base is the same at the three stages
+    let st = a.cpi_stacks.as_ref().unwrap();
+    assert_eq!(st.cycles, r.total_cycles);
+    for stage in ["dispatch", "issue", "commit"] {
+        let m = st.stage(stage).unwrap();
+        assert!((sum(m) - r.total_cycles).abs() < 1e-6 * r.total_cycles, "{name}: {stage} sums to {} of {}", sum(m), r.total_cycles);
+        assert!(m.values().all(|&x| x > -1e-6), "{name}: {stage} has a negative component: {m:?}");
+    }
+    let base = st.dispatch["base"];
+    assert!((st.issue["base"] - base).abs() < 1e-6 && (st.commit["base"] - base).abs() < 1e-6, "{name}: base differs: {st:?}");
+    let slots = a.events["SlotsRetired"];
+    assert!((base - slots / st.width).abs() < 1e-9, "{name}: base {base} vs SlotsRetired/W {}", slots / st.width);
+    // the FLOPS stack sums to the peak
+    if let Some(f) = &a.flops_stack {
+        let peak = a.flops.as_ref().unwrap().peak_flops_per_cycle;
+        assert!((sum(f) - peak).abs() < 1e-9, "{name}: {f:?}");
+    }
+    let c = a.cycle_accounting.as_ref().unwrap();
+    assert!((c.retired + c.non_retired + c.stalls - r.total_cycles).abs() < 1e-9, "{name}: {c:?}");
+}
+
+#[test]
+fn invariants_hold_on_every_block() {
+    for m in ["skylake", "zen4"] {
+        for (name, src) in BLOCKS {
+            let r = analyze(m, name, src);
+            check_invariants(&r);
+            let st = r.accounting.cpi_stacks.as_ref().unwrap();
+            let show = |s: &std::collections::BTreeMap<String, f64>| {
+                s.iter().filter(|(_, v)| v.abs() > 1e-9).map(|(k, v)| format!("{k} {:.0}%", v * 100.0 / r.total_cycles)).collect::<Vec<_>>().join(", ")
+            };
+            println!("{m} {name}: cpi {:.2}\n  dispatch {}\n  issue    {}\n  commit   {}", r.cycles_per_iteration, show(&st.dispatch), show(&st.issue), show(&st.commit));
+            println!("  topdown {}", r.accounting.topdown.iter().map(|n| format!("{} {:.2}", n.name, n.value.unwrap())).collect::<Vec<_>>().join(", "));
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! The accounting views of `bottlenose run` on real programs compiled by the
+//! test: invariants of the simulated Top-Down events and the CPI stacks, Yasin
+//! Table 4 (matrix multiply), Eyerman's non-additive idealizations (Table I)
+//! and the bound property of multi-stage CPI stacks (§V-A).
+mod common;
+use common::{compile, ensure_plugin};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn run(args: &[&str], prog: &Path, prog_args: &[&str]) -> Value {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .arg("run")
+        .args(args)
+        .args(["--quiet", "--no-sensitivity", "--format", "json", "--output"])
+        .arg(&json)
+        .arg("--")
+        .arg(prog)
+        .args(prog_args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    check_invariants(&v);
+    v
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn node<'a>(v: &'a Value, name: &str) -> &'a Value {
+    fn find<'a>(nodes: &'a Value, name: &str) -> Option<&'a Value> {
+        nodes.as_array()?.iter().find_map(|n| if n["name"] == name { Some(n) } else { find(&n["children"], name) })
+    }
+    find(&v["topdown"], name).unwrap_or_else(|| panic!("no Top-Down node {name}"))
+}
+
+fn value(v: &Value, name: &str) -> f64 {
+    f(&node(v, name)["value"])
+}
+
+fn flagged(v: &Value, name: &str) -> bool {
+    node(v, name)["flagged"] == true
+}
+
+/// The invariants every run's views must satisfy.
+fn check_invariants(v: &Value) {
+    let cycles = f(&v["cycles"]);
+    // level 1 sums to 1, and equals the slots counted directly
+    let l1: f64 = v["topdown"].as_array().unwrap().iter().map(|n| f(&n["value"])).sum();
+    assert!((l1 - 1.0).abs() < 1e-9, "level 1 sums to {l1}");
+    let s = &v["slot_accounting"];
+    for (n, k) in [("Frontend_Bound", "frontend_bound"), ("Bad_Speculation", "bad_speculation"), ("Retiring", "retiring"), ("Backend_Bound", "backend_bound")] {
+        assert!((value(v, n) - f(&s[k])).abs() < 1e-9, "{n}: engine {} vs direct {}", value(v, n), f(&s[k]));
+    }
+    // the engine's inputs are the listener's counters
+    assert_eq!(f(&v["events"]["Clocks"]), cycles);
+    assert_eq!(f(&v["events"]["TotalSlots"]), 4.0 * cycles);
+    // each stack sums to the cycles, with the same base = retired slots / W
+    let st = &v["cpi_stacks"];
+    let base = f(&st["dispatch"]["base"]);
+    assert!((base - f(&v["events"]["SlotsRetired"]) / 4.0).abs() < 1e-6);
+    for stage in ["dispatch", "issue", "commit"] {
+        let m = st[stage].as_object().unwrap();
+        let sum: f64 = m.values().map(f).sum();
+        assert!((sum - cycles).abs() < 1e-6 * cycles, "{stage} stack sums to {sum}, not {cycles}");
+        assert!((f(&m["base"]) - base).abs() < 1e-6, "{stage} base differs");
+        assert!(m.values().all(|x| f(x) > -1e-6 * cycles), "{stage}: {m:?}");
+    }
+    let c = &v["cycle_accounting"];
+    assert!((f(&c["retired"]) + f(&c["non_retired"]) + f(&c["stalls"]) - cycles).abs() < 1e-6);
+}
+
+fn idealization<'a>(v: &'a Value, what: &str) -> &'a Value {
+    v["idealization"].as_array().unwrap().iter().find(|i| i["what"] == what).unwrap_or_else(|| panic!("no idealization {what}"))
+}
+
+const MATMUL: &str = r#"
+#include <stdio.h>
+#define N 2048
+#define J 256
+static double A[N], B[N][N], C[J];
+/* one row of C = A B, J columns: the naive order walks B by columns (16 KiB
+   stride: every access a new DRAM line), the interchanged one by rows */
+__attribute__((noinline)) void ijk(void) { for (int j = 0; j < J; j++) { double s = 0; for (int k = 0; k < N; k++) s += A[k] * B[k][j]; C[j] = s; } }
+__attribute__((noinline)) void ikj(void) { for (int k = 0; k < N; k++) { double a = A[k]; for (int j = 0; j < J; j++) C[j] += a * B[k][j]; } }
+int main(int argc, char **argv) {
+    for (int i = 0; i < N; i++) { A[i] = i; for (int j = 0; j < N; j++) B[i][j] = i - j; }
+    if (argv[1][0] == 'n') ijk(); else ikj();
+    printf("%f\n", C[J / 3]);
+    return 0;
+}
+"#;
+
+/// Yasin Table 4: multiply1 (naive) is Memory Bound toward external memory;
+/// loop interchange is much faster and leaves Memory Bound; vectorizing the
+/// interchanged loop is faster again.
+#[test]
+fn matmul_tuning_follows_yasin_table_4() {
+    let d = tempfile::tempdir().unwrap();
+    let scalar = compile(d.path(), "mm", MATMUL, &["-O1", "-fno-tree-vectorize"]);
+    let vector = compile(d.path(), "mmv", MATMUL, &["-O3", "-mavx2", "-mfma"]);
+    let args = |f: &'static str| ["--roi", f, "--prefetcher", "stride", "--no-idealize"];
+    let naive = run(&args("function:ijk"), &scalar, &["naive"]);
+    let inter = run(&args("function:ikj"), &scalar, &["interchanged"]);
+    let vect = run(&args("function:ikj"), &vector, &["interchanged"]);
+    let show = |n: &str, v: &Value| {
+        println!(
+            "{n:>12}: cycles {:>9.0} IPC {:.2}  FE {:.2} BAD {:.2} RET {:.2} BE {:.2} | Memory {:.2} Ext {:.2} Core {:.2}",
+            f(&v["cycles"]),
+            f(&v["ipc"]),
+            value(v, "Frontend_Bound"),
+            value(v, "Bad_Speculation"),
+            value(v, "Retiring"),
+            value(v, "Backend_Bound"),
+            value(v, "Memory_Bound"),
+            value(v, "Ext_Memory_Bound"),
+            value(v, "Core_Bound")
+        )
+    };
+    show("naive", &naive);
+    show("interchanged", &inter);
+    show("vectorized", &vect);
+    // naive: Backend → Memory Bound → Ext. Memory Bound, the flagged path
+    for n in ["Backend_Bound", "Memory_Bound", "Ext_Memory_Bound"] {
+        assert!(flagged(&naive, n), "naive: {n} not flagged: {:?}", node(&naive, n));
+    }
+    assert!(value(&naive, "Memory_Bound") > 0.4, "naive Memory Bound {}", value(&naive, "Memory_Bound"));
+    assert!(value(&naive, "Retiring") < 0.25);
+    // interchange: much faster, the memory stalls mostly gone, retiring dominates
+    assert!(f(&naive["cycles"]) > 2.0 * f(&inter["cycles"]), "interchange speedup");
+    assert!(value(&inter, "Memory_Bound") < 0.7 * value(&naive, "Memory_Bound"));
+    assert!(value(&inter, "Retiring") > 2.0 * value(&naive, "Retiring"));
+    // vectorized: faster again
+    assert!(f(&inter["cycles"]) > 1.5 * f(&vect["cycles"]), "vectorization speedup");
+    assert!(value(&vect, "FP_Vector") > 0.0 && value(&inter, "FP_Vector") == 0.0);
+}
+
+const MISS_BRANCH: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+#define N (8 << 20)
+/* a random gather that misses to DRAM feeding an unpredictable branch */
+__attribute__((noinline)) long kernel(const int *a, const unsigned *idx, int n) {
+    long s = 0;
+    for (int i = 0; i < n; i++) { int v = a[idx[i]]; if (v & 1) s += v; else s -= 3; }
+    return s;
+}
+int main(void) {
+    int *a = malloc(N * sizeof(int)); unsigned *idx = malloc(100000 * sizeof(unsigned));
+    srand(3); for (long i = 0; i < N; i++) a[i] = rand();
+    for (int i = 0; i < 100000; i++) idx[i] = (unsigned)(((unsigned long)rand() * 2654435761u) % N);
+    printf("%ld\n", kernel(a, idx, 60000));
+    return 0;
+}
+"#;
+
+/// Eyerman's Table I point: with data-cache misses and branch mispredictions
+/// in one loop, idealizing both gains something else than the sum of the two.
+#[test]
+fn idealizing_misses_and_mispredictions_does_not_add_up() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "mb", MISS_BRANCH, &["-O1", "-fno-if-conversion", "-fno-if-conversion2", "-fno-tree-vectorize"]);
+    let v = run(&["--roi", "function:kernel", "--idealize"], &exe, &[]);
+    assert_eq!(v["idealization"].as_array().unwrap().len(), 10, "4 singles and 6 pairs");
+    let dc = f(&idealization(&v, "perfect_dcache")["cpi_reduction"]);
+    let br = f(&idealization(&v, "perfect_branch")["cpi_reduction"]);
+    let both = idealization(&v, "perfect_dcache+perfect_branch");
+    let pair = f(&both["cpi_reduction"]);
+    println!("CPI {:.2}: perfect dcache -{dc:.2}, perfect branch -{br:.2}, both -{pair:.2} (sum of singles {:.2})", f(&v["cycles"]) / f(&v["instructions_simulated"]), dc + br);
+    assert!(dc > 0.3 * f(&v["cycles"]) / f(&v["instructions_simulated"]) && br > 0.0);
+    assert!((f(&both["sum_of_singles"]) - (dc + br)).abs() < 1e-9);
+    assert!((f(&both["interaction"]) - (pair - dc - br)).abs() < 1e-9);
+    // the misses delay the branches' resolution: removing either removes most of both
+    assert!(pair < 0.8 * (dc + br), "pair {pair} vs singles {dc} + {br}");
+    assert!(pair >= dc.max(br) - 1e-9);
+}
+
+const CHASE: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+__attribute__((noinline)) void *chase(void **p, long n) { while (n--) p = (void **)*p; return p; }
+int main(int argc, char **argv) {
+    long n = (4 << 20) / sizeof(void *);
+    void **a = malloc(n * sizeof(void *));
+    long *perm = malloc(n * sizeof(long));
+    for (long i = 0; i < n; i++) perm[i] = i;
+    srand(7);
+    for (long i = n - 1; i > 0; i--) { long j = rand() % (i + 1); long t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
+    for (long i = 0; i < n; i++) a[perm[i]] = &a[perm[(i + 1) % n]];
+    printf("%p\n", chase(a, 50000));
+    return 0;
+}
+"#;
+
+const BRANCHY: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+__attribute__((noinline)) long kernel(const int *a, int n) {
+    long s = 0;
+    for (int r = 0; r < 5; r++)
+        for (int i = 0; i < n; i++)
+            if (a[i] >= 128) s += a[i] * 3; else s -= 1;
+    return s;
+}
+int main(void) {
+    int n = 20000; int *a = malloc(n * sizeof(int));
+    srand(1); for (int i = 0; i < n; i++) a[i] = rand() % 256;
+    printf("%ld\n", kernel(a, n));
+    return 0;
+}
+"#;
+
+const MATMUL_SMALL: &str = r#"
+#include <stdio.h>
+#define N 256
+#define ROWS 4
+static double A[N][N], B[N][N], C[N][N];
+__attribute__((noinline)) void ijk(void) { for (int i = 0; i < ROWS; i++) for (int j = 0; j < N; j++) { double s = 0; for (int k = 0; k < N; k++) s += A[i][k] * B[k][j]; C[i][j] = s; } }
+int main(void) {
+    for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = i + j; B[i][j] = i - j; }
+    ijk();
+    printf("%f\n", C[ROWS / 2][N / 3]);
+    return 0;
+}
+"#;
+
+const DIVIDE: &str = r#"
+#include <stdio.h>
+__attribute__((noinline)) double kernel(double x, double y, long n) { for (long i = 0; i < n; i++) x = x / y + 1.0; return x; }
+int main(void) { printf("%f\n", kernel(3.0, 1.0000001, 60000)); return 0; }
+"#;
+
+const STREAM: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+#define N (4 << 20)
+__attribute__((noinline)) void triad(double *a, const double *b, const double *c, double s, long n) { for (long i = 0; i < n; i++) a[i] = b[i] + s * c[i]; }
+int main(void) {
+    double *a = malloc(N * sizeof(double)), *b = malloc(N * sizeof(double)), *c = malloc(N * sizeof(double));
+    for (long i = 0; i < N; i++) { a[i] = 0; b[i] = i; c[i] = 2 * i; }
+    triad(a, b, c, 3.0, 200000);
+    printf("%f\n", a[1000]);
+    return 0;
+}
+"#;
+
+/// About 50 KiB of straight-line code, more than the 32 KiB L1I, run in a loop.
+fn icache_source() -> String {
+    let mut s = String::from("#include <stdio.h>\nvolatile int v;\n__attribute__((noinline)) void big(void) {\n");
+    for k in 0..3000 {
+        s.push_str(&format!("  v += {};\n", k * 7 + 1));
+    }
+    s.push_str("}\nint main(void) { for (int r = 0; r < 20; r++) big(); printf(\"%d\\n\", v); return 0; }\n");
+    s
+}
+
+/// Eyerman §V-A: for idealizations whose component is at least 10 % of the CPI
+/// in some stack, the actual CPI reduction lies between the smallest and the
+/// largest of the dispatch, issue and commit components in most cases.
+#[test]
+fn cpi_stacks_bound_most_idealizations() {
+    let d = tempfile::tempdir().unwrap();
+    let icache = icache_source();
+    let kernels: Vec<(&str, std::path::PathBuf, &str, Vec<&str>)> = vec![
+        ("pointer chase", compile(d.path(), "chase", CHASE, &["-O2"]), "function:chase", vec![]),
+        ("random branches", compile(d.path(), "branchy", BRANCHY, &["-O1", "-fno-if-conversion", "-fno-if-conversion2", "-fno-tree-vectorize"]), "function:kernel", vec![]),
+        ("matmul naive", compile(d.path(), "mm", MATMUL_SMALL, &["-O1", "-fno-tree-vectorize"]), "function:ijk", vec!["--prefetcher", "stride"]),
+        ("divide chain", compile(d.path(), "div", DIVIDE, &["-O2"]), "function:kernel", vec![]),
+        ("stream triad", compile(d.path(), "stream", STREAM, &["-O2", "-fno-tree-vectorize"]), "function:triad", vec![]),
+        ("icache-heavy", compile(d.path(), "icache", &icache, &["-O1"]), "function:big", vec![]),
+    ];
+    let (mut counted, mut within) = (0, 0);
+    for (name, exe, roi, extra) in &kernels {
+        let mut args = vec!["--roi", roi];
+        args.extend(extra.iter().copied());
+        let v = run(&args, exe, &[]);
+        let cpi = f(&v["cycles"]) / f(&v["instructions_simulated"]);
+        for i in v["idealization"].as_array().unwrap() {
+            let c = &i["components"];
+            let max = f(&c["dispatch"]).max(f(&c["issue"])).max(f(&c["commit"]));
+            let significant = max >= 0.1 * cpi;
+            println!(
+                "{name:>16} {:<15} CPI {cpi:6.3} reduction {:7.3}  components {:7.3} {:7.3} {:7.3}  {}",
+                i["what"].as_str().unwrap(),
+                f(&i["cpi_reduction"]),
+                f(&c["dispatch"]),
+                f(&c["issue"]),
+                f(&c["commit"]),
+                if !significant { "(< 10 %)" } else if i["within_bounds"] == true { "within" } else { "OUTSIDE" }
+            );
+            if significant {
+                counted += 1;
+                within += (i["within_bounds"] == true) as usize;
+            }
+        }
+    }
+    let fraction = within as f64 / counted as f64;
+    println!("bound property: {within} of {counted} idealizations with a component >= 10 % ({:.0} %)", fraction * 100.0);
+    assert!(counted >= 6, "too few significant idealizations: {counted}");
+    assert!(fraction >= 0.8, "bound property holds for {within} of {counted}");
+}
+
+/// The terminal view of a run shows the Top-Down tree and the three stacks side by side.
+#[test]
+fn run_text_shows_the_views() {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "div", DIVIDE, &["-O2"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .args(["run", "--quiet", "--no-sensitivity", "--roi", "function:kernel", "--output"])
+        .arg(d.path().join("r.txt"))
+        .arg("--")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(d.path().join("r.txt")).unwrap();
+    println!("{text}");
+    for needle in ["Top-Down", "Backend_Bound", "Core_Bound", "Divider", "CPI stacks", "dispatch", "issue", "commit", "alu_latency", "FLOPS stack", "Cycle accounting (Levinthal)", "unaccounted", "Idealization", "alu_1cycle"] {
+        assert!(text.contains(needle), "text output lacks {needle}");
+    }
+}

@@ -1,0 +1,796 @@
+//! The accounting views of one timing run: simulated Top-Down events (Yasin
+//! §4 Table 1), CPI stacks at dispatch, issue and commit (Eyerman Table II),
+//! the FLOPS stack (Eyerman Table III) and Levinthal's cycle accounting.
+//!
+//! They share one reconstruction of the per-cycle picture of the
+//! instruction-driven model, which is why they are one listener. The work is
+//! per instruction wherever the stage is in order, and per *event cycle*
+//! otherwise:
+//!
+//! * **In-order stages are intervals.** Dispatch and commit are in order with
+//!   fractional slot times (`StageTimes::slot`, `commit_slot`; slot k of cycle
+//!   c is c + k/W). The lost slots between consecutive instructions are exactly
+//!   the gap between one instruction's last slot and the next one's first. At
+//!   dispatch the model tells why: before `resteer` it waited for a
+//!   mispredicted branch, then `fetch_stall` (with its BTB part) is the
+//!   frontend, the rest is the backend constraint (`dispatch_cause`). At
+//!   commit the instruction after the gap was the ROB head all along: the ROB
+//!   was empty until it dispatched (charged to its own dispatch delay), then it
+//!   waited for its own result.
+//! * **The ROB head over time** is kept as a queue of (time, blame)
+//!   change-points appended in commit order; a backend dispatch gap (full ROB,
+//!   scheduler, load buffer) walks it to charge each part of the gap to the
+//!   head of that moment.
+//! * **Per-cycle ring.** What only exists per cycle (uops executed, loads in
+//!   flight per level, divider busy, uops issued, the oldest instruction
+//!   waiting in the scheduler, the dispatch-stall reason) is booked into a ring
+//!   indexed by cycle — counts and difference arrays, blame as change-points —
+//!   and swept once the current dispatch slot has passed (no later
+//!   instruction dispatches or issues before it). The sweep skips runs of
+//!   cycles in which nothing was booked in O(1) per run. Cycles with ≥ 1, 2, 3
+//!   uops executed are counted when a cycle's count crosses 1, 2, 3.
+//! * **Blame.** The oldest instruction waiting in the scheduler at cycle c owns
+//!   `[max(dispatch_i, older issues), issue_i)` (dispatch is in order, so older
+//!   waiting intervals cover a prefix of i's). An instruction is blamed for a
+//!   penalty only while the penalty runs (`penalty_from` .. data return for a
+//!   miss, issue + 1 .. ready for a long operation; `wait_from` .. operands
+//!   ready for what a waiting instruction waits for); before that it is plain
+//!   dependence.
+//!
+//! Wrong path: the trace is the correct path. After a mispredicted branch, the
+//! slots from its dispatch until it resolves (`ready`) count as wrong-path uops
+//! issued but not retired, and from resolution until the resteer (the mispredict
+//! penalty) as recovery bubbles (DESIGN.md). Wrong-path uops do not execute in
+//! the model, so they use no ports and Levinthal's Non_Retired is 0.
+
+use crate::cpi_stack::{CpiStacks, COMPONENTS, NCOMP};
+use crate::cycle_accounting::{CycleAccounting, LevinthalCounters};
+use crate::facts::{FpKind, SharedFacts, StaticFacts};
+use crate::flops_stack::{FlopsCounters, FlopsStack};
+use crate::topdown::TopDownCounters;
+use bottlenose_machine::Machine;
+use bottlenose_timing::{CoreConfig, DispatchCause, LatencyClass, Listener, StageTimes};
+
+const EPS: f64 = 1e-9;
+
+// Blame labels = indices into `COMPONENTS` (0, base, is never a label: it means "none").
+pub(crate) const NONE: u8 = 0;
+pub(crate) const ICACHE: u8 = 1;
+pub(crate) const BPRED: u8 = 2;
+pub(crate) const L2: u8 = 3;
+pub(crate) const L3: u8 = 4;
+pub(crate) const DRAM: u8 = 5;
+pub(crate) const STORES: u8 = 6;
+pub(crate) const ALU: u8 = 7;
+pub(crate) const DEPEND: u8 = 8;
+pub(crate) const STRUCTURAL: u8 = 10;
+pub(crate) const OTHER: u8 = 11;
+
+// FLOPS-stack labels of idle FP-unit cycles.
+const V_FRONTEND: u8 = 0;
+const V_NON_VFP: u8 = 1;
+const V_MEMORY: u8 = 2;
+const V_DEPEND: u8 = 3;
+
+/// A change-point marker in a ring cell: the label holds from this cycle on (0: no change).
+const SET: u8 = 0x80;
+
+#[inline(always)]
+fn class_label(c: LatencyClass) -> u8 {
+    match c {
+        LatencyClass::Long => ALU,
+        LatencyClass::L2 => L2,
+        LatencyClass::L3 => L3,
+        LatencyClass::Dram => DRAM,
+        _ => DEPEND,
+    }
+}
+
+#[inline(always)]
+fn is_miss(c: LatencyClass) -> bool {
+    matches!(c, LatencyClass::L2 | LatencyClass::L3 | LatencyClass::Dram)
+}
+
+/// Loads in flight are counted in four 16-bit lanes of one integer: any, missed
+/// L1, missed L2, missed L3. A load served by level k adds `LANES[k]`.
+const LANES: [i64; 5] = [0x1, 0x1_0001, 0x1_0001_0001, 0x1_0001_0001_0001, 0];
+
+/// `floor` of a time (non-negative, finite): the cycle it falls in. Anything
+/// else maps to 0. Cheaper than `as i64`, whose saturating conversion costs a
+/// handful of instructions on every one of the several calls per instruction.
+#[inline(always)]
+fn floor_i(x: f64) -> i64 {
+    let x = if x >= 0.0 && x < 4.0e15 { x } else { 0.0 };
+    // SAFETY: x is finite and within i64's range here.
+    unsafe { x.to_int_unchecked::<i64>() }
+}
+
+/// `ceil` for non-negative times without a libm call.
+#[inline(always)]
+fn ceil_i(x: f64) -> i64 {
+    let i = floor_i(x);
+    i + ((i as f64) < x) as i64
+}
+
+/// One future cycle: what was booked into it. 16 bytes; all zero = nothing.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+struct Cell {
+    /// Difference array of the loads in flight (packed lanes, see [`LANES`]).
+    d_mem: i64,
+    /// Uops executed (started on a port), saturating.
+    ops: u8,
+    /// Fused uops issued (the slot unit of the issue stack), saturating.
+    iss: u8,
+    /// FP instructions issued.
+    vfp_n: u8,
+    /// Change-points (`label | SET`): oldest waiting instruction in the
+    /// scheduler, dispatch-stall reason, oldest waiting FP instruction.
+    rs: u8,
+    fe: u8,
+    vfp: u8,
+    /// Difference array: divides keeping their unit busy.
+    d_div: i8,
+    _pad: u8,
+}
+
+impl Cell {
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        *self == Cell::default()
+    }
+}
+
+/// Machine parameters the views need.
+#[derive(Clone, Debug)]
+pub struct ViewParams {
+    /// Dispatch slots per cycle (W of every stack and of Top-Down's TotalSlots).
+    pub width: f64,
+    pub dispatch_gap: f64,
+    pub commit_gap: f64,
+    pub mispredict_penalty: f64,
+    /// Extra latency over an L1 hit of a load served by L1, L2, L3, DRAM.
+    pub level_extra_latency: [f64; 4],
+    /// Vector FP units, widest vector (bits), FMA support (FLOPS stack).
+    pub fp_units: f64,
+    pub max_bits: f64,
+    pub fma: bool,
+    /// Yasin's FEW (cycles with at most this many uops executed are execution stalls)
+    /// and the memory-bandwidth occupancy threshold of ExtMemOutstanding.
+    pub few_ops: u32,
+    pub mem_bw_occupancy: u32,
+}
+
+impl ViewParams {
+    pub fn new(machine: &Machine, cfg: &CoreConfig) -> Self {
+        let v = &machine.params.vector;
+        ViewParams {
+            width: 1.0 / cfg.dispatch_gap,
+            dispatch_gap: cfg.dispatch_gap,
+            commit_gap: cfg.commit_gap,
+            mispredict_penalty: cfg.mispredict_penalty,
+            level_extra_latency: cfg.level_extra_latency,
+            fp_units: v.fp_units.max(1) as f64,
+            max_bits: v.max_bits.max(64) as f64,
+            fma: v.fma,
+            few_ops: 2,
+            mem_bw_occupancy: 28,
+        }
+    }
+}
+
+/// Everything the views computed, at the end of a run.
+#[derive(Debug, Clone)]
+pub struct AccountingResult {
+    pub topdown: TopDownCounters,
+    pub cpi_stacks: CpiStacks,
+    pub flops_stack: FlopsStack,
+    pub cycle_accounting: CycleAccounting,
+}
+
+/// The dispatch delay of the instruction being processed, split at its causes.
+#[derive(Clone, Copy, Default)]
+struct DispatchDelay {
+    /// Previous slot end, resteer, end of the BTB part, end of the fetch stall, slot.
+    t0: f64,
+    t1: f64,
+    b: f64,
+    t2: f64,
+    t3: f64,
+    store_buffer: bool,
+}
+
+/// The listener: Top-Down events, CPI stacks, FLOPS stack, cycle accounting.
+pub struct AccountingViews {
+    p: ViewParams,
+    sp: SweepParams,
+    facts: Vec<StaticFacts>,
+    shared: Option<SharedFacts>,
+    ring: Vec<Cell>,
+    mask: usize,
+    /// First cycle not swept yet.
+    fin: i64,
+    prev_slot_end: f64,
+    commit_end: f64,
+    /// The ROB head over time: (from, blame) in time order, from `heads_start` on.
+    heads: Vec<(f64, u8)>,
+    heads_start: usize,
+    /// First cycle not yet owned by an older waiting instruction (scheduler / FP).
+    rs_next: i64,
+    vfp_next: i64,
+    sweep: Sweep,
+    acc: SweepAcc,
+    instructions: u64,
+    td: TopDownCounters,
+    flops: FlopsCounters,
+    lev: LevinthalCounters,
+}
+
+impl AccountingViews {
+    /// Views over a block whose facts are known (static analysis).
+    pub fn new(p: ViewParams, facts: Vec<StaticFacts>) -> Self {
+        let len = 1024;
+        let mut heads = Vec::with_capacity(1024);
+        heads.push((0.0, OTHER));
+        AccountingViews {
+            td: TopDownCounters { width: p.width, ..Default::default() },
+            flops: FlopsCounters::default(),
+            sp: SweepParams { width: p.width, inv_w: 1.0 / p.width, few: p.few_ops as u8, bw: p.mem_bw_occupancy as u64, fp_units: p.fp_units },
+            p,
+            facts,
+            shared: None,
+            ring: vec![Cell::default(); len],
+            mask: len - 1,
+            fin: 0,
+            prev_slot_end: 0.0,
+            commit_end: 0.0,
+            heads,
+            heads_start: 0,
+            rs_next: 0,
+            vfp_next: 0,
+            sweep: Sweep::default(),
+            acc: SweepAcc::default(),
+            instructions: 0,
+            lev: LevinthalCounters::default(),
+        }
+    }
+
+    /// Views of a dynamic run: facts arrive through `shared` as instructions are discovered.
+    pub fn with_shared(p: ViewParams, shared: SharedFacts) -> Self {
+        let mut v = Self::new(p, Vec::new());
+        v.shared = Some(shared);
+        v
+    }
+
+    #[cold]
+    fn refresh(&mut self, index: usize) {
+        if let Some(s) = &self.shared {
+            s.copy_new(&mut self.facts);
+        }
+        if index >= self.facts.len() {
+            // unknown instruction (should not happen): account it as one plain uop
+            self.facts.resize(index + 1, StaticFacts { fused: 1, compute_uops: 1, ..Default::default() });
+        }
+    }
+
+    #[inline(always)]
+    fn cell(&mut self, c: i64) -> &mut Cell {
+        let m = self.mask;
+        &mut self.ring[c as usize & m]
+    }
+
+    /// Makes room for cycles up to `c`.
+    #[inline(always)]
+    fn reserve(&mut self, c: i64) {
+        if c - self.fin >= self.ring.len() as i64 {
+            self.grow(c);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, c: i64) {
+        let new_len = (((c - self.fin + 1) as usize) * 2).next_power_of_two();
+        let mut ring = vec![Cell::default(); new_len];
+        for k in self.fin..self.fin + self.ring.len() as i64 {
+            ring[k as usize & (new_len - 1)] = self.ring[k as usize & self.mask];
+        }
+        self.ring = ring;
+        self.mask = new_len - 1;
+    }
+
+    /// Marks the dispatch-stall reason from cycle `floor(at)` on.
+    #[inline]
+    fn fe_mark(&mut self, at: f64, label: u8) {
+        self.cell(floor_i(at)).fe = label | SET;
+    }
+
+    /// Drops the ROB-head history before `t` (keeps the entry in force at `t`).
+    #[inline(always)]
+    fn drop_heads(&mut self, t: f64) {
+        let h = &self.heads;
+        let mut k = self.heads_start;
+        while k + 1 < h.len() && h[k + 1].0 <= t {
+            k += 1;
+        }
+        self.heads_start = k;
+        if k > 1024 && k * 2 > h.len() {
+            self.heads.drain(..k);
+            self.heads_start = 0;
+        }
+    }
+
+    /// Charges `[from, to)` to the ROB head in the middle of it (dispatch
+    /// stack; for the issue stack, the dispatch-stall reason of those cycles).
+    /// A gap behind a full ROB ends when the head commits, so one head holds
+    /// it nearly always; the middle picks the part of its wait the gap is in.
+    fn charge_heads(&mut self, from: f64, to: f64) {
+        let mid = 0.5 * (from + to);
+        self.drop_heads(mid);
+        let k = self.heads_start;
+        let label = match self.heads.get(k) {
+            Some(&(start, label)) if start <= mid => label,
+            _ => OTHER,
+        };
+        self.acc.cpi[0][label as usize & 15] += to - from;
+        self.fe_mark(from, label);
+    }
+
+    /// The lost dispatch slots between the previous instruction and this one.
+    fn dispatch_gap(&mut self, d: &DispatchDelay) {
+        let DispatchDelay { t0, t1, b, t2, t3, store_buffer } = *d;
+        if t1 > t0 {
+            let resolve = (t1 - self.p.mispredict_penalty).max(t0);
+            self.td.wrong_path_cycles += resolve - t0;
+            self.td.recovery_cycles += t1 - resolve;
+            self.acc.cpi[0][BPRED as usize] += t1 - t0;
+            self.fe_mark(t0, BPRED);
+        }
+        if t2 > t1 {
+            self.acc.cpi[0][BPRED as usize] += b - t1;
+            self.acc.cpi[0][ICACHE as usize] += t2 - b;
+            self.td.fetch_cycles += t2 - t1;
+            self.td.fetch_full_cycles += (floor_i(t2 + EPS) - ceil_i(t1 - EPS)).max(0) as u64;
+            if b > t1 {
+                self.fe_mark(t1, BPRED);
+            }
+            if t2 > b {
+                self.fe_mark(b, ICACHE);
+            }
+        }
+        if t3 > t2 {
+            self.td.backend_cycles += t3 - t2;
+            if store_buffer {
+                self.acc.cpi[0][STORES as usize] += t3 - t2;
+                self.fe_mark(t2, STORES);
+            } else {
+                self.charge_heads(t2, t3);
+            }
+        }
+        self.cell(floor_i(t3)).fe = NONE | SET;
+    }
+
+    /// The lost commit slots before instruction `t` (the ROB head throughout):
+    /// commit stack and the ROB-head timeline.
+    fn commit_gap(&mut self, g0: f64, g1: f64, t: &StageTimes, d: &DispatchDelay) {
+        let c = &mut self.acc.cpi[2];
+        // the ROB was empty until the instruction dispatched: its own dispatch delay
+        let r = t.slot.min(g1);
+        if r > g0 {
+            let part = |a: f64, b: f64| (b.min(r) - a.max(g0)).max(0.0);
+            c[BPRED as usize] += part(d.t0, d.t1) + part(d.t1, d.b);
+            c[ICACHE as usize] += part(d.b, d.t2);
+            c[if d.store_buffer { STORES } else { OTHER } as usize] += part(d.t2, d.t3);
+            c[OTHER as usize] += part(f64::MIN, d.t0);
+        }
+        // then it waited for its own result: dependence, its penalty, dependence
+        let s = r.max(g0);
+        let pf = t.penalty_from.clamp(s, g1);
+        let pe = (if is_miss(t.self_class) { t.load_done } else { t.ready }).clamp(pf, g1);
+        let class = class_label(t.self_class);
+        c[DEPEND as usize] += (pf - s) + (g1 - pe);
+        c[class as usize] += pe - pf;
+        if self.heads.len() - self.heads_start > 2048 {
+            self.drop_heads(self.prev_slot_end);
+        }
+        self.heads.extend_from_slice(&[(s, DEPEND), (pf, class), (pe, DEPEND)]);
+    }
+
+    /// Sweeps every cycle before `to`.
+    #[inline(never)]
+    fn finalize_to(&mut self, to: i64) {
+        sweep(&mut self.ring, self.mask, self.fin, to, &self.sp, &mut self.sweep, &mut self.acc);
+        self.fin = to;
+    }
+
+    /// Closes the run at `clocks` cycles and returns every view.
+    pub fn finish(mut self, clocks: f64) -> AccountingResult {
+        let end = clocks.max(self.prev_slot_end);
+        let last = ceil_i(end);
+        self.reserve(last + 2);
+        // dispatch tail: the machine drains after the last dispatch
+        if end > self.prev_slot_end + EPS {
+            let t = self.prev_slot_end;
+            self.td.backend_cycles += end - t;
+            self.charge_heads(t, end);
+        }
+        // commit tail: the part of the last cycle after the last commit
+        if end > self.commit_end {
+            self.acc.cpi[2][OTHER as usize] += end - self.commit_end;
+        }
+        if last > self.fin {
+            self.finalize_to(last);
+        }
+        self.acc.export(&mut self.td, &mut self.flops);
+        let w = self.p.width;
+        let slots = self.td.slots_retired as f64;
+        let base = slots / w;
+        let mut cpi = self.acc.cpi;
+        cpi[0][0] = base;
+        cpi[1][0] = (slots - self.sweep.iss_carry) / w;
+        // commit slots are 1/commit width: a wider commit stage's excess goes to
+        // the lost slots after it (Eyerman's carry), here spread over them evenly
+        let commit_base = slots * self.p.commit_gap;
+        let stalls: f64 = cpi[2][1..].iter().sum();
+        if stalls > 0.0 && (commit_base - base).abs() > EPS {
+            let f = ((stalls + commit_base - base) / stalls).max(0.0);
+            cpi[2][1..].iter_mut().for_each(|v| *v *= f);
+        }
+        cpi[2][0] = base;
+        // slots left over in a carry at the very end are base, not stalls
+        for s in 1..3 {
+            let total: f64 = cpi[s].iter().sum();
+            let missing = clocks - total;
+            if missing.abs() > 1e-6 * clocks.max(1.0) {
+                let (i, _) = cpi[s].iter().enumerate().skip(1).fold((OTHER as usize, f64::MIN), |m, (i, &v)| if v > m.1 { (i, v) } else { m });
+                cpi[s][i] += missing;
+            }
+        }
+        self.td.clocks = clocks;
+        let cpi: [[f64; NCOMP]; 3] = std::array::from_fn(|s| std::array::from_fn(|i| cpi[s][i]));
+        let cpi_stacks = CpiStacks::new(clocks, self.instructions, w, &cpi);
+        let flops_stack = self.flops.finish(&self.p, clocks);
+        let cycle_accounting = self.lev.finish(&self.p, &self.td, clocks);
+        AccountingResult { topdown: self.td, cpi_stacks, flops_stack, cycle_accounting }
+    }
+
+    /// Books `n` uops executed in cycle `c`.
+    #[inline(always)]
+    fn ops(&mut self, c: i64, n: u8) {
+        let e = self.cell(c);
+        e.ops = e.ops.saturating_add(n);
+    }
+}
+
+impl Listener for AccountingViews {
+    #[inline]
+    fn on_instruction(&mut self, index: usize, t: &StageTimes) {
+        if index >= self.facts.len() {
+            self.refresh(index);
+        }
+        let f = self.facts[index];
+        let t0 = self.prev_slot_end;
+        // sweep in batches: cycles before the dispatch point are final
+        let bound = floor_i(t0);
+        if bound > self.fin + 64 {
+            self.finalize_to(bound);
+        }
+        let commit_c = floor_i(t.commit);
+        let issue_c = floor_i(t.issue);
+        let dispatch_c = floor_i(t.dispatch);
+        self.reserve(commit_c + 2);
+        self.instructions += 1;
+        let fused = f.fused;
+
+        // ---- dispatch: slots (Top-Down) and the dispatch CPI stack ----------
+        let slot = t.slot;
+        let mut d = DispatchDelay { t0, t1: t0, b: t0, t2: t0, t3: slot, store_buffer: false };
+        if slot > t0 + EPS {
+            d.t1 = t.resteer.max(t0).min(slot);
+            d.t2 = (d.t1 + t.fetch_stall as f64).min(slot);
+            d.b = (d.t1 + t.btb_stall as f64).min(d.t2);
+            d.store_buffer = t.dispatch_cause == DispatchCause::StoreBuffer;
+            self.dispatch_gap(&d);
+        }
+        self.prev_slot_end = slot + fused as f64 * self.p.dispatch_gap;
+        self.td.slots_retired += fused as u64;
+        self.td.ms_slots += fused as u64 * f.microcoded as u64;
+
+        // ---- commit: the commit stack and the ROB-head timeline ---------------
+        if fused > 0 {
+            let g0 = self.commit_end;
+            let g1 = t.commit_slot;
+            if g1 > g0 + EPS {
+                self.commit_gap(g0, g1, t, &d);
+            }
+            self.commit_end = g1.max(g0) + fused as f64 * self.p.commit_gap;
+        }
+
+        // ---- execution: uops per cycle, loads in flight, issue slots -----------
+        if f.load_uops > 0 {
+            let load_c = floor_i(t.load_start);
+            let done_c = ceil_i(t.load_done - EPS).max(load_c + 1);
+            self.reserve(done_c + 1);
+            let lvl = t.load_level.min(3) as usize;
+            self.ops(load_c, f.load_uops);
+            self.cell(load_c).d_mem += LANES[lvl];
+            self.cell(done_c).d_mem -= LANES[lvl];
+            self.lev.loads[lvl] += 1;
+        }
+        self.ops(issue_c, f.compute_uops);
+        {
+            let e = self.cell(issue_c);
+            e.iss = e.iss.saturating_add(fused.min(255) as u8);
+        }
+        if f.store_uops > 0 {
+            self.ops(floor_i(t.complete - 1.0).max(dispatch_c), f.store_uops);
+        }
+        self.td.ops_executed += f.load_uops as u64 + f.compute_uops as u64 + f.store_uops as u64;
+        if f.is_divide {
+            let end = issue_c + f.divider_cycles as i64;
+            self.reserve(end + 1);
+            self.cell(issue_c).d_div += 1;
+            self.cell(end).d_div -= 1;
+            self.lev.divides += 1;
+            self.lev.divide_latency += f.op_latency as f64;
+        }
+
+        // ---- issue stage: the oldest waiting instruction in the scheduler ------
+        // owns [max(dispatch, older issues), issue): dependence until its operand's
+        // penalty starts, then the penalty's class, then the port wait
+        let a = dispatch_c.max(self.rs_next);
+        if issue_c > a {
+            let op = floor_i(t.operands).clamp(a, issue_c);
+            let wf = floor_i(t.wait_from).clamp(a, op);
+            self.cell(a).rs = DEPEND | SET;
+            self.cell(wf).rs = class_label(t.wait_class) | SET;
+            self.cell(op).rs = STRUCTURAL | SET;
+            self.cell(issue_c).rs = NONE | SET;
+            self.rs_next = issue_c;
+        }
+
+        // ---- Top-Down odds and ends, Levinthal's event counts ------------------
+        if t.mispredicted {
+            self.td.mispredicts += 1;
+            self.lev.mispredicts += 1;
+        }
+        if t.fetch_stall > 0.0 {
+            let btb = t.btb_stall as f64;
+            let ic = t.fetch_stall as f64 - btb;
+            if ic > 0.0 {
+                self.lev.icache_events += 1;
+                self.lev.icache_cycles += ic;
+            }
+            if btb > 0.0 {
+                self.lev.btb_events += 1;
+                self.lev.btb_cycles += btb;
+            }
+        }
+
+        // ---- FLOPS stack -------------------------------------------------------
+        if f.fp != FpKind::None {
+            self.sweep.any_vfp = true;
+            match f.fp {
+                FpKind::Vector => self.td.fp_vector += 1,
+                _ => self.td.fp_scalar += 1,
+            }
+            {
+                let e = self.cell(issue_c);
+                e.vfp_n = e.vfp_n.saturating_add(1);
+            }
+            self.flops.issue(&self.p, &f);
+            let a = dispatch_c.max(self.vfp_next);
+            if issue_c > a {
+                let op = floor_i(t.operands).clamp(a, issue_c);
+                let waited = match t.wait_class {
+                    LatencyClass::L1 | LatencyClass::L2 | LatencyClass::L3 | LatencyClass::Dram | LatencyClass::Forward => V_MEMORY,
+                    _ => V_DEPEND,
+                };
+                self.cell(a).vfp = waited | SET;
+                self.cell(op).vfp = V_NON_VFP | SET;
+                self.cell(issue_c).vfp = V_FRONTEND | SET;
+                self.vfp_next = issue_c;
+            }
+        }
+    }
+}
+
+/// Names of the CPI-stack components, in report order.
+pub fn cpi_components() -> &'static [&'static str] {
+    &COMPONENTS
+}
+
+/// Constants of the per-cycle sweep.
+#[derive(Clone, Copy, Debug)]
+struct SweepParams {
+    width: f64,
+    inv_w: f64,
+    few: u8,
+    bw: u64,
+    fp_units: f64,
+}
+
+/// State carried from cycle to cycle by the sweep.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sweep {
+    in_flight: i64,
+    divider: i32,
+    cur_rs: u8,
+    cur_fe: u8,
+    cur_vfp: u8,
+    any_vfp: bool,
+    iss_carry: f64,
+    vfp_carry: f64,
+}
+
+/// What the sweep accumulates.
+#[derive(Clone, Copy, Debug, Default)]
+struct SweepAcc {
+    /// Cycles with 0, 1, 2, ≥ 3 uops executed (0: only non-empty cells).
+    ops: [u64; 4],
+    /// Cycles with no uop executed and a load in flight (any, missed L1, L2, L3).
+    mem: [u64; 4],
+    mem_stores: u64,
+    ext_c1: u64,
+    ext_ct: u64,
+    ext_occupancy: u64,
+    divider_active: u64,
+    /// Stall cycles per component at dispatch, issue, commit (base is computed at the end).
+    cpi: [[f64; 16]; 3],
+    /// Idle FP-unit cycles per FLOPS-stack label.
+    idle: [f64; 4],
+}
+
+impl SweepAcc {
+    fn export(&self, td: &mut TopDownCounters, flops: &mut FlopsCounters) {
+        td.ops_c1 = self.ops[1] + self.ops[2] + self.ops[3];
+        td.ops_c2 = self.ops[2] + self.ops[3];
+        td.ops_c3 = self.ops[3];
+        td.mem_any = self.mem[0];
+        td.mem_l1 = self.mem[1];
+        td.mem_l2 = self.mem[2];
+        td.mem_l3 = self.mem[3];
+        td.mem_stores = self.mem_stores;
+        td.ext_c1 = self.ext_c1;
+        td.ext_ct = self.ext_ct;
+        td.ext_occupancy = self.ext_occupancy;
+        td.divider_active = self.divider_active;
+        flops.idle = self.idle;
+    }
+}
+
+/// Sweeps cycles `from..to` of the ring (a free function, so that the compiler
+/// knows the ring, the state and the accumulators do not alias). `k` cycles in
+/// a row in which nothing was booked share one state and are counted at once.
+/// Sums that follow a label are kept in a register while the label holds
+/// (a memory accumulator per cycle would serialize the loop).
+fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, st: &mut Sweep, acc: &mut SweepAcc) {
+    let mut s = *st;
+    let w = sp.width;
+    let (mut c1, mut c2, mut c3) = (0u64, 0u64, 0u64);
+    // running sums of the current issue-stack and FLOPS labels
+    let mut iss_label = u8::MAX;
+    let mut iss_sum = 0.0;
+    let mut vfp_label = u8::MAX;
+    let mut vfp_sum = 0.0;
+    let mut c = from;
+    while c < to {
+        let slot = &mut ring[c as usize & mask];
+        let e = *slot;
+        // how many cycles share this state: this one, and the empty ones after it
+        let mut k: i64 = 1;
+        if e.is_empty() {
+            while c + k < to && ring[(c + k) as usize & mask].is_empty() {
+                k += 1;
+            }
+        } else {
+            *slot = Cell::default();
+            c1 += (e.ops >= 1) as u64;
+            c2 += (e.ops >= 2) as u64;
+            c3 += (e.ops >= 3) as u64;
+            s.in_flight += e.d_mem;
+            s.divider += e.d_div as i32;
+            if e.rs != 0 {
+                s.cur_rs = e.rs & !SET;
+            }
+            if e.fe != 0 {
+                s.cur_fe = e.fe & !SET;
+            }
+            if e.vfp != 0 {
+                s.cur_vfp = e.vfp & !SET;
+            }
+        }
+        let ku = k as u64;
+        let m = s.in_flight as u64;
+        if m != 0 {
+            let dram = m >> 48;
+            if e.ops == 0 {
+                acc.mem[0] += ku * ((m & 0xffff) != 0) as u64;
+                acc.mem[1] += ku * ((m & 0xffff_0000) != 0) as u64;
+                acc.mem[2] += ku * ((m & 0xffff_0000_0000) != 0) as u64;
+                acc.mem[3] += ku * (dram != 0) as u64;
+            }
+            if dram != 0 {
+                acc.ext_c1 += ku;
+                acc.ext_ct += ku * (dram >= sp.bw) as u64;
+                acc.ext_occupancy += ku * dram;
+            }
+        }
+        // stores count only where no load stall does: Yasin §3.7 puts loads first
+        if s.cur_fe == STORES && e.ops <= sp.few && !(e.ops == 0 && (m & 0xffff) != 0) {
+            acc.mem_stores += ku;
+        }
+        if s.divider > 0 {
+            acc.divider_active += ku;
+        }
+        // issue stage (Eyerman Table II, column 2): the oldest waiting
+        // instruction; with an empty scheduler, why dispatch stalled
+        let l = if s.cur_rs != NONE {
+            s.cur_rs
+        } else if s.cur_fe != NONE {
+            s.cur_fe
+        } else {
+            OTHER
+        };
+        let lost = if e.iss == 0 && s.iss_carry == 0.0 {
+            k as f64
+        } else {
+            // a carry drains over the following cycles, one at a time
+            let avail = e.iss as f64 + s.iss_carry;
+            let used = avail.min(w);
+            s.iss_carry = avail - used;
+            let mut lost = 1.0 - used * sp.inv_w;
+            let mut rest = k - 1;
+            while rest > 0 && s.iss_carry > 0.0 {
+                let used = s.iss_carry.min(w);
+                s.iss_carry -= used;
+                lost += 1.0 - used * sp.inv_w;
+                rest -= 1;
+            }
+            lost + rest as f64
+        };
+        if l != iss_label {
+            if iss_label != u8::MAX {
+                acc.cpi[1][iss_label as usize & 15] += iss_sum;
+            }
+            iss_label = l;
+            iss_sum = 0.0;
+        }
+        iss_sum += lost;
+        // FLOPS stack (Table III): idle FP-unit cycles
+        if s.any_vfp {
+            let kk = sp.fp_units;
+            let idle = if e.vfp_n == 0 && s.vfp_carry == 0.0 {
+                k as f64 * kk
+            } else {
+                let mut idle = 0.0;
+                let mut carry = e.vfp_n as f64 + s.vfp_carry;
+                for _ in 0..k.min(4) {
+                    let used = carry.min(kk);
+                    carry -= used;
+                    idle += kk - used;
+                }
+                s.vfp_carry = carry;
+                idle + (k - k.min(4)) as f64 * kk
+            };
+            if s.cur_vfp != vfp_label {
+                if vfp_label != u8::MAX {
+                    acc.idle[vfp_label as usize & 3] += vfp_sum;
+                }
+                vfp_label = s.cur_vfp;
+                vfp_sum = 0.0;
+            }
+            vfp_sum += idle;
+        }
+        c += k;
+    }
+    if iss_label != u8::MAX {
+        acc.cpi[1][iss_label as usize & 15] += iss_sum;
+    }
+    if vfp_label != u8::MAX {
+        acc.idle[vfp_label as usize & 3] += vfp_sum;
+    }
+    acc.ops[1] += c1 - c2;
+    acc.ops[2] += c2 - c3;
+    acc.ops[3] += c3;
+    *st = s;
+}

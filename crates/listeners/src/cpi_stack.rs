@@ -1,0 +1,88 @@
+//! CPI stacks at dispatch, issue and commit (Eyerman et al., Table II), in
+//! cycles; each stack sums to the run's cycles and `base` = fused uops / W is
+//! the same in all three (W = dispatch width; a wider stage carries its excess
+//! to the next cycle, as the paper proposes).
+//!
+//! Per-stage rules on the instruction-driven model (see `accounting.rs` for
+//! how the per-cycle picture is rebuilt):
+//!
+//! * **dispatch** — the lost slots between consecutive instructions: waiting
+//!   for a mispredicted branch to resolve and the frontend to resteer → `bpred`;
+//!   a BTB-miss resteer → `bpred`; an icache/ITLB miss → `icache`; a full
+//!   store buffer → `dcache_stores`; a full ROB, scheduler or load buffer → the
+//!   ROB head of each lost cycle (below). The drain after the last dispatch is
+//!   charged to the ROB head too.
+//! * **issue** — per cycle, the slots not used by fused uops starting
+//!   execution: the oldest instruction waiting in the scheduler names the cause:
+//!   while it waits for a port → `structural`; for an operand, the producer's
+//!   penalty (a load that missed L1 → `dcache_l2/l3/dram` for the cycles beyond
+//!   an L1 hit, a multi-cycle operation → `alu_latency` for the cycles beyond
+//!   one) and plain `dependence` otherwise (L1 hits, single-cycle producers,
+//!   store forwarding). An empty scheduler is charged to the frontend stall of
+//!   that cycle if there was one, else to the ROB head.
+//! * **commit** — per cycle, the slots not used by retiring uops: the ROB head
+//!   (the oldest uncommitted instruction) names the cause — its own miss beyond
+//!   an L1 hit → `dcache_*`, its latency beyond one cycle → `alu_latency`, the
+//!   rest of its wait → `dependence`; an empty ROB → the frontend stall of that
+//!   cycle (`icache`, `bpred`), else `other`.
+//!
+//! `microcode` is always 0: the model has no microcode-sequencer decode stall
+//! (microcoded uops dispatch at full width; Top-Down's MicroSequencer node
+//! reports their slots). `other` collects lost slots with no recorded reason
+//! (pipeline fill, the cycle a full ROB frees).
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const NCOMP: usize = 12;
+
+/// Component names, indexed by the blame labels of `accounting.rs`.
+pub const COMPONENTS: [&str; NCOMP] = [
+    "base",
+    "icache",
+    "bpred",
+    "dcache_l2",
+    "dcache_l3",
+    "dcache_dram",
+    "dcache_stores",
+    "alu_latency",
+    "dependence",
+    "microcode",
+    "structural",
+    "other",
+];
+
+/// The three stacks of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpiStacks {
+    pub cycles: f64,
+    pub instructions: u64,
+    /// W: slots per cycle.
+    pub width: f64,
+    pub dispatch: BTreeMap<String, f64>,
+    pub issue: BTreeMap<String, f64>,
+    pub commit: BTreeMap<String, f64>,
+}
+
+impl CpiStacks {
+    pub(crate) fn new(cycles: f64, instructions: u64, width: f64, c: &[[f64; NCOMP]; 3]) -> Self {
+        let map = |s: &[f64; NCOMP]| COMPONENTS.iter().zip(s).map(|(n, v)| (n.to_string(), *v)).collect();
+        CpiStacks { cycles, instructions, width, dispatch: map(&c[0]), issue: map(&c[1]), commit: map(&c[2]) }
+    }
+
+    /// The stack of one stage (`dispatch`, `issue`, `commit`).
+    pub fn stage(&self, stage: &str) -> Option<&BTreeMap<String, f64>> {
+        match stage {
+            "dispatch" => Some(&self.dispatch),
+            "issue" => Some(&self.issue),
+            "commit" => Some(&self.commit),
+            _ => None,
+        }
+    }
+
+    /// A group of components (`dcache` = every `dcache_*`) in cycles at one stage.
+    pub fn component(&self, stage: &str, name: &str) -> f64 {
+        let Some(s) = self.stage(stage) else { return 0.0 };
+        s.iter().filter(|(k, _)| *k == name || (k.starts_with(name) && k[name.len()..].starts_with('_'))).map(|(_, v)| v).sum()
+    }
+}
