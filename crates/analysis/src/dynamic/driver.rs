@@ -707,12 +707,17 @@ fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[Static
     let hottest = a.loops.iter().filter(|l| l.cycles >= 0.5 * top).max_by(|x, y| x.depth.cmp(&y.depth).then(x.cycles.total_cmp(&y.cycles)));
     let mut table = Vec::new();
     if let Some(l) = hottest {
-        let by_addr: std::collections::HashMap<u64, usize> = statics.iter().enumerate().map(|(i, s)| (s.inst.address, i)).collect();
+        // QEMU may translate an address several times: each translation is its own
+        // static instruction, so executions are summed over all of them
+        let mut by_addr: std::collections::HashMap<u64, (usize, u64)> = std::collections::HashMap::new();
+        for (i, s) in statics.iter().enumerate() {
+            let e = by_addr.entry(s.inst.address).or_insert((i, 0));
+            e.1 += cost.executions.get(i).copied().unwrap_or(0);
+        }
         let cycles = l.cycles.max(1e-9);
         for addr in &l.instructions {
-            let Some(&i) = by_addr.get(addr) else { continue };
+            let Some(&(i, n)) = by_addr.get(addr) else { continue };
             let s = &statics[i];
-            let n = cost.executions.get(i).copied().unwrap_or(0);
             let usage = crate::usage::per_instruction_load(machine, &s.timing)
                 .into_iter()
                 .map(|(g, u)| (machine.groups[g as usize].name.clone(), u * n as f64 / (machine.group_capacity(g) * cycles)))
