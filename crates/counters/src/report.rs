@@ -128,7 +128,9 @@ impl Report {
             } else {
                 String::new()
             };
-            let mut line = format!("{:indent$}{:<width$} {value}  {thr:<7} {mark}", "", n.label, indent = d * 2, width = 40usize.saturating_sub(d * 2));
+            // a bar of the node's share of all slots, 20 characters for 100 %
+            let bar = n.value.map(|v| "#".repeat((v.clamp(0.0, 1.0) * 20.0).round() as usize)).unwrap_or_default();
+            let mut line = format!("{:indent$}{:<width$} {value}  {bar:<20}  {thr:<7} {mark}", "", n.label, indent = d * 2, width = 40usize.saturating_sub(d * 2));
             if n.value.is_none() {
                 if let Some(r) = &n.reason {
                     line.push_str(&format!("({})", short_reason(r)));
