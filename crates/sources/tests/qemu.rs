@@ -927,12 +927,18 @@ const THREADS_C: &str = r#"
 #include <pthread.h>
 void fill(int *arr);
 int a[64], b[64];
+/* both threads are alive at once, so QEMU cannot reuse one vCPU index for both */
+static pthread_barrier_t start, stop;
 static void *work(void *arr) {
+    pthread_barrier_wait(&start);
     for (int i = 0; i < 2000; i++) fill(arr);
+    pthread_barrier_wait(&stop);
     return 0;
 }
 int main(void) {
     pthread_t t1, t2;
+    pthread_barrier_init(&start, 0, 2);
+    pthread_barrier_init(&stop, 0, 2);
     pthread_create(&t1, 0, work, a);
     pthread_create(&t2, 0, work, b);
     pthread_join(t1, 0);
