@@ -83,3 +83,40 @@ fn invariants_hold_on_every_block() {
         }
     }
 }
+
+#[test]
+fn divide_chain_is_core_bound_on_the_divider_and_alu_latency() {
+    let r = analyze("skylake", "div_chain", include_str!("../../../bench/blocks/div_chain.s"));
+    let a = &r.accounting;
+    let node = |n: &str| find_node(&a.topdown, n).unwrap();
+    for n in ["Backend_Bound", "Core_Bound", "Divider"] {
+        assert!(node(n).flagged, "{n} not flagged: {:?}", node(n));
+    }
+    assert!(!node("Memory_Bound").flagged);
+    let st = a.cpi_stacks.as_ref().unwrap();
+    for stage in ["dispatch", "issue", "commit"] {
+        assert!(st.component(stage, "alu_latency") > 0.8 * r.total_cycles, "{stage}: {:?}", st.stage(stage));
+    }
+    // the 1-cycle ALU removes the divide latency down to the divider's throughput
+    let i = &a.idealization[0];
+    assert_eq!(i.what, "alu_1cycle");
+    assert!(i.cpi_reduction > 0.5 * r.total_cycles / a.cpi_stacks.as_ref().unwrap().instructions as f64, "{i:?}");
+    // Levinthal: the naive divide penalties overshoot the measured stalls
+    let c = a.cycle_accounting.as_ref().unwrap();
+    assert!(c.unaccounted < 0.0, "{c:?}");
+}
+
+#[test]
+fn fma_throughput_reaches_the_flops_peak() {
+    let r = analyze("skylake", "fma_throughput", include_str!("../../../bench/blocks/fma_throughput.s"));
+    let f = r.accounting.flops_stack.as_ref().unwrap();
+    let info = r.accounting.flops.as_ref().unwrap();
+    assert_eq!(info.peak_flops_per_cycle, 16.0, "2 FMA units x 4 doubles x 2");
+    assert!(f["base"] > 0.97 * info.peak_flops_per_cycle, "{f:?}");
+    // 8 single-precision lanes x 2 per FMA, two per cycle
+    assert!((info.flops_per_cycle - 32.0).abs() < 0.5, "{info:?}");
+    // scalar double additions use a quarter of the width and no FMA
+    let r = analyze("skylake", "fp_add_chain", include_str!("../../../bench/blocks/fp_add_chain.s"));
+    let f = r.accounting.flops_stack.as_ref().unwrap();
+    assert!(f["mask"] > 3.0 * f["base"] && (f["non_fma"] - f["base"]).abs() < 1e-9 && f["dependence"] > f["mask"], "{f:?}");
+}

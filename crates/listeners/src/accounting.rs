@@ -17,10 +17,12 @@
 //!   commit the instruction after the gap was the ROB head all along: the ROB
 //!   was empty until it dispatched (charged to its own dispatch delay), then it
 //!   waited for its own result.
-//! * **The ROB head over time** is kept as a queue of (time, blame)
-//!   change-points appended in commit order; a backend dispatch gap (full ROB,
-//!   scheduler, load buffer) walks it to charge each part of the gap to the
-//!   head of that moment.
+//! * **The ROB head over time** is kept as a list of (time, blame)
+//!   change-points appended in commit order. A backend dispatch gap (full ROB,
+//!   scheduler, load buffer) is charged to the head in the middle of the gap:
+//!   a gap behind a full ROB ends when the head commits, so one head holds it
+//!   nearly always, and the middle tells which part of that head's wait
+//!   (dependence before its penalty, the penalty itself) the gap lies in.
 //! * **Per-cycle ring.** What only exists per cycle (uops executed, loads in
 //!   flight per level, divider busy, uops issued, the oldest instruction
 //!   waiting in the scheduler, the dispatch-stall reason) is booked into a ring
@@ -137,7 +139,9 @@ struct Cell {
 impl Cell {
     #[inline(always)]
     fn is_empty(&self) -> bool {
-        *self == Cell::default()
+        // one 8-byte compare for the small fields (the compiler merges the bytes)
+        let rest = u64::from_le_bytes([self.ops, self.iss, self.vfp_n, self.rs, self.fe, self.vfp, self.d_div as u8, self._pad]);
+        (self.d_mem as u64 | rest) == 0
     }
 }
 
@@ -462,7 +466,7 @@ impl AccountingViews {
 }
 
 impl Listener for AccountingViews {
-    #[inline]
+    #[inline(never)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
         if index >= self.facts.len() {
             self.refresh(index);

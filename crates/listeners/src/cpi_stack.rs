@@ -10,21 +10,27 @@
 //!   for a mispredicted branch to resolve and the frontend to resteer → `bpred`;
 //!   a BTB-miss resteer → `bpred`; an icache/ITLB miss → `icache`; a full
 //!   store buffer → `dcache_stores`; a full ROB, scheduler or load buffer → the
-//!   ROB head of each lost cycle (below). The drain after the last dispatch is
-//!   charged to the ROB head too.
+//!   ROB head in the middle of the gap, classified as at commit (below). The
+//!   drain after the last dispatch is charged to the ROB head too.
 //! * **issue** — per cycle, the slots not used by fused uops starting
 //!   execution: the oldest instruction waiting in the scheduler names the cause:
 //!   while it waits for a port → `structural`; for an operand, the producer's
 //!   penalty (a load that missed L1 → `dcache_l2/l3/dram` for the cycles beyond
 //!   an L1 hit, a multi-cycle operation → `alu_latency` for the cycles beyond
 //!   one) and plain `dependence` otherwise (L1 hits, single-cycle producers,
-//!   store forwarding). An empty scheduler is charged to the frontend stall of
-//!   that cycle if there was one, else to the ROB head.
+//!   store forwarding). An empty scheduler is charged to why dispatch stalled
+//!   in that cycle (frontend, store buffer, or the ROB head behind a full
+//!   backend), else `other`.
 //! * **commit** — per cycle, the slots not used by retiring uops: the ROB head
 //!   (the oldest uncommitted instruction) names the cause — its own miss beyond
 //!   an L1 hit → `dcache_*`, its latency beyond one cycle → `alu_latency`, the
-//!   rest of its wait → `dependence`; an empty ROB → the frontend stall of that
-//!   cycle (`icache`, `bpred`), else `other`.
+//!   rest of its wait → `dependence`; an empty ROB → the reason the head was
+//!   dispatched late (`bpred`, `icache`, `dcache_stores`), else `other`. Commit
+//!   is instruction-driven like dispatch: the lost slots before an instruction
+//!   commits are the gap in commit-slot time. A commit stage wider than W
+//!   commits faster than W after a stall; that excess (Eyerman's carry) is
+//!   taken from the commit stack's stall components in proportion, so that
+//!   base is the same as at dispatch.
 //!
 //! `microcode` is always 0: the model has no microcode-sequencer decode stall
 //! (microcoded uops dispatch at full width; Top-Down's MicroSequencer node
