@@ -87,9 +87,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         range: a.range.as_deref(),
         syntax,
     })?;
-    if let Some(w) = a.weights.as_ref().and_then(|w| w.iter().find(|w| !(**w > 0.0 && w.is_finite()))) {
-        anyhow::bail!("bad weight {w}: weights must be positive numbers such as 1.05 or 2");
-    }
+    crate::input::check_weights(a.weights.as_deref())?;
     let opts = StaticOptions {
         iterations: a.iterations,
         weights: a.weights.clone().unwrap_or_else(default_weights),

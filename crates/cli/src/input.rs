@@ -57,3 +57,11 @@ fn read_stdin() -> Result<String> {
     std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
     Ok(s)
 }
+
+/// Checks `--weights`: every weight must be a positive finite number.
+pub fn check_weights(weights: Option<&[f64]>) -> Result<()> {
+    if let Some(w) = weights.and_then(|w| w.iter().find(|w| !(**w > 0.0 && w.is_finite()))) {
+        bail!("bad weight {w}: weights must be positive numbers such as 1.05 or 2");
+    }
+    Ok(())
+}

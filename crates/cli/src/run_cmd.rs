@@ -92,9 +92,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let program = PathBuf::from(&a.command[0]);
     let args: Vec<OsString> = a.command[1..].to_vec();
     let (roi, bias_probe) = parse_roi(&a.roi, &program)?;
-    if let Some(w) = a.weights.as_ref().and_then(|w| w.iter().find(|w| !(**w > 0.0 && w.is_finite()))) {
-        bail!("bad weight {w}: weights must be positive numbers such as 1.05 or 2");
-    }
+    crate::input::check_weights(a.weights.as_deref())?;
     let prefetcher: Prefetcher = a.prefetcher.parse().map_err(|e| anyhow!("bad --prefetcher: {e}"))?;
     let interrupt = Arc::new(AtomicBool::new(false));
     {
