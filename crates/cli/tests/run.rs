@@ -1,29 +1,11 @@
 //! `bottlenose run` on real programs compiled by the test with gcc, under QEMU.
+mod common;
+use common::{compile, ensure_plugin};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn ensure_plugin() {
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_bottlenose"));
-    let so = exe.parent().unwrap().join("libbottlenose_qemu_plugin.so");
-    if !so.exists() {
-        let mut c = Command::new(env!("CARGO"));
-        c.args(["build", "-p", "bottlenose-qemu-plugin"]);
-        if exe.to_string_lossy().contains("/release/") {
-            c.arg("--release");
-        }
-        assert!(c.status().unwrap().success(), "building the QEMU plugin");
-    }
-}
 
-fn compile(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, src).unwrap();
-    let exe = dir.join(name);
-    let out = Command::new("gcc").args(flags).arg(&c).arg("-o").arg(&exe).output().unwrap();
-    assert!(out.status.success(), "gcc: {}", String::from_utf8_lossy(&out.stderr));
-    exe
-}
 
 fn run(args: &[&str], prog: &Path, prog_args: &[&str]) -> (Output, Value) {
     ensure_plugin();
