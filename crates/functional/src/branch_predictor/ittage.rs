@@ -25,6 +25,7 @@
 //! the branch unit's: conditional outcomes plus 4 hashed bits of every
 //! indirect target, which is what lets it tell consecutive targets apart.
 
+use super::rng::XorShift;
 use super::history::{geometric_lengths, hash_bits, FoldedHistory, GlobalHistory, FOLD_BITS};
 use bottlenose_machine::BranchParams;
 
@@ -59,7 +60,7 @@ pub struct Ittage {
     fold: Vec<FoldedHistory>,
     tick: u64,
     reset_high: bool,
-    rng: u64,
+    rng: XorShift,
     idx: Vec<u32>,
     tag: Vec<u16>,
 }
@@ -81,7 +82,7 @@ impl Ittage {
             hist: GlobalHistory::new(max_len),
             tick: 0,
             reset_high: true,
-            rng: 0x2545_F491_4F6C_DD1D,
+            rng: XorShift(0x2545_F491_4F6C_DD1D),
             idx: vec![0; n],
             tag: vec![0; n],
         }
@@ -91,15 +92,6 @@ impl Ittage {
         &self.hist_len
     }
 
-    #[inline(always)]
-    fn random(&mut self) -> u64 {
-        let mut x = self.rng;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.rng = x;
-        x
-    }
 
     #[inline(always)]
     fn slot(&self, table: usize) -> usize {
@@ -175,7 +167,7 @@ impl Ittage {
         let start = provider.map_or(0, |p| p + 1);
         if !correct && start < self.n {
             let mut first = start;
-            if first + 1 < self.n && self.random() & 1 == 1 {
+            if first + 1 < self.n && self.rng.next() & 1 == 1 {
                 first += 1;
             }
             let mut done = false;

@@ -22,6 +22,7 @@
 //! With `perfect` set nothing is predicted or trained: every branch is counted
 //! and reported correct.
 
+mod rng;
 pub mod btb;
 mod history;
 pub mod ittage;

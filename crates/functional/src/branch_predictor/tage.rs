@@ -29,6 +29,7 @@
 //! The pseudo-random choices use a fixed-seed xorshift, so runs are
 //! reproducible. Nothing allocates after construction.
 
+use super::rng::XorShift;
 use super::history::{geometric_lengths, hash_bits, FoldedHistory, GlobalHistory, FOLD_BITS};
 use bottlenose_machine::BranchParams;
 
@@ -70,7 +71,7 @@ pub struct Tage {
     use_alt_on_na: i8,
     tick: u64,
     reset_high: bool,
-    rng: u64,
+    rng: XorShift,
     // Scratch for the current branch (computed in predict, used in update).
     idx: Vec<u32>,
     tag: Vec<u16>,
@@ -110,7 +111,7 @@ impl Tage {
             use_alt_on_na: 0,
             tick: 0,
             reset_high: true,
-            rng: 0x9E37_79B9_7F4A_7C15,
+            rng: XorShift(0x9E37_79B9_7F4A_7C15),
             idx: vec![0; n],
             tag: vec![0; n],
         }
@@ -121,15 +122,6 @@ impl Tage {
         &self.hist_len
     }
 
-    #[inline(always)]
-    fn random(&mut self) -> u64 {
-        let mut x = self.rng;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.rng = x;
-        x
-    }
 
     #[inline(always)]
     fn compute_indices(&mut self, pc: u64) {
@@ -195,7 +187,7 @@ impl Tage {
         let start = provider.map_or(0, |p| p + 1);
         if mispredicted && start < self.n && !(weak_new && provider_pred == taken) {
             let mut first = start;
-            if first + 1 < self.n && self.random() & 1 == 1 {
+            if first + 1 < self.n && self.rng.next() & 1 == 1 {
                 first += 1;
             }
             let mut done = false;
