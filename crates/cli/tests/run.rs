@@ -53,30 +53,14 @@ fn roi_instruction_count_is_exact_and_io_passes_through() {
     assert!(v["cycles"].as_f64().unwrap() > 2000.0);
 }
 
-const CHASE: &str = r#"
-#include <stdlib.h>
-#include <stdio.h>
-__attribute__((noinline)) void *chase(void **p, long n) { while (n--) p = (void **)*p; return p; }
-int main(int argc, char **argv) {
-    long n = atol(argv[1]) / sizeof(void *);
-    void **a = malloc(n * sizeof(void *));
-    long *perm = malloc(n * sizeof(long));
-    for (long i = 0; i < n; i++) perm[i] = i;
-    srand(7);
-    for (long i = n - 1; i > 0; i--) { long j = rand() % (i + 1); long t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
-    for (long i = 0; i < n; i++) a[perm[i]] = &a[perm[(i + 1) % n]];
-    printf("%p\n", chase(a, 200000));
-    return 0;
-}
-"#;
 
 #[test]
 fn pointer_chasing_beyond_l2_is_memory_latency_bound() {
     let d = tempfile::tempdir().unwrap();
-    let exe = compile(d.path(), "chase", CHASE, &["-O2"]);
-    let (_, big) = run(&["--roi", "function:chase", "--warm"], &exe, &["4194304"]);
+    let exe = compile(d.path(), "chase", common::CHASE_C, &["-O2"]);
+    let (_, big) = run(&["--roi", "function:chase", "--warm"], &exe, &["4194304", "200000"]);
     assert_eq!(top(&big), "miss_latency", "{:?}", big["bottlenecks"]);
-    let (_, small) = run(&["--roi", "function:chase", "--warm"], &exe, &["16384"]);
+    let (_, small) = run(&["--roi", "function:chase", "--warm"], &exe, &["16384", "200000"]);
     assert!(speedup(&small, "miss_latency") < 0.01, "{:?}", small["bottlenecks"]);
     assert_eq!(top(&small), "latency", "{:?}", small["bottlenecks"]);
     assert!(big["cycles"].as_f64().unwrap() > 5.0 * small["cycles"].as_f64().unwrap());

@@ -180,22 +180,6 @@ fn idealizing_misses_and_mispredictions_does_not_add_up() {
     assert!(pair >= dc.max(br) - 1e-9);
 }
 
-const CHASE: &str = r#"
-#include <stdlib.h>
-#include <stdio.h>
-__attribute__((noinline)) void *chase(void **p, long n) { while (n--) p = (void **)*p; return p; }
-int main(int argc, char **argv) {
-    long n = (4 << 20) / sizeof(void *);
-    void **a = malloc(n * sizeof(void *));
-    long *perm = malloc(n * sizeof(long));
-    for (long i = 0; i < n; i++) perm[i] = i;
-    srand(7);
-    for (long i = n - 1; i > 0; i--) { long j = rand() % (i + 1); long t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
-    for (long i = 0; i < n; i++) a[perm[i]] = &a[perm[(i + 1) % n]];
-    printf("%p\n", chase(a, 50000));
-    return 0;
-}
-"#;
 
 const BRANCHY: &str = r#"
 #include <stdlib.h>
@@ -267,7 +251,7 @@ fn cpi_stacks_bound_most_idealizations() {
     let d = tempfile::tempdir().unwrap();
     let icache = icache_source();
     let kernels: Vec<(&str, std::path::PathBuf, &str, Vec<&str>)> = vec![
-        ("pointer chase", compile(d.path(), "chase", CHASE, &["-O2"]), "function:chase", vec![]),
+        ("pointer chase", compile(d.path(), "chase", common::CHASE_C, &["-O2"]), "function:chase", vec![]),
         ("random branches", compile(d.path(), "branchy", BRANCHY, &["-O1", "-fno-if-conversion", "-fno-if-conversion2", "-fno-tree-vectorize"]), "function:kernel", vec![]),
         ("matmul naive", compile(d.path(), "mm", MATMUL_SMALL, &["-O1", "-fno-tree-vectorize"]), "function:ijk", vec!["--prefetcher", "stride"]),
         ("divide chain", compile(d.path(), "div", DIVIDE, &["-O2"]), "function:kernel", vec![]),

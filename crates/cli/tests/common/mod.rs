@@ -25,3 +25,23 @@ pub fn compile(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
     assert!(out.status.success(), "gcc: {}", String::from_utf8_lossy(&out.stderr));
     exe
 }
+
+/// Pointer chasing over a random cyclic permutation: `chase BYTES STEPS`
+/// (defaults: 4 MiB, 50,000 steps); the chase is the function `chase`.
+pub const CHASE_C: &str = r#"
+#include <stdlib.h>
+#include <stdio.h>
+__attribute__((noinline)) void *chase(void **p, long n) { while (n--) p = (void **)*p; return p; }
+int main(int argc, char **argv) {
+    long n = (argc > 1 ? atol(argv[1]) : 4 << 20) / sizeof(void *);
+    long steps = argc > 2 ? atol(argv[2]) : 50000;
+    void **a = malloc(n * sizeof(void *));
+    long *perm = malloc(n * sizeof(long));
+    for (long i = 0; i < n; i++) perm[i] = i;
+    srand(7);
+    for (long i = n - 1; i > 0; i--) { long j = rand() % (i + 1); long t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
+    for (long i = 0; i < n; i++) a[perm[i]] = &a[perm[(i + 1) % n]];
+    printf("%p\n", chase(a, steps));
+    return 0;
+}
+"#;
