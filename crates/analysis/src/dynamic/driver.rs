@@ -80,15 +80,7 @@ pub struct HotInstruction {
 }
 
 /// Where the cycles went, by source line (DWARF) or function.
-#[derive(Debug, Clone, Serialize)]
-pub struct HotspotRow {
-    pub function: String,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub cycles: f64,
-    pub share: f64,
-    pub instructions: u64,
-}
+pub type HotspotRow = bottlenose_attribution::Hotspot;
 
 /// Gus Table 1 for one loop: per-instruction share of each resource's capacity
 /// over the cycles the loop took.
@@ -678,16 +670,8 @@ fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[Static
         })
         .collect();
     let a = attribute(&stats, prog.as_ref());
-    let row = |h: &bottlenose_attribution::Hotspot| HotspotRow {
-        function: h.function.clone(),
-        file: h.file.clone(),
-        line: h.line,
-        cycles: h.cycles,
-        share: h.share,
-        instructions: h.instructions,
-    };
-    let hotspots = a.lines.iter().take(50).map(row).collect();
-    let functions = a.functions.iter().take(50).map(row).collect();
+    let hotspots = a.lines.iter().take(50).cloned().collect();
+    let functions = a.functions.iter().take(50).cloned().collect();
     let loops = a
         .loops
         .iter()
