@@ -27,12 +27,17 @@ impl BlockRun {
 /// Iterates `block` `iterations` times on a core built from `cfg`.
 pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations: u32, listener: &mut L) -> BlockRun {
     let mut core = Core::new(cfg);
-    let dy = DynInfo::default();
+    // the back edge is taken, so each iteration starts a fetch block; so does each new fetch window
+    let dyns: Vec<DynInfo> = block
+        .iter()
+        .enumerate()
+        .map(|(i, it)| DynInfo { new_fetch_block: i == 0 || it.fetch_window != block[i - 1].fetch_window, ..Default::default() })
+        .collect();
     let mut ends = Vec::with_capacity(iterations as usize);
     let mut last = StageTimes::zero();
     for _ in 0..iterations {
-        for (i, it) in block.iter().enumerate() {
-            last = if L::DETAILS { core.step(it, &dy) } else { core.step_fast(it, &dy) };
+        for (i, (it, dy)) in block.iter().zip(&dyns).enumerate() {
+            last = if L::DETAILS { core.step(it, dy) } else { core.step_fast(it, dy) };
             listener.on_instruction(i, &last);
         }
         ends.push(last.commit);

@@ -34,13 +34,21 @@ pub(crate) fn build(instr: &Instruction, info: &InstructionInfo, bytes: &[u8], a
             displacement: m.displacement() as i64,
             size: m.memory_size().size() as u32,
             access,
-            rip_relative: m.base() == Register::RIP,
+            // iced reports a RIP-relative operand with no base and the absolute target as displacement
+            rip_relative: instr.is_ip_rel_memory_operand()
+                && m.base() == Register::None
+                && m.displacement() == instr.ip_rel_memory_address(),
             vsib: m.index().is_xmm() || m.index().is_ymm() || m.index().is_zmm(),
         });
     }
 
     let mut data_reads: Vec<RegId> = Vec::new();
     let mut writes: Vec<RegId> = Vec::new();
+    // A gather merges its loaded elements into the destination under the mask; the old
+    // destination is only needed at the very end, so it is not modelled as an input
+    // (on the host, gathers chained through their destination still run at their
+    // throughput: bench/kernels/gather, bench/microbench).
+    let gather_dest = mem.iter().any(|m| m.vsib && m.access == MemAccess::Load).then(|| instr.op0_register());
     for u in info.used_registers() {
         let reg = u.register();
         if stack_op && reg.full_register() == Register::RSP && !explicit_operand(instr, reg) {
@@ -53,6 +61,7 @@ pub(crate) fn build(instr: &Instruction, info: &InstructionInfo, bytes: &[u8], a
         // 8/16-bit GPR writes merge into the full register: they also read it.
         let partial = reg.is_gpr() && reg.size() < 4;
         match u.access() {
+            OpAccess::Read | OpAccess::CondRead if gather_dest == Some(reg) => {}
             OpAccess::Read | OpAccess::CondRead => {
                 if !address_only || is_lea {
                     push_unique(&mut data_reads, id)
@@ -65,7 +74,9 @@ pub(crate) fn build(instr: &Instruction, info: &InstructionInfo, bytes: &[u8], a
                 push_unique(&mut writes, id)
             }
             OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite => {
-                push_unique(&mut data_reads, id);
+                if gather_dest != Some(reg) {
+                    push_unique(&mut data_reads, id);
+                }
                 push_unique(&mut writes, id);
             }
             _ => {}

@@ -93,3 +93,25 @@ fn divide_is_flagged() {
     assert!(i.is_divide);
     assert!(i.data_reads.contains(&0) && i.data_reads.contains(&2) && i.writes.contains(&2));
 }
+
+#[test]
+fn gather_reads_its_mask_not_its_destination() {
+    // vgatherdpd ymm1, [rdx+xmm7*8], ymm6
+    let i = one(&[0xc4, 0xe2, 0xcd, 0x92, 0x0c, 0xfa]);
+    assert_eq!(i.form, "vgatherdpd ymm, m64, ymm");
+    assert!(i.mem[0].vsib);
+    let ymm = |n: u8| regs::VEC_BASE + n;
+    assert!(!i.data_reads.contains(&ymm(1)), "destination is merged at the end, not an input");
+    assert!(i.data_reads.contains(&ymm(6)), "the mask is an input");
+    assert!(i.writes.contains(&ymm(1)) && i.writes.contains(&ymm(6)));
+}
+
+#[test]
+fn rip_relative_operands_are_marked() {
+    // mov rax, [rip+0x100] at 0x1000: iced gives no base and the absolute target
+    let i = one(&[0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00]);
+    assert!(i.mem[0].rip_relative);
+    assert_eq!(i.mem[0].displacement, 0x1107);
+    let j = one(&[0x48, 0x8b, 0x43, 0x08]); // mov rax, [rbx+8]
+    assert!(!j.mem[0].rip_relative);
+}

@@ -41,10 +41,32 @@ pub struct CoreParams {
     /// Treat every instruction as independent (the premise of Gus Fig. 4; also an idealization).
     #[serde(default)]
     pub ignore_dependencies: bool,
+    /// Size of the aligned code window one fetch block comes from (op-cache line or fetch
+    /// window); a block also ends at a taken branch. 0: blocks end only at taken branches.
+    #[serde(default)]
+    pub fetch_block_bytes: u32,
+    /// Fetch blocks delivered per cycle (so at most this many taken branches per cycle).
+    /// 0: unlimited (the frontend is only limited by `dispatch_width`).
+    #[serde(default)]
+    pub fetch_blocks_per_cycle: f64,
+    /// How many cycles the fetch unit may run ahead of dispatch (the decoupling queue),
+    /// so short and long blocks average out.
+    #[serde(default = "default_fetch_runahead")]
+    pub fetch_runahead_cycles: f64,
+    /// Instruction-cache line misses the fetch unit keeps in flight while streaming
+    /// sequential code (next-line / fetch-directed prefetch); 1 = one miss at a time.
+    #[serde(default = "default_icache_misses_in_flight")]
+    pub icache_misses_in_flight: f64,
 }
 
 fn default_fetch_bytes() -> u32 {
     16
+}
+fn default_fetch_runahead() -> f64 {
+    4.0
+}
+fn default_icache_misses_in_flight() -> f64 {
+    1.0
 }
 
 /// Renamer and decoder tricks.
@@ -69,12 +91,30 @@ pub struct MemoryParams {
     pub load_latency: f64,
     /// Store-to-load forwarding latency.
     pub store_forward_latency: f64,
+    /// Memory renaming (AMD Zen 2+ "memfile"): a load that names the same address expression
+    /// (base register or RIP, displacement, size; no index) as an in-flight store takes the
+    /// stored value directly, `renamed_forward_latency` after the store's data is written.
+    #[serde(default)]
+    pub memory_renaming: bool,
+    #[serde(default)]
+    pub renamed_forward_latency: f64,
     /// Groups that carry the load uop of a form (e.g. `p23`).
     pub load_groups: Vec<String>,
     /// Groups that carry the store-address uop.
     pub store_address_groups: Vec<String>,
     /// Groups that carry the store-data uop.
     pub store_data_groups: Vec<String>,
+    /// Groups the form table charges to pure stores that, measured on the machine, stores
+    /// do not occupy (e.g. LLVM's znver4 books FP stores on the FP load pipes): dropped.
+    #[serde(default)]
+    pub stores_skip_groups: Vec<String>,
+    /// Load-to-use latency of a general-purpose-register load with base + displacement
+    /// addressing, when measured on the machine (overrides the form table's load part).
+    #[serde(default)]
+    pub integer_load_latency: Option<f64>,
+    /// What an index register adds to `integer_load_latency`.
+    #[serde(default)]
+    pub indexed_load_extra_latency: f64,
     /// Stores written from the store buffer to L1 per cycle (after retirement).
     #[serde(default = "default_stores_per_cycle")]
     pub stores_per_cycle: f64,
@@ -153,6 +193,10 @@ pub struct BranchParams {
     pub tage_max_history: u32,
     /// Frontend bubble of a taken branch that hits the BTB.
     pub taken_bubble: f64,
+    /// Extra frontend bubble after a correctly predicted return (return-stack lookup).
+    pub return_bubble: f64,
+    /// Extra frontend bubble after a correctly predicted indirect jump or call (indirect target array).
+    pub indirect_bubble: f64,
 }
 
 impl Default for BranchParams {
@@ -167,6 +211,8 @@ impl Default for BranchParams {
             tage_min_history: 5,
             tage_max_history: 640,
             taken_bubble: 0.0,
+            return_bubble: 0.0,
+            indirect_bubble: 0.0,
         }
     }
 }

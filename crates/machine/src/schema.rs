@@ -191,11 +191,27 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
             return Err(err("core", k, format!("must be at most {MAX_WINDOW}, got {v}")));
         }
     }
+    if c.fetch_block_bytes != 0 && !c.fetch_block_bytes.is_power_of_two() {
+        return Err(err("core", "fetch_block_bytes", format!("must be 0 or a power of two, got {}", c.fetch_block_bytes)));
+    }
+    for (k, v, min) in [
+        ("fetch_blocks_per_cycle", c.fetch_blocks_per_cycle, 0.0),
+        ("fetch_runahead_cycles", c.fetch_runahead_cycles, 0.0),
+        ("icache_misses_in_flight", c.icache_misses_in_flight, 1.0),
+    ] {
+        if !(v >= min && v.is_finite()) {
+            return Err(err("core", k, format!("must be a number >= {min}, got {v}")));
+        }
+    }
     let m = &p.memory;
+    if !(m.renamed_forward_latency >= 0.0 && m.renamed_forward_latency.is_finite()) {
+        return Err(err("memory", "renamed_forward_latency", "must be >= 0".into()));
+    }
     for (k, list) in [
         ("load_groups", &m.load_groups),
         ("store_address_groups", &m.store_address_groups),
         ("store_data_groups", &m.store_data_groups),
+        ("stores_skip_groups", &m.stores_skip_groups),
     ] {
         for g in list {
             if !known_group(g) {

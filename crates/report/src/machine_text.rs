@@ -27,6 +27,14 @@ pub fn render_machine(m: &Machine) -> String {
         "core: dispatch {}/cycle, commit {}/cycle, ROB {}, scheduler {}, load buffer {}, store buffer {}",
         p.core.dispatch_width, p.core.commit_width, p.core.rob, p.core.scheduler, p.core.load_buffer, p.core.store_buffer
     );
+    let fe = &p.core;
+    let blocks = if fe.fetch_blocks_per_cycle > 0.0 { format!("{} fetch block(s)/cycle", fe.fetch_blocks_per_cycle) } else { "fetch blocks unlimited".into() };
+    let window = if fe.fetch_block_bytes > 0 { format!("{}-byte windows", fe.fetch_block_bytes) } else { "no fetch window".into() };
+    let _ = writeln!(
+        o,
+        "frontend: {blocks} ({window}, run-ahead {} cycles), {} icache misses in flight when streaming",
+        fe.fetch_runahead_cycles, fe.icache_misses_in_flight
+    );
     let _ = writeln!(
         o,
         "fusion: micro {}, macro {}, zero idioms {}, move elimination {}",
@@ -36,13 +44,22 @@ pub fn render_machine(m: &Machine) -> String {
         o,
         "memory: L1 load-to-use {} cycles, store forwarding {}, loads on {}, store address on {}, store data on {}, DRAM {} cycles, {} B/cycle",
         p.memory.load_latency,
-        p.memory.store_forward_latency,
+        match p.memory.memory_renaming {
+            true => format!("{} (renamed same-address loads {})", p.memory.store_forward_latency, p.memory.renamed_forward_latency),
+            false => p.memory.store_forward_latency.to_string(),
+        },
         p.memory.load_groups.join(","),
         p.memory.store_address_groups.join(","),
         p.memory.store_data_groups.join(","),
         p.memory.dram_latency,
         p.memory.dram_bytes_per_cycle
     );
+    if let Some(l) = p.memory.integer_load_latency {
+        let _ = writeln!(o, "integer loads: {l} cycles, +{} with an index register (measured)", p.memory.indexed_load_extra_latency);
+    }
+    if !p.memory.stores_skip_groups.is_empty() {
+        let _ = writeln!(o, "stores do not occupy: {}", p.memory.stores_skip_groups.join(","));
+    }
     for c in &p.caches {
         let _ = writeln!(
             o,
@@ -59,6 +76,13 @@ pub fn render_machine(m: &Machine) -> String {
         "branch: mispredict {} cycles, BTB {} x {}-way, RAS {}, TAGE {} tables of 2^{} (history {}..{})",
         b.mispredict_penalty, b.btb_entries, b.btb_ways, b.ras_entries, b.tage_tables, b.tage_log_entries, b.tage_min_history, b.tage_max_history
     );
+    if b.taken_bubble > 0.0 || b.return_bubble > 0.0 || b.indirect_bubble > 0.0 {
+        let _ = writeln!(
+            o,
+            "branch bubbles: taken {}, return +{}, indirect +{} cycles",
+            b.taken_bubble, b.return_bubble, b.indirect_bubble
+        );
+    }
     let _ = writeln!(o, "vector: {} FP units, {} bits, FMA {}", p.vector.fp_units, p.vector.max_bits, p.vector.fma);
     let _ = writeln!(o, "ports: {}", m.units.join(" "));
     let groups: Vec<String> = m

@@ -71,6 +71,14 @@ pub struct CoreConfig {
     pub store_drain_gap: f64,
     pub mispredict_penalty: f64,
     pub store_forward_latency: f64,
+    /// Memory renaming: forwarding latency when load and store name the same address
+    /// expression (`None`: the machine does not rename memory).
+    pub renamed_forward_latency: Option<f64>,
+    /// Cycles between two fetch blocks (0: no limit) and how far fetch may run ahead of dispatch.
+    pub fetch_block_gap: f64,
+    pub fetch_runahead: f64,
+    /// Fraction of an icache miss's latency charged to each further line of a sequential miss stream.
+    pub icache_stream_share: f64,
     /// Extra latency over an L1 hit of a load served by L1, L2, L3, DRAM.
     pub level_extra_latency: [f64; 4],
     /// Lines per cycle that can be filled into level k from level k+1 (index 1 = L2→L1,
@@ -110,6 +118,10 @@ impl CoreConfig {
             store_drain_gap: 1.0 / (machine.params.memory.stores_per_cycle * acc.store_drain),
             mispredict_penalty: machine.params.branch.mispredict_penalty / acc.mispredict_penalty,
             store_forward_latency: machine.params.memory.store_forward_latency,
+            renamed_forward_latency: machine.params.memory.memory_renaming.then_some(machine.params.memory.renamed_forward_latency),
+            fetch_block_gap: if c.fetch_blocks_per_cycle > 0.0 { 1.0 / (c.fetch_blocks_per_cycle * acc.dispatch_width) } else { 0.0 },
+            fetch_runahead: c.fetch_runahead_cycles,
+            icache_stream_share: 1.0 / c.icache_misses_in_flight.max(1.0),
             level_extra_latency: level_extra_latency(machine, acc.miss_latency),
             fill_lines_per_cycle: fill_rates(machine, acc),
             unit_alu_latency: false,

@@ -102,10 +102,11 @@ pub struct StageTimes {
     /// older branch), before any fetch stall: `slot >= resteer + fetch_stall`.
     /// Equals the previous instruction's slot end when there was no resteer.
     pub resteer: f64,
-    /// Cycles the frontend delivered it late (icache/ITLB misses and BTB-miss
-    /// resteers), and the BTB part of that.
+    /// Cycles the frontend delivered it late (icache/ITLB misses, BTB-miss
+    /// resteers, the fetch-block limit), the BTB part and the fetch-block part of that.
     pub fetch_stall: f32,
     pub btb_stall: f32,
+    pub fetch_block_stall: f32,
     /// Level that served its load (0 = L1 .. 3 = DRAM; 0 without a load).
     pub load_level: u8,
     /// Latency class of this instruction's own result.
@@ -143,6 +144,7 @@ impl StageTimes {
             resteer: 0.0,
             fetch_stall: 0.0,
             btb_stall: 0.0,
+            fetch_block_stall: 0.0,
             load_level: 0,
             self_class: LatencyClass::Short,
             wait_class: LatencyClass::Short,
@@ -175,6 +177,15 @@ pub struct DynInfo {
     pub fetch_stall: f64,
     /// The part of `fetch_stall` due to a BTB miss (a branch-prediction effect, not an icache one).
     pub btb_stall: f64,
+    /// The instruction starts a new fetch block: the previous one was a taken branch, or
+    /// it lies in another aligned fetch window (machine `fetch_block_bytes`).
+    pub new_fetch_block: bool,
+    /// Its icache miss continues a sequential run of missing lines, which the fetch unit
+    /// streams with `icache_misses_in_flight` misses outstanding instead of one at a time.
+    pub fetch_stream: bool,
+    /// Cycles the fetch unit loses before this instruction's block (the bubble of the
+    /// correctly predicted taken branch that led here: return stack, indirect target).
+    pub fetch_bubble: f64,
 }
 
 /// A consumer of the per-instruction stream (accounting views).

@@ -56,6 +56,10 @@ pub struct Core {
     reg_penalty: [f64; NUM_REGS],
     memory: ShadowMemory,
     resteer_at: f64,
+    /// Earliest slot time of the next fetch block (machine `fetch_blocks_per_cycle`).
+    fetch_next: f64,
+    /// When the last missing instruction line arrived (the head of a miss stream).
+    fetch_line_ready: f64,
     /// Line-fill bandwidth calendars (index 1 = into L1 from L2, 2 = into L2 from L3, 3 = from DRAM).
     fills: [Calendar; 4],
 }
@@ -82,6 +86,8 @@ impl Core {
             reg_penalty: [0.0; NUM_REGS],
             memory: ShadowMemory::new(),
             resteer_at: 0.0,
+            fetch_next: 0.0,
+            fetch_line_ready: 0.0,
             fills: [
                 Calendar::new(f64::INFINITY),
                 Calendar::new(cfg_fill(&fill_rates, 1)),
@@ -125,8 +131,9 @@ impl Core {
             dispatch_cause = DispatchCause::Mispredict;
         }
         let resteer = t;
-        if dy.fetch_stall > 0.0 {
-            t += dy.fetch_stall;
+        let (fetched, block_stall) = self.fetch(t, dy);
+        if fetched > t {
+            t = fetched;
             dispatch_cause = DispatchCause::Fetch;
         }
         loop {
@@ -190,11 +197,21 @@ impl Core {
                 miss = true;
             }
             if let Some(a) = dy.load_addr {
-                if let Some(st) = self.memory.ready(a) {
-                    let fwd = st + self.cfg.store_forward_latency * scale;
-                    if fwd > done {
-                        done = fwd;
-                        load_waited_memory = true;
+                if let Some((st, key)) = self.memory.ready(a) {
+                    match self.cfg.renamed_forward_latency {
+                        // memory renaming: the load's consumers read the store's data
+                        // directly, so it can even beat an L1 hit
+                        Some(lat) if it.mem_key != 0 && key == it.mem_key && !miss => {
+                            done = fmax(st + lat * scale, addr_ready);
+                            load_waited_memory = true;
+                        }
+                        _ => {
+                            let fwd = st + self.cfg.store_forward_latency * scale;
+                            if fwd > done {
+                                done = fwd;
+                                load_waited_memory = true;
+                            }
+                        }
                     }
                 }
             }
@@ -254,7 +271,7 @@ impl Core {
             let written = fmax(sa, sd) + 1.0;
             complete = fmax(complete, written);
             if let Some(a) = dy.store_addr {
-                self.memory.write(a, written);
+                self.memory.write(a, written, it.mem_key);
             }
         }
         for &w in &it.writes {
@@ -317,8 +334,9 @@ impl Core {
             mispredicted: dy.mispredicted,
             slot: if DETAILS { slot } else { 0.0 },
             resteer: if DETAILS { resteer } else { 0.0 },
-            fetch_stall: if DETAILS { dy.fetch_stall as f32 } else { 0.0 },
-            btb_stall: if DETAILS { dy.btb_stall as f32 } else { 0.0 },
+            fetch_stall: if DETAILS { (fetched - resteer).max(0.0) as f32 } else { 0.0 },
+            btb_stall: if DETAILS { dy.btb_stall.min(fetched - resteer).max(0.0) as f32 } else { 0.0 },
+            fetch_block_stall: if DETAILS { block_stall as f32 } else { 0.0 },
             load_level: if DETAILS && it.loads { dy.load_level } else { 0 },
             self_class,
             wait_class,
@@ -329,6 +347,46 @@ impl Core {
             penalty_from: if DETAILS { penalty_from } else { 0.0 },
             commit_slot: if DETAILS { commit_slot } else { 0.0 },
         }
+    }
+
+    /// When the frontend delivers this instruction, given the earliest dispatch slot `t`,
+    /// and the part of the delay due to the fetch-block limit.
+    ///
+    /// An icache miss delays delivery by its extra latency; a line that continues a
+    /// sequential miss stream was requested while the previous one was in flight, so it
+    /// arrives a share of that latency after it. A new fetch block (after a taken branch or
+    /// across a fetch window) waits for the fetch unit's next block cycle, plus the bubble
+    /// of the taken branch that led to it; fetch may run ahead of dispatch by
+    /// `fetch_runahead` cycles, which averages short blocks with long ones.
+    #[inline]
+    fn fetch(&mut self, t: f64, dy: &DynInfo) -> (f64, f64) {
+        let mut ready = t;
+        if dy.fetch_stall > 0.0 {
+            ready += dy.btb_stall;
+            let icache = dy.fetch_stall - dy.btb_stall;
+            if icache > 0.0 {
+                ready = if dy.fetch_stream {
+                    fmax(ready, self.fetch_line_ready + icache * self.cfg.icache_stream_share)
+                } else {
+                    ready + icache
+                };
+                self.fetch_line_ready = ready;
+            }
+        }
+        let mut block_stall = 0.0;
+        if self.cfg.fetch_block_gap == 0.0 {
+            // no fetch clock: a taken-branch bubble delays delivery directly
+            ready += dy.fetch_bubble;
+        } else if dy.new_fetch_block {
+            // a bubble is lost fetch time: the fetch clock skips it
+            let at = fmax(self.fetch_next + dy.fetch_bubble, ready - self.cfg.fetch_runahead);
+            self.fetch_next = at + self.cfg.fetch_block_gap;
+            if at > ready {
+                block_stall = at - ready;
+                ready = at;
+            }
+        }
+        (ready, block_stall)
     }
 
     /// Books one line transfer through every level between the one that holds

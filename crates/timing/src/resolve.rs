@@ -51,6 +51,13 @@ pub struct InstrTiming {
     pub unknown_form: bool,
     pub is_divide: bool,
     pub flops: u16,
+    /// Identity of the memory operand's address expression for memory renaming
+    /// (base register or RIP target, displacement, size); 0 when it cannot be renamed
+    /// (indexed, gather, no fixed size, wider than a register).
+    pub mem_key: u64,
+    /// The aligned fetch window holding the instruction's last byte (0 without
+    /// `fetch_block_bytes`): a change of window starts a new fetch block.
+    pub fetch_window: u64,
 }
 
 /// A form the machine's table lacks.
@@ -100,7 +107,11 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
     let mut sta = Vec::new();
     let mut std_ = Vec::new();
     let mut compute = Vec::new();
+    let pure_store = stores && !loads;
     for &(g, count) in &form.uses {
+        if pure_store && group_in(&p.memory.stores_skip_groups, g) {
+            continue;
+        }
         if loads && group_in(&p.memory.load_groups, g) && !load_uses.iter().any(|u: &Use| u.group == g) {
             load_uses.push(mk(g, count.min(1.0)));
             if count > 1.0 && !stores {
@@ -163,7 +174,29 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         unknown_form,
         is_divide: inst.is_divide,
         flops: inst.flops,
+        mem_key: mem_key(inst),
+        fetch_window: match p.core.fetch_block_bytes {
+            0 => 0,
+            w => (inst.address + inst.len.max(1) as u64 - 1) / w as u64,
+        },
     }
+}
+
+/// See [`InstrTiming::mem_key`]: a hash of what names the address, never 0 for a renamable operand.
+fn mem_key(inst: &DecodedInst) -> u64 {
+    let Some(m) = inst.mem.first() else { return 0 };
+    if m.vsib || m.index.is_some() || !(1..=8).contains(&m.size) || inst.vector_bits != 0 {
+        return 0;
+    }
+    let (tag, what) = if m.rip_relative {
+        (1u64, m.displacement as u64) // iced gives RIP-relative displacements as the absolute target
+    } else if let Some(b) = m.base {
+        (2u64 + b as u64, m.displacement as u64)
+    } else {
+        return 0; // implicit stack accesses (push/pop/call/ret) and rare absolute addresses
+    };
+    let h = (what ^ (tag << 56) ^ ((m.size as u64) << 48)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h | 1
 }
 
 /// Splits a load form's latency into the load (L1 hit) and the operation.
@@ -174,6 +207,15 @@ fn split_latency(machine: &Machine, inst: &DecodedInst, form: &Form, loads: bool
     let l1 = machine.params.memory.load_latency;
     if !loads {
         return (l1, form.latency);
+    }
+    let measured_int = machine.params.memory.integer_load_latency.filter(|_| inst.vector_bits == 0 && inst.mem.first().is_some_and(|m| !m.vsib));
+    if let Some(lat) = measured_int {
+        let lat = lat + if inst.mem[0].index.is_some() { machine.params.memory.indexed_load_extra_latency } else { 0.0 };
+        if !has_compute {
+            return (lat, 0.0);
+        }
+        let op = register_form(&inst.form).as_deref().and_then(|k| machine.form(k)).map(|f| f.latency);
+        return (lat, op.unwrap_or((form.latency - l1).max(1.0)));
     }
     if !has_compute {
         return (form.latency.max(1.0), 0.0);
@@ -199,7 +241,27 @@ fn register_form(key: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::register_form;
+    use super::{mem_key, register_form};
+    use bottlenose_decode::decode_one;
+
+    #[test]
+    fn rename_keys_name_the_address_expression() {
+        // mov rax, [rip+0x100] at 0x1000 and mov [rip+0xf9], rax at 0x1007 name the same byte
+        let load = decode_one(&[0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00], 0x1000).unwrap();
+        let store = decode_one(&[0x48, 0x89, 0x05, 0xf9, 0x00, 0x00, 0x00], 0x1007).unwrap();
+        assert!(load.mem[0].rip_relative && store.mem[0].rip_relative);
+        assert_ne!(mem_key(&load), 0);
+        assert_eq!(mem_key(&load), mem_key(&store));
+        // mov rax, [rbx+8] vs mov [rbx+8], rax: same; mov [rcx+8], rax: another base
+        let a = decode_one(&[0x48, 0x8b, 0x43, 0x08], 0).unwrap();
+        let b = decode_one(&[0x48, 0x89, 0x43, 0x08], 0).unwrap();
+        let c = decode_one(&[0x48, 0x89, 0x41, 0x08], 0).unwrap();
+        assert_eq!(mem_key(&a), mem_key(&b));
+        assert_ne!(mem_key(&a), mem_key(&c));
+        // indexed: mov rax, [rbx+rcx*8] is never renamed
+        let idx = decode_one(&[0x48, 0x8b, 0x04, 0xcb], 0).unwrap();
+        assert_eq!(mem_key(&idx), 0);
+    }
     #[test]
     fn register_form_of_load_op() {
         assert_eq!(register_form("vaddsd xmm, xmm, m64").as_deref(), Some("vaddsd xmm, xmm, xmm"));

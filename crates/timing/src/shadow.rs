@@ -10,6 +10,8 @@ const BITS: u32 = 16;
 pub struct ShadowMemory {
     tags: Vec<u64>,
     ready: Vec<f64>,
+    /// The storing instruction's address-expression key (`InstrTiming::mem_key`), for memory renaming.
+    keys: Vec<u64>,
 }
 
 impl Default for ShadowMemory {
@@ -20,7 +22,7 @@ impl Default for ShadowMemory {
 
 impl ShadowMemory {
     pub fn new() -> Self {
-        Self { tags: vec![u64::MAX; 1 << BITS], ready: vec![0.0; 1 << BITS] }
+        Self { tags: vec![u64::MAX; 1 << BITS], ready: vec![0.0; 1 << BITS], keys: vec![0; 1 << BITS] }
     }
 
     #[inline]
@@ -29,17 +31,19 @@ impl ShadowMemory {
     }
 
     #[inline]
-    pub fn write(&mut self, addr: u64, ready: f64) {
+    pub fn write(&mut self, addr: u64, ready: f64, key: u64) {
         let g = addr >> 3;
         let s = Self::slot(g);
         self.tags[s] = g;
         self.ready[s] = ready;
+        self.keys[s] = key;
     }
 
+    /// When the last store to `addr` made its data available, and that store's key.
     #[inline]
-    pub fn ready(&self, addr: u64) -> Option<f64> {
+    pub fn ready(&self, addr: u64) -> Option<(f64, u64)> {
         let g = addr >> 3;
         let s = Self::slot(g);
-        (self.tags[s] == g).then(|| self.ready[s])
+        (self.tags[s] == g).then(|| (self.ready[s], self.keys[s]))
     }
 }

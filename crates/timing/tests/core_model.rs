@@ -179,3 +179,80 @@ fn fetch_stall_delays_dispatch() {
     assert_eq!(t[1].dispatch, 7.0);
     assert_eq!(t[1].dispatch_cause, DispatchCause::Fetch);
 }
+
+/// The tiny machine with extra lines spliced into its `[core]` and `[memory]` tables.
+fn tiny_with(core: &str, memory: &str) -> Machine {
+    let text = MACHINE.replace("store_buffer = 4\n", &format!("store_buffer = 4\n{core}\n")).replace(
+        "store_forward_latency = 5\n",
+        &format!("store_forward_latency = 5\n{memory}\n"),
+    );
+    Machine::from_strs("tiny.toml", &text, FORMS).expect("tiny machine variant")
+}
+
+#[test]
+fn memory_renaming_needs_the_same_address_expression() {
+    let m = tiny_with("", "memory_renaming = true\nrenamed_forward_latency = 0");
+    let addr = 0x1000;
+    let dyns = [
+        DynInfo::default(),
+        DynInfo { store_addr: Some(addr), ..Default::default() },
+        DynInfo { load_addr: Some(addr), ..Default::default() },
+    ];
+    // same base and displacement: the load takes the store's data when it is written (4)
+    let b = block(&m, "imul rax, rbx\nmov [rdi+8], rax\nmov rcx, [rdi+8]");
+    let t = run(&m, &Acceleration::nominal(&m), &b, &dyns);
+    assert_eq!(t[2].ready, 4.0);
+    assert_eq!(t[2].issue_cause, IssueCause::Memory);
+    // another base register naming the same address: plain forwarding (4 + 5)
+    let b = block(&m, "imul rax, rbx\nmov [rdi+8], rax\nmov rcx, [rsi+8]");
+    let t = run(&m, &Acceleration::nominal(&m), &b, &dyns);
+    assert_eq!(t[2].ready, 9.0);
+    // a machine without renaming forwards both the same way
+    let plain = machine();
+    let b = block(&plain, "imul rax, rbx\nmov [rdi+8], rax\nmov rcx, [rdi+8]");
+    assert_eq!(run(&plain, &Acceleration::nominal(&plain), &b, &dyns)[2].ready, 9.0);
+}
+
+#[test]
+fn one_fetch_block_per_cycle() {
+    let m = tiny_with("fetch_block_bytes = 64\nfetch_blocks_per_cycle = 1\nfetch_runahead_cycles = 0", "");
+    let b = block(&m, "add rax, rbx\nadd rcx, rdx\nadd rsi, rdi\nadd r8, r9");
+    let new_block = DynInfo { new_fetch_block: true, ..Default::default() };
+    // every instruction after a taken branch: one per cycle although dispatch is 2 wide
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[new_block; 4]);
+    assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(t[1].dispatch_cause, DispatchCause::Fetch);
+    assert_eq!(t[1].fetch_block_stall, 0.5);
+    // a 2-cycle bubble (say, after a return) before the third block
+    let mut bubbled = [new_block; 4];
+    bubbled[2].fetch_bubble = 2.0;
+    let t = run(&m, &Acceleration::nominal(&m), &b, &bubbled);
+    assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![0.0, 1.0, 4.0, 5.0]);
+    // blocks of two: the dispatch width is the limit again
+    let two = [new_block, DynInfo::default(), new_block, DynInfo::default()];
+    let t = run(&m, &Acceleration::nominal(&m), &b, &two);
+    assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![0.0, 0.0, 1.0, 1.0]);
+    // the frontend knob scales the block rate with the dispatch width
+    let mut fast = Acceleration::nominal(&m);
+    fast.dispatch_width = 2.0;
+    let t = run(&m, &fast, &b, &[new_block; 4]);
+    assert_eq!(t[3].dispatch, 1.0);
+    // a machine without the limit ignores block starts
+    let plain = machine();
+    let b = block(&plain, "add rax, rbx\nadd rcx, rdx");
+    assert_eq!(run(&plain, &Acceleration::nominal(&plain), &b, &[new_block; 2])[1].dispatch, 0.0);
+}
+
+#[test]
+fn sequential_icache_misses_stream() {
+    let m = tiny_with("icache_misses_in_flight = 4", "");
+    let b = block(&m, "add rax, rbx\nadd rcx, rdx\nadd rsi, rdi");
+    let first = DynInfo { fetch_stall: 12.0, ..Default::default() };
+    let next = DynInfo { fetch_stall: 12.0, fetch_stream: true, ..Default::default() };
+    // the first miss pays its latency, each following line a quarter of it
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[first, next, next]);
+    assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![12.0, 15.0, 18.0]);
+    // not a stream: one miss after the other (each after the previous one's half slot)
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[first, first, first]);
+    assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![12.0, 24.0, 37.0]);
+}

@@ -205,31 +205,78 @@ type Views = ((StallCauseCounter, InstructionCost), AccountingViews);
 struct Front {
     functional: FunctionalLayer,
     last_fetch_line: u64,
+    /// The last fetched line missed L1I (a next-line miss then continues a stream).
+    last_line_missed: bool,
     pending_fetch_stall: f64,
+    /// Fetch bubble of the taken branch just executed, charged to its target.
+    pending_bubble: f64,
     l1_fetch: f64,
+    /// log2 of the machine's fetch window (0: blocks end only at taken branches).
+    window_shift: u32,
+    last_window: u64,
+    prev_taken: bool,
+    bubbles: TakenBubbles,
+}
+
+/// Frontend bubbles of correctly predicted taken branches (machine `[branch]`).
+struct TakenBubbles {
+    taken: f64,
+    ret: f64,
+    indirect: f64,
 }
 
 impl Front {
     fn new(machine: &Machine, idealization: Idealization, prefetcher: Prefetcher) -> Self {
         let functional = FunctionalLayer::with_prefetcher(&machine.params, idealization, prefetcher);
         let l1_fetch = functional.fetch_latency(MemLevel::L1);
-        Front { functional, last_fetch_line: u64::MAX, pending_fetch_stall: 0.0, l1_fetch }
+        let w = machine.params.core.fetch_block_bytes;
+        Front {
+            functional,
+            last_fetch_line: u64::MAX,
+            last_line_missed: false,
+            pending_fetch_stall: 0.0,
+            pending_bubble: 0.0,
+            l1_fetch,
+            window_shift: if w > 0 { w.trailing_zeros() } else { 0 },
+            last_window: u64::MAX,
+            prev_taken: true,
+            bubbles: TakenBubbles {
+                taken: machine.params.branch.taken_bubble,
+                ret: machine.params.branch.return_bubble,
+                indirect: machine.params.branch.indirect_bubble,
+            },
+        }
     }
 
     /// The dynamic facts of one executed instruction (and the functional layer's update).
     #[inline]
     fn info(&mut self, insn: &ExecutedInsn<'_>, inst: &DecodedInst) -> DynInfo {
-        let mut info = DynInfo { fetch_stall: self.pending_fetch_stall, btb_stall: self.pending_fetch_stall, ..Default::default() };
+        let mut info = DynInfo {
+            fetch_stall: self.pending_fetch_stall,
+            btb_stall: self.pending_fetch_stall,
+            fetch_bubble: self.pending_bubble,
+            ..Default::default()
+        };
         self.pending_fetch_stall = 0.0;
+        self.pending_bubble = 0.0;
         // instruction fetch, once per line
         let line = insn.vaddr >> 6;
         if line != self.last_fetch_line {
+            let sequential = line == self.last_fetch_line.wrapping_add(1);
             self.last_fetch_line = line;
             let f = self.functional.inst_fetch(insn.vaddr);
-            if f.level != MemLevel::L1 || f.tlb_cycles > 0.0 {
+            let missed = f.level != MemLevel::L1;
+            if missed || f.tlb_cycles > 0.0 {
                 info.fetch_stall += (self.functional.fetch_latency(f.level) - self.l1_fetch).max(0.0) + f.tlb_cycles;
+                info.fetch_stream = missed && sequential && self.last_line_missed;
             }
+            self.last_line_missed = missed;
         }
+        // fetch blocks end at taken branches and at the machine's window boundaries
+        let window = if self.window_shift > 0 { (insn.vaddr + inst.len.max(1) as u64 - 1) >> self.window_shift } else { 0 };
+        info.new_fetch_block = self.prev_taken || window != self.last_window;
+        self.last_window = window;
+        self.prev_taken = false;
         for m in insn.mem() {
             let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
             let level = level_index(o.level);
@@ -246,10 +293,18 @@ impl Front {
             let fallthrough = insn.vaddr + inst.len as u64;
             let next = insn.next_vaddr.unwrap_or(fallthrough);
             let taken = next != fallthrough;
+            self.prev_taken = taken;
             let o = self.functional.branch(insn.vaddr, inst.branch, taken, next, fallthrough);
             info.mispredicted = o.mispredicted;
             if o.btb_miss && taken && !o.mispredicted {
                 self.pending_fetch_stall += BTB_MISS_PENALTY;
+            }
+            if taken && !o.mispredicted {
+                self.pending_bubble += match inst.branch {
+                    BranchKind::Return => self.bubbles.ret,
+                    BranchKind::IndirectJump | BranchKind::IndirectCall => self.bubbles.indirect,
+                    _ => 0.0,
+                } + self.bubbles.taken;
             }
         }
         info
