@@ -5,6 +5,8 @@
 #   native.json, runs/            raw native measurements and model-run JSON
 #   compare_blocks_skylake.md     bench/compare_blocks.sh skylake (bottlenose vs llvm-mca, bench/blocks/)
 #   compare_blocks_zen4.md        bench/compare_blocks.sh zen4
+# and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
+# speed, views cost, and the outputs above).
 # Each output starts with the date and the machine (lscpu model name). ~10-15 min on the
 # 2-core development VM. Extra arguments go to accuracy.py (e.g. --kernels a,b --skip-osaca).
 set -euo pipefail
@@ -34,3 +36,6 @@ for m in skylake zen4; do
 done
 echo "== done: $(date -u '+%H:%M:%S UTC'); outputs in bench/out/:"
 ls -1 bench/out/*.md bench/out/*.json
+
+echo "== BENCHMARKS.md (bench/benchmarks.py)"
+python3 bench/benchmarks.py

@@ -39,3 +39,72 @@ fn parallel_variants_match_separate_runs() {
     assert!(got[2] < got[0], "p1 x2 is faster: {got:?}");
     assert_eq!(outcomes[3].instructions, (iterations * block.len()) as u64);
 }
+
+/// A listener that needs the detailed stage times (so it runs on its own thread)
+/// and remembers what it saw.
+#[derive(Default)]
+struct Recorder {
+    ids: Vec<usize>,
+    last_commit: f64,
+}
+
+impl bottlenose_timing::Listener for Recorder {
+    fn on_instruction(&mut self, index: usize, t: &bottlenose_timing::StageTimes) {
+        self.ids.push(index);
+        self.last_commit = t.commit;
+    }
+}
+
+fn jacobi_stream(m: &bottlenose_machine::Machine, iterations: usize) -> (Vec<bottlenose_timing::InstrTiming>, Vec<DynRecord>) {
+    let src = format!(".att_syntax prefix\n{}", include_str!("../../../examples/jacobi.s"));
+    let (block, _) = resolve_block(m, &asm(&src));
+    let records = (0..iterations)
+        .flat_map(|_| (0..block.len()).map(|i| DynRecord { id: i as u32, info: DynInfo::default() }))
+        .collect();
+    (block, records)
+}
+
+fn feed_all<L: bottlenose_timing::Listener + Send + 'static>(
+    mut engine: VariantEngine<L>,
+    block: &[bottlenose_timing::InstrTiming],
+    records: &[DynRecord],
+) -> (Vec<f64>, L) {
+    for (k, chunk) in records.chunks(4096).enumerate() {
+        let new_instructions = if k == 0 { block.to_vec() } else { vec![] };
+        engine.feed(Batch { new_instructions, records: chunk.to_vec() });
+    }
+    let (outcomes, l) = engine.finish();
+    (outcomes.iter().map(|o| o.cycles).collect(), l)
+}
+
+#[test]
+fn sampled_sweep_tracks_the_exact_one() {
+    use bottlenose_analysis::dynamic::Sampling;
+    let m = machine("skylake");
+    let (block, records) = jacobi_stream(&m, 40_000);
+    let mut configs = vec![CoreConfig::new(&m, &bottlenose_timing::Acceleration::nominal(&m))];
+    for n in ["p23", "p0156", "frontend", "latency"] {
+        configs.push(CoreConfig::new(&m, &accelerate(&m, &[Knob::parse(&m, n).unwrap()], 1.15)));
+    }
+    let (exact, rec) = feed_all(VariantEngine::with_listener_thread(configs.clone(), Recorder::default(), 2, Some(true)), &block, &records);
+    // the listener saw every instruction, in order, on its own thread
+    assert_eq!(rec.ids.len(), records.len());
+    assert!(rec.ids.iter().zip(&records).all(|(&i, r)| i == r.id as usize));
+    assert_eq!(rec.last_commit + 1.0, exact[0]);
+
+    // one window covering the whole stream is the exact sweep
+    let whole = Sampling { window: 1 << 20, period: 1 << 20 };
+    let (same, _) = feed_all(VariantEngine::sampled(configs.clone(), Recorder::default(), whole), &block, &records);
+    assert_eq!(same, exact);
+
+    // windows of 4 batches in every 16: the baseline is exact, each speedup within 1 point
+    let sparse = Sampling { window: 4, period: 16 };
+    let (sampled, rec) = feed_all(VariantEngine::sampled(configs, Recorder::default(), sparse), &block, &records);
+    assert_eq!(sampled[0], exact[0]);
+    assert_eq!(rec.ids.len(), records.len());
+    for v in 1..exact.len() {
+        let (e, s) = (exact[0] / exact[v] - 1.0, sampled[0] / sampled[v] - 1.0);
+        assert!((e - s).abs() < 0.01, "variant {v}: exact speedup {e}, sampled {s}");
+    }
+    assert!(exact[0] / exact[1] - 1.0 > 0.1, "p23 binds on Jacobi: {exact:?}");
+}

@@ -68,6 +68,11 @@ pub struct RunArgs {
     /// Worker threads for the sensitivity variants (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Time the sensitivity variants on one window of 64 Ki instructions in every N
+    /// (N >= 2), forked from the baseline's state, instead of on the whole run: about
+    /// N times cheaper, approximate (the baseline and its views stay exact).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pub sample_every: Option<u32>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Also write a self-contained HTML report to this file.
@@ -137,6 +142,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
                 Ok((name.to_string(), w))
             })
             .collect::<Result<Vec<_>>>()?,
+        sample_every: a.sample_every,
         idealize: if a.no_idealize {
             IdealizeLevel::Off
         } else if a.idealize {

@@ -54,6 +54,12 @@ impl Calendar {
         self.cap
     }
 
+    /// The same bookings under another capacity (a forked timing variant).
+    pub fn set_capacity(&mut self, cap: f64) {
+        self.cap = cap;
+        self.first_open = 0; // "full up to here" was about the old capacity
+    }
+
     #[inline(always)]
     fn usage(&self, c: i64) -> f64 {
         let s = c as usize & self.mask;

@@ -35,6 +35,7 @@ fn fmax(a: f64, b: f64) -> f64 {
     }
 }
 
+#[derive(Clone)]
 pub struct Core {
     cfg: CoreConfig,
     calendars: Vec<Calendar>,
@@ -99,6 +100,25 @@ impl Core {
 
     pub fn config(&self) -> &CoreConfig {
         &self.cfg
+    }
+
+    /// A copy of this core's state that continues under another configuration:
+    /// what a variant that had behaved identically so far would hold (sampled
+    /// sensitivity starts its variants this way at each sampling window).
+    pub fn fork(&self, cfg: CoreConfig) -> Core {
+        let mut c = self.clone();
+        for (cal, &cap) in c.calendars.iter_mut().zip(&cfg.group_capacity) {
+            cal.set_capacity(cap);
+        }
+        for (l, fill) in c.fills.iter_mut().enumerate().skip(1) {
+            fill.set_capacity(cfg_fill(&cfg.fill_lines_per_cycle, l));
+        }
+        c.rob.set_size(cfg.rob);
+        c.scheduler.set_size(cfg.scheduler);
+        c.load_buffer.set_size(cfg.load_buffer);
+        c.store_buffer.set_size(cfg.store_buffer);
+        c.cfg = cfg;
+        c
     }
 
     /// Cycles elapsed so far: up to and including the last commit cycle.

@@ -7,6 +7,7 @@
 
 const BITS: u32 = 16;
 
+#[derive(Clone)]
 pub struct ShadowMemory {
     tags: Vec<u64>,
     ready: Vec<f64>,

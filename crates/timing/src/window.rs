@@ -18,6 +18,11 @@ impl FifoWindow {
         Self { size, occupied: 0, entries: VecDeque::with_capacity(size as usize) }
     }
 
+    /// The same contents in a window of another size (a forked timing variant).
+    pub fn set_size(&mut self, size: u32) {
+        self.size = size;
+    }
+
     /// Earliest time >= `t` at which `n` more entries fit; frees what is gone by then.
     #[inline]
     pub fn earliest(&mut self, mut t: f64, n: u32) -> f64 {
@@ -77,6 +82,11 @@ impl Scheduler {
             self.frees[s] = 0;
             self.cursor += 1;
         }
+    }
+
+    /// The same contents in a scheduler of another size (a forked timing variant).
+    pub fn set_size(&mut self, size: u32) {
+        self.size = size;
     }
 
     /// Earliest time >= `t` at which `n` more entries fit.

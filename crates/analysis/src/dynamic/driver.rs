@@ -2,7 +2,7 @@
 //! decoded once, simulated once by the functional layer, and timed by the
 //! baseline core plus every sensitivity variant in one pass.
 
-use super::engine::{Batch, DynRecord, VariantEngine};
+use super::engine::{Batch, DynRecord, Sampling, VariantEngine};
 use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiTracker};
 use crate::bottleneck::{rank, Bottleneck};
@@ -52,6 +52,19 @@ pub struct DynamicOptions {
     pub baseline: Vec<(String, f64)>,
     /// Idealization experiments run beside the baseline (Eyerman §IV).
     pub idealize: IdealizeLevel,
+    /// Time the sensitivity variants on one window of [`SAMPLE_WINDOW_INSTRUCTIONS`] in
+    /// every `n` (`None`: on the whole stream, exactly).
+    pub sample_every: Option<u32>,
+}
+
+/// Length of one sampling window of a sampled sensitivity sweep.
+pub const SAMPLE_WINDOW_INSTRUCTIONS: u64 = 16 * BATCH as u64;
+
+/// How a run's sensitivity was sampled.
+#[derive(Debug, Clone, Serialize)]
+pub struct SamplingReport {
+    pub every: u32,
+    pub window_instructions: u64,
 }
 
 /// Which idealizations a run simulates beside the baseline. Each one that
@@ -134,6 +147,9 @@ pub struct DynamicReport {
     pub ipc: f64,
     pub roi: RoiReport,
     pub sensitivity: Vec<SensitivityPoint>,
+    /// Present when the sensitivity variants were timed on sampled windows only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sensitivity_sampling: Option<SamplingReport>,
     pub bottlenecks: Vec<Bottleneck>,
     pub stall_causes: StallCauses,
     pub functional: FunctionalStats,
@@ -410,10 +426,12 @@ impl Pipeline<'_> {
     }
 
     fn flush(&mut self) {
-        let b = std::mem::take(&mut self.batch);
+        // the next batch starts at full size: no regrowth per batch on the hot path
+        let next = || Batch { new_instructions: Vec::new(), records: Vec::with_capacity(BATCH) };
+        let b = std::mem::replace(&mut self.batch, next());
         self.engine.feed(b);
         for st in &mut self.ideal {
-            let b = std::mem::take(&mut st.batch);
+            let b = std::mem::replace(&mut st.batch, next());
             st.engine.feed(b);
         }
     }
@@ -493,7 +511,11 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         AccountingViews::with_shared(view_params.clone(), facts.clone()),
     );
     let base_config = configs[0].clone();
-    let engine = VariantEngine::new(configs, listeners, opts.threads);
+    let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1);
+    let engine = match sampling {
+        Some(n) => VariantEngine::sampled(configs, listeners, Sampling { window: 16, period: 16 * n as u64 }),
+        None => VariantEngine::new(configs, listeners, opts.threads),
+    };
     let ideal = ideal_streams(machine, &opts, &base_config);
     let prefetcher = format!("{:?}", opts.prefetcher).to_lowercase();
     let mut pipe = Pipeline {
@@ -635,6 +657,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         ipc: if base > 0.0 { simulated as f64 / base } else { 0.0 },
         roi: RoiReport { description: roi.roi().describe(), roi: roi.roi().clone(), entries: roi.entries, instructions: simulated },
         sensitivity,
+        sensitivity_sampling: sampling.map(|every| SamplingReport { every, window_instructions: SAMPLE_WINDOW_INSTRUCTIONS }),
         bottlenecks,
         stall_causes: causes.finish(machine),
         functional: functional.stats(),

@@ -5,9 +5,12 @@
 //! instructions travel with the first batch that uses them, so workers keep
 //! their own append-only copy of the instruction table and never lock. Each
 //! worker thread owns a subset of the variants; variant 0 (the baseline) also
-//! feeds the caller's listener.
+//! feeds the caller's listener. On hosts with cores to spare, a listener that
+//! reads the detailed stage times (the accounting views) runs on a thread of its
+//! own, fed with the baseline's stage times batch by batch, so it overlaps with
+//! timing instead of adding to it.
 
-use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener};
+use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -44,12 +47,103 @@ pub struct VariantEngine<L: Listener + Send + 'static> {
 
 struct Worker<L> {
     tx: SyncSender<Work>,
-    handle: JoinHandle<(Vec<(usize, VariantOutcome)>, Option<L>)>,
+    handle: JoinHandle<(Vec<(usize, VariantOutcome)>, Option<Sink<L>>)>,
+}
+
+/// Where the baseline's stage times go: the listener itself, or the thread that runs it.
+enum Sink<L> {
+    Inline(L),
+    Thread(ListenerThread<L>),
+}
+
+/// A listener on its own thread. Batches of stage times travel to it and the
+/// emptied buffers come back, so nothing is allocated per batch in steady state.
+struct ListenerThread<L> {
+    tx: SyncSender<Vec<(u32, StageTimes)>>,
+    spare: Receiver<Vec<(u32, StageTimes)>>,
+    handle: JoinHandle<L>,
+}
+
+impl<L: Listener + Send + 'static> ListenerThread<L> {
+    fn spawn(mut listener: L) -> Self {
+        let (tx, rx) = sync_channel::<Vec<(u32, StageTimes)>>(4);
+        let (spare_tx, spare) = sync_channel::<Vec<(u32, StageTimes)>>(8);
+        let handle = std::thread::spawn(move || {
+            while let Ok(mut times) = rx.recv() {
+                for (id, t) in &times {
+                    listener.on_instruction(*id as usize, t);
+                }
+                times.clear();
+                let _ = spare_tx.try_send(times);
+            }
+            listener
+        });
+        Self { tx, spare, handle }
+    }
+
+    fn buffer(&self) -> Vec<(u32, StageTimes)> {
+        self.spare.try_recv().unwrap_or_default()
+    }
+
+    fn finish(self) -> L {
+        drop(self.tx);
+        self.handle.join().expect("listener thread panicked")
+    }
+}
+
+impl<L: Listener + Send + 'static> Sink<L> {
+    /// The views get a thread of their own only where there is a core for it: QEMU, the
+    /// functional layer and the timing worker already keep two busy, and on a 2-core host
+    /// handing the stage times over costs more than it overlaps (measured: 8.2 s vs 7.2 s
+    /// on bench/programs/speed.c).
+    fn new(listener: L, own_thread: Option<bool>) -> Self {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        if L::DETAILS && own_thread.unwrap_or(cores >= 4) {
+            Sink::Thread(ListenerThread::spawn(listener))
+        } else {
+            Sink::Inline(listener)
+        }
+    }
+
+    fn finish(self) -> L {
+        match self {
+            Sink::Inline(l) => l,
+            Sink::Thread(t) => t.finish(),
+        }
+    }
+}
+
+/// Sampled sensitivity: the variants are timed only on windows of `window`
+/// batches, one window at the start of every `period` batches. At each window
+/// start every variant is forked from the baseline's state ([`Core::fork`]); a
+/// variant's cycles are the baseline's total scaled by the ratio of the
+/// variant's to the baseline's cycles summed over the windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sampling {
+    pub window: u64,
+    pub period: u64,
 }
 
 impl<L: Listener + Send + 'static> VariantEngine<L> {
+    /// `configs[0]` is the baseline; every other variant is sampled (see [`Sampling`]).
+    /// One worker thread times them all, since each window forks from the baseline.
+    pub fn sampled(configs: Vec<CoreConfig>, listener: L, plan: Sampling) -> Self {
+        assert!(!configs.is_empty(), "at least the baseline variant");
+        let plan = Sampling { window: plan.window.max(1), period: plan.period.max(plan.window.max(1)) };
+        let sink = Sink::new(listener, None);
+        let (tx, rx) = sync_channel::<Work>(64);
+        let handle = std::thread::spawn(move || sampled_worker(configs, Some(sink), rx, plan));
+        Self { workers: vec![Worker { tx, handle }], instructions: 0 }
+    }
+
     /// `configs[0]` is the baseline. `threads` worker threads share the variants.
     pub fn new(configs: Vec<CoreConfig>, listener: L, threads: usize) -> Self {
+        Self::with_listener_thread(configs, listener, threads, None)
+    }
+
+    /// As [`VariantEngine::new`], choosing whether a detailed listener gets its own
+    /// thread (`None`: when the host has at least 4 cores).
+    pub fn with_listener_thread(configs: Vec<CoreConfig>, listener: L, threads: usize, own_thread: Option<bool>) -> Self {
         let all: Vec<(usize, CoreConfig)> = configs.into_iter().enumerate().collect();
         assert!(!all.is_empty(), "at least the baseline variant");
         let threads = threads.max(1).min(all.len());
@@ -62,7 +156,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
             .into_iter()
             .map(|bucket| {
                 let (tx, rx) = sync_channel::<Work>(64);
-                let l = if bucket[0].0 == 0 { listener.take() } else { None };
+                let l = if bucket[0].0 == 0 { listener.take().map(|l| Sink::new(l, own_thread)) } else { None };
                 let handle = std::thread::spawn(move || worker(bucket, l, rx));
                 Worker { tx, handle }
             })
@@ -88,8 +182,8 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
             drop(w.tx);
             let (outcomes, l) = w.handle.join().expect("timing worker panicked");
             all.extend(outcomes);
-            if l.is_some() {
-                listener = l;
+            if let Some(sink) = l {
+                listener = Some(sink.finish());
             }
         }
         all.sort_by_key(|r| r.0);
@@ -101,11 +195,91 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     }
 }
 
-fn worker<L: Listener>(
-    variants: Vec<(usize, CoreConfig)>,
-    mut listener: Option<L>,
+/// Times one batch on the baseline and hands the stage times to the listener.
+fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming]) {
+    match sink {
+        Sink::Inline(l) => {
+            for r in &batch.records {
+                let t = if L::DETAILS { core.step(&table[r.id as usize], &r.info) } else { core.step_fast(&table[r.id as usize], &r.info) };
+                l.on_instruction(r.id as usize, &t);
+            }
+        }
+        Sink::Thread(lt) => {
+            let mut times = lt.buffer();
+            times.reserve(batch.records.len());
+            for r in &batch.records {
+                times.push((r.id, core.step(&table[r.id as usize], &r.info)));
+            }
+            // the listener thread only stops by panicking; finish() reports that
+            let _ = lt.tx.send(times);
+        }
+    }
+}
+
+fn sampled_worker<L: Listener + Send + 'static>(
+    configs: Vec<CoreConfig>,
+    mut sink: Option<Sink<L>>,
     rx: Receiver<Work>,
-) -> (Vec<(usize, VariantOutcome)>, Option<L>) {
+    plan: Sampling,
+) -> (Vec<(usize, VariantOutcome)>, Option<Sink<L>>) {
+    let mut configs = configs.into_iter();
+    let mut base = Core::new(configs.next().expect("baseline"));
+    let variants: Vec<CoreConfig> = configs.collect();
+    // cycles summed over the windows: the baseline's and each variant's
+    let mut base_sum = 0.0;
+    let mut sums = vec![0.0; variants.len()];
+    let mut open: Option<(f64, Vec<Core>)> = None;
+    let close = |open: &mut Option<(f64, Vec<Core>)>, base: &Core, base_sum: &mut f64, sums: &mut [f64]| {
+        if let Some((start, cores)) = open.take() {
+            *base_sum += base.cycles() - start;
+            for (sum, c) in sums.iter_mut().zip(&cores) {
+                *sum += c.cycles() - start;
+            }
+        }
+    };
+    let mut table: Vec<InstrTiming> = Vec::new();
+    let (mut n, mut k) = (0u64, 0u64);
+    while let Ok(batch) = rx.recv() {
+        table.extend(batch.new_instructions.iter().cloned());
+        if k % plan.period == 0 && !variants.is_empty() {
+            open = Some((base.cycles(), variants.iter().map(|c| base.fork(c.clone())).collect()));
+        }
+        match &mut sink {
+            Some(sink) => step_baseline(&mut base, sink, &batch, &table),
+            None => {
+                for r in &batch.records {
+                    base.step_fast(&table[r.id as usize], &r.info);
+                }
+            }
+        }
+        if let Some((_, cores)) = &mut open {
+            for core in cores {
+                for r in &batch.records {
+                    core.step_fast(&table[r.id as usize], &r.info);
+                }
+            }
+        }
+        k += 1;
+        n += batch.records.len() as u64;
+        if k % plan.period == plan.window % plan.period {
+            close(&mut open, &base, &mut base_sum, &mut sums);
+        }
+    }
+    close(&mut open, &base, &mut base_sum, &mut sums);
+    let total = base.cycles();
+    let mut outcomes = vec![(0, VariantOutcome { cycles: total, instructions: n })];
+    for (i, sum) in sums.into_iter().enumerate() {
+        let cycles = if base_sum > 0.0 { total * sum / base_sum } else { total };
+        outcomes.push((i + 1, VariantOutcome { cycles, instructions: n }));
+    }
+    (outcomes, sink)
+}
+
+fn worker<L: Listener + Send + 'static>(
+    variants: Vec<(usize, CoreConfig)>,
+    mut listener: Option<Sink<L>>,
+    rx: Receiver<Work>,
+) -> (Vec<(usize, VariantOutcome)>, Option<Sink<L>>) {
     let mut cores: Vec<(usize, Core)> = variants.into_iter().map(|(i, c)| (i, Core::new(c))).collect();
     let mut table: Vec<InstrTiming> = Vec::new();
     let mut n = 0u64;
@@ -113,12 +287,7 @@ fn worker<L: Listener>(
         table.extend(batch.new_instructions.iter().cloned());
         for (i, core) in &mut cores {
             match (&mut listener, *i) {
-                (Some(l), 0) => {
-                    for r in &batch.records {
-                        let t = if L::DETAILS { core.step(&table[r.id as usize], &r.info) } else { core.step_fast(&table[r.id as usize], &r.info) };
-                        l.on_instruction(r.id as usize, &t);
-                    }
-                }
+                (Some(sink), 0) => step_baseline(core, sink, &batch, &table),
                 _ => {
                     for r in &batch.records {
                         core.step_fast(&table[r.id as usize], &r.info);

@@ -7,7 +7,7 @@ mod roi;
 
 pub use driver::{
     run_program, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
-    StaticInstruction,
+    SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
 };
-pub use engine::{Batch, DynRecord, VariantEngine, VariantOutcome};
+pub use engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
 pub use roi::{Roi, RoiTracker, MARKER_BEGIN, MARKER_END};
