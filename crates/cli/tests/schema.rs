@@ -55,6 +55,31 @@ fn run_output_validates() {
 }
 
 #[test]
+fn sampled_run_output_validates() {
+    common::ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = common::compile(d.path(), "p", "#include <stdio.h>\nint main(void){ volatile double s = 0; for (long i = 0; i < 300000; i++) s += i * 0.5; printf(\"%f\\n\", s); return 0; }\n", &["-O1"]);
+    let json = d.path().join("r.json");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .args(["run", "-q", "--no-idealize", "--format", "json", "--resources", "latency,frontend", "--weights", "1.15", "--sample-every", "2", "-o"])
+        .arg(&json)
+        .arg("--")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate("run", &v);
+    assert_eq!(v["sensitivity_sampling"]["every"], 2);
+    // the FP add chain through a volatile is latency bound, sampled or not
+    assert_eq!(v["bottlenecks"][0]["resources"][0], "latency", "{}", v["bottlenecks"]);
+    // --sample-every 1 would not sample: rejected with a one-line error
+    let bad = Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(["run", "--sample-every", "1", "--"]).arg(&exe).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--sample-every"));
+}
+
+#[test]
 fn topdown_output_validates() {
     let v = json_of(&["topdown", "--import", concat!(env!("CARGO_MANIFEST_DIR"), "/../counters/tests/fixtures/perf-skl-l1.csv"), "--cpu", "skl", "--format", "json"]);
     assert_eq!(v["schema"], "bottlenose/topdown/v1");
