@@ -210,3 +210,36 @@ fn bad_programs() {
     assert!(v["instructions_simulated"].as_u64().unwrap() > 300_000);
     assert!(String::from_utf8_lossy(&out.stderr).contains("partial report"));
 }
+
+/// A loop where the FP add recurrence (4 cycles on skylake) and the 4-wide dispatch and retire
+/// (16 fused uops) bind together: no single resource helps, the width+latency set does.
+const WIDTH_AND_LATENCY: &str = r#"
+#include <stdio.h>
+__attribute__((noinline)) double kernel(long n) {
+    double s = 0.0, one = 1.0;
+    __asm__ volatile(
+        "1:\n\t"
+        "vaddsd %[one], %[s], %[s]\n\t"
+        ".rept 14\n\tnop\n\t.endr\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [s] "+x"(s), [n] "+r"(n) : [one] "x"(one));
+    return s;
+}
+int main(void) { printf("%f\n", kernel(100000)); return 0; }
+"#;
+
+#[test]
+fn balanced_loop_names_the_set_that_binds() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "wl", WIDTH_AND_LATENCY, &["-O2"]);
+    let (out, v) = run(&["--machine", "skylake", "--roi", "function:kernel", "--weights", "1.15", "--no-idealize"], &exe, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cpi = v["cycles"].as_f64().unwrap() / 100_000.0;
+    assert!((cpi - 4.0).abs() < 0.1, "4 cycles per iteration, got {cpi}");
+    for single in ["frontend", "commit", "latency"] {
+        assert!(speedup(&v, single) < 0.02, "{single} alone: {}", speedup(&v, single));
+    }
+    assert_eq!(top(&v), "frontend+commit+latency", "{}", v["bottlenecks"]);
+    assert!(v["bottlenecks"][0]["speedup"].as_f64().unwrap() > 0.1);
+}

@@ -103,7 +103,8 @@ pub struct StageTimes {
     /// Equals the previous instruction's slot end when there was no resteer.
     pub resteer: f64,
     /// Cycles the frontend delivered it late (icache/ITLB misses, BTB-miss
-    /// resteers, the fetch-block limit), the BTB part and the fetch-block part of that.
+    /// resteers, the fetch-block limit and taken-branch bubbles); the branch part
+    /// of that (BTB misses, fetch-block limit, bubbles); the fetch-block part alone.
     pub fetch_stall: f32,
     pub btb_stall: f32,
     pub fetch_block_stall: f32,

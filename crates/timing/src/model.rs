@@ -355,7 +355,9 @@ impl Core {
             slot: if DETAILS { slot } else { 0.0 },
             resteer: if DETAILS { resteer } else { 0.0 },
             fetch_stall: if DETAILS { (fetched - resteer).max(0.0) as f32 } else { 0.0 },
-            btb_stall: if DETAILS { dy.btb_stall.min(fetched - resteer).max(0.0) as f32 } else { 0.0 },
+            // fetch-block limits (taken branches, window crossings) and taken-branch bubbles are
+            // branch handling, not instruction-cache misses: the views charge them with the BTB part
+            btb_stall: if DETAILS { (dy.btb_stall + block_stall).min(fetched - resteer).max(0.0) as f32 } else { 0.0 },
             fetch_block_stall: if DETAILS { block_stall as f32 } else { 0.0 },
             load_level: if DETAILS && it.loads { dy.load_level } else { 0 },
             self_class,
@@ -397,6 +399,7 @@ impl Core {
         if self.cfg.fetch_block_gap == 0.0 {
             // no fetch clock: a taken-branch bubble delays delivery directly
             ready += dy.fetch_bubble;
+            block_stall = dy.fetch_bubble;
         } else if dy.new_fetch_block {
             // a bubble is lost fetch time: the fetch clock skips it
             let at = fmax(self.fetch_next + dy.fetch_bubble, ready - self.cfg.fetch_runahead);

@@ -223,6 +223,7 @@ fn one_fetch_block_per_cycle() {
     assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0, 3.0]);
     assert_eq!(t[1].dispatch_cause, DispatchCause::Fetch);
     assert_eq!(t[1].fetch_block_stall, 0.5);
+    assert_eq!(t[1].btb_stall, 0.5, "charged with branch handling, not the icache");
     // a 2-cycle bubble (say, after a return) before the third block
     let mut bubbled = [new_block; 4];
     bubbled[2].fetch_bubble = 2.0;

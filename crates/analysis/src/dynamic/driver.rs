@@ -206,6 +206,19 @@ fn knob_sets(machine: &Machine, opts: &DynamicOptions) -> Result<Vec<Vec<Knob>>,
                 .map(|g| vec![if g < machine.units.len() { Knob::Unit(g as u16) } else { Knob::Group(g as u16) }])
                 .collect();
             v.extend(CORE_KNOBS.iter().chain(MEMORY_KNOBS).map(|(_, k)| vec![*k]));
+            // Balanced code speeds up only when co-limiting resources grow together. Static
+            // analysis picks the saturated set from the block's usage; a dynamic run must fix
+            // its variants before the stream starts, so it tries the sets that co-limit most
+            // often: the in-order width (dispatch and retire) and the execution ports, each
+            // also with latency (a recurrence as long as the throughput bound hides behind it).
+            let width = vec![Knob::Frontend, Knob::Commit];
+            let ports: Vec<Knob> = (0..machine.units.len() as u16).map(Knob::Unit).collect();
+            for set in [width, ports] {
+                let mut with_latency = set.clone();
+                with_latency.push(Knob::Latency);
+                v.push(set);
+                v.push(with_latency);
+            }
             v
         }
     };
