@@ -1,22 +1,5 @@
 /* Indirect calls through a table of 4 functions, targets in the repeating order 0,1,2,3 (predictable). */
 #define SELECT (i & 3)
-#include "kernel.h"
-KERNEL_INFO("indirect_call_pattern", "s += fn[sel[i]](i), 4 targets in a period-4 pattern (predictable indirect call)")
-#define N (128L * 1024)
-typedef long (*fn_t)(long);
-static NOINLINE long f0(long x) { return x + 1; }
-static NOINLINE long f1(long x) { return x * 3; }
-static NOINLINE long f2(long x) { return x ^ 0x5555; }
-static NOINLINE long f3(long x) { return (x >> 1) | 1; }
-static fn_t fns[4] = {f0, f1, f2, f3};
-static unsigned char *sel;
-long kernel_setup(void) {
-    sel = bench_alloc(N);
-    for (long i = 0; i < N; i++) sel[i] = SELECT;
-    return N;
-}
-NOINLINE void kernel(void) {
-    long s = 0;
-    for (long i = 0; i < N; i++) s += fns[sel[i]](i);
-    sink_l = s;
-}
+#define NAME "indirect_call_pattern"
+#define DESC "s += fn[sel[i]](i), 4 targets in a period-4 pattern (predictable indirect call)"
+#include "indirect_call.h"

@@ -44,6 +44,20 @@ impl Acc {
             *a += c;
         }
     }
+
+    /// The hotspot row of this accumulation.
+    fn row(self, name: &str, loc: Option<(String, u32)>, total_cycles: f64) -> Hotspot {
+        let (file, line) = loc.map_or((None, None), |(f, l)| (Some(f), Some(l)));
+        Hotspot {
+            function: name.to_string(),
+            file,
+            line,
+            cycles: self.cycles,
+            share: share(self.cycles, total_cycles),
+            instructions: self.executions,
+            counters: self.counters,
+        }
+    }
 }
 
 fn sort(rows: &mut [Hotspot]) {
@@ -75,16 +89,7 @@ pub fn by_function(
                 Some(p) if name != SHARED && name != UNKNOWN => p.function_line(name),
                 _ => None,
             };
-            let (file, line) = loc.map_or((None, None), |(f, l)| (Some(f), Some(l)));
-            Hotspot {
-                function: name.to_string(),
-                file,
-                line,
-                cycles: a.cycles,
-                share: share(a.cycles, total_cycles),
-                instructions: a.executions,
-                counters: a.counters,
-            }
+            a.row(name, loc, total_cycles)
         })
         .collect();
     sort(&mut rows);
@@ -105,18 +110,7 @@ pub fn by_line(insns: &[InsnStat], program: Option<&Program>, total_cycles: f64)
     }
     let mut rows: Vec<Hotspot> = accs
         .into_iter()
-        .map(|((name, loc), a)| {
-            let (file, line) = loc.map_or((None, None), |(f, l)| (Some(f), Some(l)));
-            Hotspot {
-                function: name.to_string(),
-                file,
-                line,
-                cycles: a.cycles,
-                share: share(a.cycles, total_cycles),
-                instructions: a.executions,
-                counters: a.counters,
-            }
-        })
+        .map(|((name, loc), a)| a.row(name, loc, total_cycles))
         .collect();
     sort(&mut rows);
     rows

@@ -208,26 +208,24 @@ fn split_latency(machine: &Machine, inst: &DecodedInst, form: &Form, loads: bool
     if !loads {
         return (l1, form.latency);
     }
-    let measured_int = machine.params.memory.integer_load_latency.filter(|_| inst.vector_bits == 0 && inst.mem.first().is_some_and(|m| !m.vsib));
-    if let Some(lat) = measured_int {
-        let lat = lat + if inst.mem[0].index.is_some() { machine.params.memory.indexed_load_extra_latency } else { 0.0 };
-        if !has_compute {
-            return (lat, 0.0);
-        }
-        let op = register_form(&inst.form).as_deref().and_then(|k| machine.form(k)).map(|f| f.latency);
-        return (lat, op.unwrap_or((form.latency - l1).max(1.0)));
+    let register_op = || register_form(&inst.form).as_deref().and_then(|k| machine.form(k)).map(|f| f.latency);
+    if let Some(lat) = measured_integer_load(machine, inst) {
+        let op = if has_compute { register_op().unwrap_or((form.latency - l1).max(1.0)) } else { 0.0 };
+        return (lat, op);
     }
     if !has_compute {
         return (form.latency.max(1.0), 0.0);
     }
-    let reg_form = register_form(&inst.form);
-    let op = reg_form
-        .as_deref()
-        .and_then(|k| machine.form(k))
-        .map(|f| f.latency)
-        .filter(|&op| op < form.latency)
-        .unwrap_or((form.latency - l1).max(1.0));
+    let op = register_op().filter(|&op| op < form.latency).unwrap_or((form.latency - l1).max(1.0));
     ((form.latency - op).max(1.0), op)
+}
+
+/// The machine's measured load-to-use latency for a general-purpose load (not a gather),
+/// with what an index register adds; `None` when the machine has no measurement.
+fn measured_integer_load(machine: &Machine, inst: &DecodedInst) -> Option<f64> {
+    let m = &machine.params.memory;
+    let mem = inst.mem.first().filter(|o| !o.vsib && inst.vector_bits == 0)?;
+    Some(m.integer_load_latency? + if mem.index.is_some() { m.indexed_load_extra_latency } else { 0.0 })
 }
 
 /// `vaddsd xmm, xmm, m64` → `vaddsd xmm, xmm, xmm` (memory operand replaced by the destination's class).

@@ -240,8 +240,6 @@ struct Front {
     /// Fetch bubble of the taken branch just executed, charged to its target.
     pending_bubble: f64,
     l1_fetch: f64,
-    /// log2 of the machine's fetch window (0: blocks end only at taken branches).
-    window_shift: u32,
     last_window: u64,
     prev_taken: bool,
     bubbles: TakenBubbles,
@@ -258,7 +256,6 @@ impl Front {
     fn new(machine: &Machine, idealization: Idealization, prefetcher: Prefetcher) -> Self {
         let functional = FunctionalLayer::with_prefetcher(&machine.params, idealization, prefetcher);
         let l1_fetch = functional.fetch_latency(MemLevel::L1);
-        let w = machine.params.core.fetch_block_bytes;
         Front {
             functional,
             last_fetch_line: u64::MAX,
@@ -266,7 +263,6 @@ impl Front {
             pending_fetch_stall: 0.0,
             pending_bubble: 0.0,
             l1_fetch,
-            window_shift: if w > 0 { w.trailing_zeros() } else { 0 },
             last_window: u64::MAX,
             prev_taken: true,
             bubbles: TakenBubbles {
@@ -279,7 +275,8 @@ impl Front {
 
     /// The dynamic facts of one executed instruction (and the functional layer's update).
     #[inline]
-    fn info(&mut self, insn: &ExecutedInsn<'_>, inst: &DecodedInst) -> DynInfo {
+    fn info(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction) -> DynInfo {
+        let inst = &stat.inst;
         let mut info = DynInfo {
             fetch_stall: self.pending_fetch_stall,
             btb_stall: self.pending_fetch_stall,
@@ -302,7 +299,7 @@ impl Front {
             self.last_line_missed = missed;
         }
         // fetch blocks end at taken branches and at the machine's window boundaries
-        let window = if self.window_shift > 0 { (insn.vaddr + inst.len.max(1) as u64 - 1) >> self.window_shift } else { 0 };
+        let window = stat.timing.fetch_window;
         info.new_fetch_block = self.prev_taken || window != self.last_window;
         self.last_window = window;
         self.prev_taken = false;
@@ -413,14 +410,15 @@ impl Pipeline<'_> {
         }
         self.executed += 1;
         let index = self.statics_index(insn);
-        let inst = &self.statics[index].inst;
+        let stat = &self.statics[index];
+        let inst = &stat.inst;
         let in_roi = self.roi.step(inst, insn.vcpu);
         if !in_roi && !self.warm {
             return;
         }
-        let info = self.front.info(insn, inst);
+        let info = self.front.info(insn, stat);
         for st in &mut self.ideal {
-            let info = st.front.info(insn, inst);
+            let info = st.front.info(insn, stat);
             if in_roi {
                 st.batch.records.push(DynRecord { id: index as u32, info });
             }

@@ -195,6 +195,13 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     }
 }
 
+/// Times one batch on a variant nobody listens to.
+fn step_unobserved(core: &mut Core, batch: &Batch, table: &[InstrTiming]) {
+    for r in &batch.records {
+        core.step_fast(&table[r.id as usize], &r.info);
+    }
+}
+
 /// Times one batch on the baseline and hands the stage times to the listener.
 fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming]) {
     match sink {
@@ -246,17 +253,11 @@ fn sampled_worker<L: Listener + Send + 'static>(
         }
         match &mut sink {
             Some(sink) => step_baseline(&mut base, sink, &batch, &table),
-            None => {
-                for r in &batch.records {
-                    base.step_fast(&table[r.id as usize], &r.info);
-                }
-            }
+            None => step_unobserved(&mut base, &batch, &table),
         }
         if let Some((_, cores)) = &mut open {
             for core in cores {
-                for r in &batch.records {
-                    core.step_fast(&table[r.id as usize], &r.info);
-                }
+                step_unobserved(core, &batch, &table);
             }
         }
         k += 1;
@@ -288,11 +289,7 @@ fn worker<L: Listener + Send + 'static>(
         for (i, core) in &mut cores {
             match (&mut listener, *i) {
                 (Some(sink), 0) => step_baseline(core, sink, &batch, &table),
-                _ => {
-                    for r in &batch.records {
-                        core.step_fast(&table[r.id as usize], &r.info);
-                    }
-                }
+                _ => step_unobserved(core, &batch, &table),
             }
         }
         n += batch.records.len() as u64;
