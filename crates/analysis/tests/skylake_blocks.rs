@@ -83,3 +83,44 @@ fn frontend_bound_block_of_cheap_independent_ops() {
     assert_eq!(r.bottlenecks[0].resources, ["frontend", "commit"], "{:?}", r.bottlenecks);
     assert!(r.bottlenecks[0].speedup > 0.10, "{:?}", r.bottlenecks);
 }
+
+/// Skylake with port 7's restriction (Intel optimization manual, Haswell/Skylake:
+/// its store-address unit only takes base + displacement, so an indexed store
+/// computes its address on port 2 or 3). The built-in `skylake` leaves it off,
+/// as Gus's Table 1 does (the Jacobi block's indexed stores use p237 there).
+fn skylake_p7_simple_only() -> bottlenose_machine::Machine {
+    let toml = include_str!("../../../machines/skylake.toml")
+        .replace("store_address_groups = [\"p237\"]", "store_address_groups = [\"p237\"]\nindexed_store_address_groups = [\"p23\"]");
+    assert!(toml.contains("indexed_store_address_groups"));
+    bottlenose_machine::Machine::from_strs("skylake-p7.toml", &toml, include_str!("../../../machines/skylake.forms.toml")).expect("machine")
+}
+
+#[test]
+fn indexed_store_address_avoids_port_7() {
+    let m = skylake_p7_simple_only();
+    let sta = |m: &bottlenose_machine::Machine, src: &str| -> Vec<String> {
+        let insts = asm(&att(src));
+        let t = bottlenose_timing::resolve(m, &insts[0], None);
+        t.store_address_uses.iter().map(|u| m.groups[u.group as usize].name.clone()).collect()
+    };
+    assert_eq!(sta(&m, "mov %rax, (%rdi,%rsi,8)\n"), ["p23"]);
+    assert_eq!(sta(&m, "vmovsd %xmm0, 8(%rdx,%rax,1)\n"), ["p23"]);
+    assert_eq!(sta(&m, "mov %rax, 8(%rdi)\n"), ["p237"]);
+    assert_eq!(sta(&m, "add %rax, 8(%rdi)\n"), ["p237"]);
+    assert_eq!(sta(&m, "add %rax, 8(%rdi,%rsi,1)\n"), ["p23"]);
+    // without the field (the built-in skylake), every store address stays on p237
+    assert_eq!(sta(&machine("skylake"), "mov %rax, (%rdi,%rsi,8)\n"), ["p237"]);
+}
+
+#[test]
+fn two_loads_and_an_indexed_store_are_bound_by_the_load_ports() {
+    let m = skylake_p7_simple_only();
+    let go = |src: &str| bottlenose_analysis::analyze_block(&m, "test", &asm(&att(src)), &StaticOptions::default()).expect("analysis");
+    // 2 loads + 1 store address on p23 = 3 uops on two ports: 1.5 cycles per iteration
+    let indexed = go("1:\n mov (%rdi), %rax\n mov 8(%rdi), %rbx\n mov %rcx, (%rdi,%rsi,8)\n dec %ecx\n jnz 1b\n");
+    assert!((indexed.cycles_per_iteration - 1.5).abs() < 0.05, "cpi {}", indexed.cycles_per_iteration);
+    assert_eq!(indexed.bottlenecks[0].resources, vec!["p23".to_string()], "{:?}", indexed.bottlenecks);
+    // the base + displacement store's address goes to port 7: one iteration per cycle
+    let simple = go("1:\n mov (%rdi), %rax\n mov 8(%rdi), %rbx\n mov %rcx, 16(%rdi)\n dec %ecx\n jnz 1b\n");
+    assert!(simple.cycles_per_iteration < 1.1, "cpi {}", simple.cycles_per_iteration);
+}

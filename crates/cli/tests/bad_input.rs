@@ -83,6 +83,9 @@ fn broken_machine_files() {
     std::fs::write(&m, good.replace("load_groups = [\"p0\"]", "load_groups = [\"p9\"]")).unwrap();
     fails_with(&bn(&["analyze", &p, "--machine", m.to_str().unwrap()]), &["m.toml:13", "memory.load_groups", "p9"]);
 
+    std::fs::write(&m, good.replace("store_data_groups", "indexed_store_address_groups = [\"p23\"]\nstore_data_groups")).unwrap();
+    fails_with(&bn(&["analyze", &p, "--machine", m.to_str().unwrap()]), &["m.toml:15", "memory.indexed_store_address_groups", "p23"]);
+
     std::fs::write(&m, good.replace("name = \"m\"", "name = \"m\"\n[[[")).unwrap();
     fails_with(&bn(&["analyze", &p, "--machine", m.to_str().unwrap()]), &["m.toml:2"]);
 

@@ -53,6 +53,7 @@ pub fn skylake_like() -> Params {
             renamed_forward_latency: 0.0,
             load_groups: vec!["p23".into()],
             store_address_groups: vec!["p237".into()],
+            indexed_store_address_groups: vec![],
             store_data_groups: vec!["p4".into()],
             stores_skip_groups: vec![],
             integer_load_latency: None,

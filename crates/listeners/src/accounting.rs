@@ -228,6 +228,8 @@ pub struct AccountingViews {
     td: TopDownCounters,
     flops: FlopsCounters,
     lev: LevinthalCounters,
+    /// Ignore every instruction (benchmarks measure the views' cost this way).
+    off: bool,
 }
 
 impl AccountingViews {
@@ -256,7 +258,15 @@ impl AccountingViews {
             acc: SweepAcc::default(),
             instructions: 0,
             lev: LevinthalCounters::default(),
+            off: false,
         }
+    }
+
+    /// Views that ignore every instruction: what a run costs without them
+    /// (their results are then empty: every cycle is "other").
+    pub fn disabled(mut self) -> Self {
+        self.off = true;
+        self
     }
 
     /// Views of a dynamic run: facts arrive through `shared` as instructions are discovered.
@@ -468,6 +478,9 @@ impl AccountingViews {
 impl Listener for AccountingViews {
     #[inline(never)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
+        if self.off {
+            return;
+        }
         if index >= self.facts.len() {
             self.refresh(index);
         }

@@ -102,6 +102,12 @@ pub struct MemoryParams {
     pub load_groups: Vec<String>,
     /// Groups that carry the store-address uop.
     pub store_address_groups: Vec<String>,
+    /// Where the store-address uop of a store with an index register (or a VSIB scatter)
+    /// goes instead: one group for all of `store_address_groups`, or one per entry of it,
+    /// in order (Haswell/Skylake: port 7 takes only base + displacement, so `["p23"]`).
+    /// Empty: indexed stores use `store_address_groups` like the others.
+    #[serde(default)]
+    pub indexed_store_address_groups: Vec<String>,
     /// Groups that carry the store-data uop.
     pub store_data_groups: Vec<String>,
     /// Groups the form table charges to pure stores that, measured on the machine, stores

@@ -210,6 +210,7 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
     for (k, list) in [
         ("load_groups", &m.load_groups),
         ("store_address_groups", &m.store_address_groups),
+        ("indexed_store_address_groups", &m.indexed_store_address_groups),
         ("store_data_groups", &m.store_data_groups),
         ("stores_skip_groups", &m.stores_skip_groups),
     ] {
@@ -218,6 +219,14 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
                 return Err(err("memory", k, format!("unknown resource group '{g}'")));
             }
         }
+    }
+    let n = m.indexed_store_address_groups.len();
+    if n > 1 && n != m.store_address_groups.len() {
+        return Err(err(
+            "memory",
+            "indexed_store_address_groups",
+            format!("must name one group or one per store_address_groups entry ({}), got {n}", m.store_address_groups.len()),
+        ));
     }
     if !(m.load_latency >= 0.0) {
         return Err(err("memory", "load_latency", "must be >= 0".into()));

@@ -57,6 +57,9 @@ pub fn render_machine(m: &Machine) -> String {
     if let Some(l) = p.memory.integer_load_latency {
         let _ = writeln!(o, "integer loads: {l} cycles, +{} with an index register (measured)", p.memory.indexed_load_extra_latency);
     }
+    if !p.memory.indexed_store_address_groups.is_empty() {
+        let _ = writeln!(o, "indexed store address on: {}", p.memory.indexed_store_address_groups.join(","));
+    }
     if !p.memory.stores_skip_groups.is_empty() {
         let _ = writeln!(o, "stores do not occupy: {}", p.memory.stores_skip_groups.join(","));
     }

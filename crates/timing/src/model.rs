@@ -18,7 +18,7 @@ use crate::calendar::{ceil_pos, floor_pos, Calendar};
 use crate::config::CoreConfig;
 use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, StageTimes};
 use crate::resolve::{InstrTiming, Use};
-use crate::shadow::ShadowMemory;
+use crate::shadow::{short_key, ShadowMemory};
 use crate::window::{FifoWindow, Scheduler};
 use bottlenose_decode::{BranchKind, NUM_REGS};
 use bottlenose_machine::GroupId;
@@ -156,34 +156,31 @@ impl Core {
             t = fetched;
             dispatch_cause = DispatchCause::Fetch;
         }
-        loop {
-            let before = t;
-            let r = self.rob.earliest(t, it.fused_uops);
-            if r > t {
-                t = r;
-                dispatch_cause = DispatchCause::Rob;
+        // One pass is a fixed point: a window with room at t has room at any later
+        // time (entries only free as time passes), so a later constraint that moves
+        // t never invalidates an earlier one. The cause is the last one that moved t.
+        let r = self.rob.earliest(t, it.fused_uops);
+        if r > t {
+            t = r;
+            dispatch_cause = DispatchCause::Rob;
+        }
+        let s = self.scheduler.earliest(t, it.unfused_uops);
+        if s > t {
+            t = s;
+            dispatch_cause = DispatchCause::Scheduler;
+        }
+        if it.loads {
+            let l = self.load_buffer.earliest(t, 1);
+            if l > t {
+                t = l;
+                dispatch_cause = DispatchCause::LoadBuffer;
             }
-            let s = self.scheduler.earliest(t, it.unfused_uops);
+        }
+        if it.stores {
+            let s = self.store_buffer.earliest(t, 1);
             if s > t {
                 t = s;
-                dispatch_cause = DispatchCause::Scheduler;
-            }
-            if it.loads {
-                let l = self.load_buffer.earliest(t, 1);
-                if l > t {
-                    t = l;
-                    dispatch_cause = DispatchCause::LoadBuffer;
-                }
-            }
-            if it.stores {
-                let s = self.store_buffer.earliest(t, 1);
-                if s > t {
-                    t = s;
-                    dispatch_cause = DispatchCause::StoreBuffer;
-                }
-            }
-            if t == before {
-                break;
+                dispatch_cause = DispatchCause::StoreBuffer;
             }
         }
         let gap = self.cfg.dispatch_gap;
@@ -221,7 +218,7 @@ impl Core {
                     match self.cfg.renamed_forward_latency {
                         // memory renaming: the load's consumers read the store's data
                         // directly, so it can even beat an L1 hit
-                        Some(lat) if it.mem_key != 0 && key == it.mem_key && !miss => {
+                        Some(lat) if it.mem_key != 0 && key == short_key(it.mem_key) && !miss => {
                             done = fmax(st + lat * scale, addr_ready);
                             load_waited_memory = true;
                         }
@@ -516,18 +513,28 @@ impl Core {
                 let amount = remaining.min(1.0);
                 remaining -= amount;
                 let mut full = None;
-                loop {
-                    let mut moved = false;
-                    for &g in &u.targets {
-                        let e = self.calendars[g as usize].earliest(at, base);
-                        if e > at {
-                            at = e;
-                            moved = true;
-                            full = Some(g);
-                        }
+                if let [g] = u.targets[..] {
+                    // one calendar: its earliest open cycle is the answer
+                    let e = self.calendars[g as usize].earliest(at, base);
+                    if e > at {
+                        at = e;
+                        full = Some(g);
                     }
-                    if !moved {
-                        break;
+                } else {
+                    // several: move to each one's next open cycle until all agree
+                    loop {
+                        let mut moved = false;
+                        for &g in &u.targets {
+                            let e = self.calendars[g as usize].earliest(at, base);
+                            if e > at {
+                                at = e;
+                                moved = true;
+                                full = Some(g);
+                            }
+                        }
+                        if !moved {
+                            break;
+                        }
                     }
                 }
                 for &g in &u.targets {

@@ -105,6 +105,14 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
 
     let mut load_uses = Vec::new();
     let mut sta = Vec::new();
+    // `indexed_store_address_groups`: an indexed (or VSIB) store's address uop goes there instead
+    // (Haswell/Skylake: port 7 only takes base + displacement)
+    let isag = &p.memory.indexed_store_address_groups;
+    let indexed = !isag.is_empty() && inst.mem.first().is_some_and(|m| m.index.is_some() || m.vsib);
+    let sta_group = |g: GroupId| match p.memory.store_address_groups.iter().position(|n| machine.groups[g as usize].name == *n) {
+        Some(i) if indexed => machine.group_id(isag.get(i).unwrap_or(&isag[0])).unwrap_or(g),
+        _ => g,
+    };
     let mut std_ = Vec::new();
     let mut compute = Vec::new();
     let pure_store = stores && !loads;
@@ -117,10 +125,10 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
             if count > 1.0 && !stores {
                 compute.push(mk(g, count - 1.0));
             } else if count > 1.0 && group_in(&p.memory.store_address_groups, g) {
-                sta.push(mk(g, (count - 1.0).min(1.0)));
+                sta.push(mk(sta_group(g), (count - 1.0).min(1.0)));
             }
         } else if stores && group_in(&p.memory.store_address_groups, g) && !sta.iter().any(|u: &Use| u.group == g) {
-            sta.push(mk(g, count));
+            sta.push(mk(sta_group(g), count));
         } else if stores && group_in(&p.memory.store_data_groups, g) {
             std_.push(mk(g, count));
         } else {

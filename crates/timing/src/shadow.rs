@@ -6,13 +6,36 @@
 //! an evicted entry only loses a dependency that is long past in practice.
 
 const BITS: u32 = 16;
+const MASK: u64 = (1 << BITS) - 1;
+/// A tag no granule has: user-space addresses are below 2^47.
+const EMPTY: u32 = u32::MAX;
+
+/// One granule's entry: 16 bytes, so a lookup touches one cache line, and
+/// neighbouring granules (a stream of stores) share lines.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// The granule's bits above the slot index.
+    tag: u32,
+    /// The storing instruction's address-expression key, shortened ([`short_key`]).
+    key: u32,
+    ready: f64,
+}
+
+/// 32 bits of an address-expression key (`InstrTiming::mem_key`, a multiplicative
+/// hash: its high bits depend on every input bit, its low bits do not), never 0
+/// for a renamable expression (key != 0), 0 for none.
+#[inline(always)]
+pub fn short_key(key: u64) -> u32 {
+    if key == 0 {
+        0
+    } else {
+        (key >> 32) as u32 | 1
+    }
+}
 
 #[derive(Clone)]
 pub struct ShadowMemory {
-    tags: Vec<u64>,
-    ready: Vec<f64>,
-    /// The storing instruction's address-expression key (`InstrTiming::mem_key`), for memory renaming.
-    keys: Vec<u64>,
+    entries: Vec<Entry>,
 }
 
 impl Default for ShadowMemory {
@@ -23,28 +46,46 @@ impl Default for ShadowMemory {
 
 impl ShadowMemory {
     pub fn new() -> Self {
-        Self { tags: vec![u64::MAX; 1 << BITS], ready: vec![0.0; 1 << BITS], keys: vec![0; 1 << BITS] }
+        Self { entries: vec![Entry { tag: EMPTY, key: 0, ready: 0.0 }; 1 << BITS] }
     }
 
-    #[inline]
-    fn slot(granule: u64) -> usize {
-        (granule.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BITS)) as usize
+    /// Direct-mapped by the granule's low bits, folded with the next ones so
+    /// that stack and heap addresses with equal low bits do not collide.
+    #[inline(always)]
+    fn slot(granule: u64) -> (usize, u32) {
+        let tag = (granule >> BITS) as u32;
+        (((granule ^ tag as u64) & MASK) as usize, tag)
     }
 
     #[inline]
     pub fn write(&mut self, addr: u64, ready: f64, key: u64) {
-        let g = addr >> 3;
-        let s = Self::slot(g);
-        self.tags[s] = g;
-        self.ready[s] = ready;
-        self.keys[s] = key;
+        let (s, tag) = Self::slot(addr >> 3);
+        self.entries[s] = Entry { tag, key: short_key(key), ready };
     }
 
-    /// When the last store to `addr` made its data available, and that store's key.
+    /// When the last store to `addr` made its data available, and that store's
+    /// [`short_key`].
     #[inline]
-    pub fn ready(&self, addr: u64) -> Option<(f64, u64)> {
-        let g = addr >> 3;
-        let s = Self::slot(g);
-        (self.tags[s] == g).then(|| (self.ready[s], self.keys[s]))
+    pub fn ready(&self, addr: u64) -> Option<(f64, u32)> {
+        let (s, tag) = Self::slot(addr >> 3);
+        let e = self.entries[s];
+        (e.tag == tag).then_some((e.ready, e.key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_is_seen_by_loads_of_its_granule_only() {
+        let mut m = ShadowMemory::new();
+        m.write(0x7ffd_1234_5678, 12.0, 0xabcd_0001_0000_0000);
+        assert_eq!(m.ready(0x7ffd_1234_567c), Some((12.0, short_key(0xabcd_0001_0000_0000))));
+        assert_eq!(m.ready(0x7ffd_1234_5680), None);
+        // same slot index in another region: a different tag
+        assert_eq!(m.ready(0x5555_1234_5678), None);
+        m.write(0x5555_1234_5678, 3.0, 0);
+        assert_eq!(m.ready(0x5555_1234_5678), Some((3.0, 0)));
     }
 }

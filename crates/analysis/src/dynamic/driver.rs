@@ -55,6 +55,9 @@ pub struct DynamicOptions {
     /// Time the sensitivity variants on one window of [`SAMPLE_WINDOW_INSTRUCTIONS`] in
     /// every `n` (`None`: on the whole stream, exactly).
     pub sample_every: Option<u32>,
+    /// Run the accounting views (Top-Down, stacks, cycle accounting) on the
+    /// baseline. Off only to measure what they cost: the report's views are then empty.
+    pub accounting_views: bool,
 }
 
 /// Length of one sampling window of a sampled sensitivity sweep.
@@ -519,7 +522,14 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let facts = SharedFacts::new();
     let listeners = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
-        AccountingViews::with_shared(view_params.clone(), facts.clone()),
+        {
+            let v = AccountingViews::with_shared(view_params.clone(), facts.clone());
+            if opts.accounting_views {
+                v
+            } else {
+                v.disabled()
+            }
+        },
     );
     let base_config = configs[0].clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1);
