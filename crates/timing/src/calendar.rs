@@ -13,32 +13,37 @@
 
 const EPS: f64 = 1e-9;
 
-/// `floor` for the non-negative times of the model (a plain conversion; the
-/// libm call showed up in profiles on targets without SSE4.1).
+/// `floor` for the non-negative times of the model: one `roundsd` with
+/// SSE4.1 (`.cargo/config.toml` builds for x86-64-v2), a libm call without.
 #[inline(always)]
 pub(crate) fn floor_pos(x: f64) -> f64 {
-    (x as i64) as f64
+    x.floor()
 }
 
 /// `ceil` for non-negative times.
 #[inline(always)]
 pub(crate) fn ceil_pos(x: f64) -> f64 {
-    let t = (x as i64) as f64;
-    if t < x {
-        t + 1.0
-    } else {
-        t
-    }
+    x.ceil()
 }
+
+/// The usage booked in one cycle of the ring. The tag is the cycle the slot
+/// currently describes; a slot whose tag is not the cycle asked about is empty.
+/// Tags below the current base are dead, so the ring never needs clearing as
+/// time advances.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    tag: i64,
+    used: f64,
+}
+
+const EMPTY: Slot = Slot { tag: i64::MIN, used: 0.0 };
 
 #[derive(Debug, Clone)]
 pub struct Calendar {
     cap: f64,
-    /// Cycle each slot currently describes; a slot whose tag is not the cycle
-    /// asked about is empty. Tags below the current base are dead, so the ring
-    /// never needs clearing as time advances.
-    tags: Vec<i64>,
-    used: Vec<f64>,
+    /// One slot per cycle of a ring (tag and usage side by side: one cache line
+    /// per lookup).
+    slots: Vec<Slot>,
     mask: usize,
     /// Every cycle in `[base, first_open)` is full (for whatever base the caller passes).
     first_open: i64,
@@ -47,7 +52,7 @@ pub struct Calendar {
 impl Calendar {
     pub fn new(cap: f64) -> Self {
         let len = 256;
-        Self { cap, tags: vec![i64::MIN; len], used: vec![0.0; len], mask: len - 1, first_open: 0 }
+        Self { cap, slots: vec![EMPTY; len], mask: len - 1, first_open: 0 }
     }
 
     pub fn capacity(&self) -> f64 {
@@ -62,9 +67,9 @@ impl Calendar {
 
     #[inline(always)]
     fn usage(&self, c: i64) -> f64 {
-        let s = c as usize & self.mask;
-        if self.tags[s] == c {
-            self.used[s]
+        let s = self.slots[c as usize & self.mask];
+        if s.tag == c {
+            s.used
         } else {
             0.0
         }
@@ -97,15 +102,15 @@ impl Calendar {
     pub fn take(&mut self, t: f64, amount: f64, base: i64) {
         let c = (t as i64).max(base);
         // fast path: the cycle is inside the ring and the booking fits
-        if c - base < self.tags.len() as i64 {
-            let s = c as usize & self.mask;
-            if self.tags[s] != c {
-                self.tags[s] = c;
-                self.used[s] = 0.0;
+        if c - base < self.slots.len() as i64 {
+            let m = self.mask;
+            let s = &mut self.slots[c as usize & m];
+            if s.tag != c {
+                *s = Slot { tag: c, used: 0.0 };
             }
-            let u = self.used[s] + amount;
+            let u = s.used + amount;
             if u <= self.cap + EPS {
-                self.used[s] = u;
+                s.used = u;
                 if c == self.first_open.max(base) && u >= self.cap - EPS {
                     self.advance_first_open(base);
                 }
@@ -119,17 +124,18 @@ impl Calendar {
     fn take_with_carry(&mut self, mut c: i64, mut amount: f64, base: i64) {
         loop {
             self.ensure(c, base);
-            let s = c as usize & self.mask;
-            if self.tags[s] != c {
-                self.tags[s] = c;
-                self.used[s] = 0.0;
+            let cap = self.cap;
+            let m = self.mask;
+            let s = &mut self.slots[c as usize & m];
+            if s.tag != c {
+                *s = Slot { tag: c, used: 0.0 };
             }
-            self.used[s] += amount;
-            if self.used[s] <= self.cap + EPS {
+            s.used += amount;
+            if s.used <= cap + EPS {
                 break;
             }
-            amount = self.used[s] - self.cap;
-            self.used[s] = self.cap;
+            amount = s.used - cap;
+            s.used = cap;
             c += 1;
         }
         self.advance_first_open(base);
@@ -147,20 +153,17 @@ impl Calendar {
 
     #[inline(always)]
     fn ensure(&mut self, c: i64, base: i64) {
-        if c - base < self.tags.len() as i64 {
+        if c - base < self.slots.len() as i64 {
             return;
         }
         let new_len = (((c - base + 1) as usize) * 2).next_power_of_two();
-        let mut tags = vec![i64::MIN; new_len];
-        let mut used = vec![0.0; new_len];
-        for (s, &tag) in self.tags.iter().enumerate() {
-            if tag >= base {
-                tags[tag as usize & (new_len - 1)] = tag;
-                used[tag as usize & (new_len - 1)] = self.used[s];
+        let mut slots = vec![EMPTY; new_len];
+        for s in &self.slots {
+            if s.tag >= base {
+                slots[s.tag as usize & (new_len - 1)] = *s;
             }
         }
-        self.tags = tags;
-        self.used = used;
+        self.slots = slots;
         self.mask = new_len - 1;
     }
 
