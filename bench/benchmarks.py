@@ -117,7 +117,9 @@ def section_views(quick: bool) -> str:
         "## Accounting views (issue 4)\n\n"
         f"Cost of all views together relative to the timing model alone, CPU time on one core (`{' '.join(cmd)}`):\n\n"
         + block(out)
-        + "\nOn hosts with at least 4 cores `bottlenose run` gives the views a thread of their own, fed with the\n"
+        + "\nThese static blocks are the harshest case: the model is at its cheapest there (no caches, predictors\n"
+        "or trace). In a dynamic run the views' cost is measured against `--bench-no-views` (see \"Dynamic runs\").\n"
+        "\nOn hosts with at least 4 cores `bottlenose run` gives the views a thread of their own, fed with the\n"
         "baseline's stage times, so their cost overlaps with timing; on this 2-core VM they run inline (handing\n"
         "the stage times over cost more than it saved here).\n"
     )

@@ -41,8 +41,11 @@
 //!
 //! Wrong path: the trace is the correct path. After a mispredicted branch, the
 //! slots from its dispatch until it resolves (`ready`) count as wrong-path uops
-//! issued but not retired, and from resolution until the resteer (the mispredict
-//! penalty) as recovery bubbles (DESIGN.md). Wrong-path uops do not execute in
+//! issued but not retired, as far as the ROB has room for them (the entries
+//! free at the branch plus those the older instructions free as they commit;
+//! after that dispatch waits behind the ROB head, a backend stall), and from
+//! resolution until the resteer (the mispredict penalty) as recovery bubbles
+//! (DESIGN.md). Wrong-path uops do not execute in
 //! the model, so they use no ports and Levinthal's Non_Retired is 0.
 
 use crate::cpi_stack::{CpiStacks, COMPONENTS, NCOMP};
@@ -52,6 +55,7 @@ use crate::flops_stack::{FlopsCounters, FlopsStack};
 use crate::topdown::TopDownCounters;
 use bottlenose_machine::Machine;
 use bottlenose_timing::{CoreConfig, DispatchCause, LatencyClass, Listener, StageTimes};
+use std::collections::VecDeque;
 
 const EPS: f64 = 1e-9;
 
@@ -153,6 +157,8 @@ pub struct ViewParams {
     pub dispatch_gap: f64,
     pub commit_gap: f64,
     pub mispredict_penalty: f64,
+    /// ROB entries: how far a mispredicted branch's wrong path can run ahead.
+    pub rob: f64,
     /// Extra latency over an L1 hit of a load served by L1, L2, L3, DRAM.
     pub level_extra_latency: [f64; 4],
     /// Vector FP units, widest vector (bits), FMA support (FLOPS stack).
@@ -173,6 +179,7 @@ impl ViewParams {
             dispatch_gap: cfg.dispatch_gap,
             commit_gap: cfg.commit_gap,
             mispredict_penalty: cfg.mispredict_penalty,
+            rob: cfg.rob as f64,
             level_extra_latency: cfg.level_extra_latency,
             fp_units: v.fp_units.max(1) as f64,
             max_bits: v.max_bits.max(64) as f64,
@@ -216,6 +223,10 @@ pub struct AccountingViews {
     fin: i64,
     prev_slot_end: f64,
     commit_end: f64,
+    /// The correct-path instructions in the ROB: (time their entries free, entries),
+    /// oldest first, and the sum of the entries.
+    rob: VecDeque<(f64, u32)>,
+    rob_used: u32,
     /// The ROB head over time: (from, blame) in time order, from `heads_start` on.
     heads: Vec<(f64, u8)>,
     heads_start: usize,
@@ -250,6 +261,8 @@ impl AccountingViews {
             fin: 0,
             prev_slot_end: 0.0,
             commit_end: 0.0,
+            rob: VecDeque::with_capacity(512),
+            rob_used: 0,
             heads,
             heads_start: 0,
             rs_next: 0,
@@ -354,10 +367,17 @@ impl AccountingViews {
         let DispatchDelay { t0, t1, b, t2, t3, store_buffer } = *d;
         if t1 > t0 {
             let resolve = (t1 - self.p.mispredict_penalty).max(t0);
-            self.td.wrong_path_cycles += resolve - t0;
+            let wrong = self.wrong_path(t0, resolve);
+            self.td.wrong_path_cycles += wrong;
             self.td.recovery_cycles += t1 - resolve;
-            self.acc.cpi[0][BPRED as usize] += t1 - t0;
+            self.acc.cpi[0][BPRED as usize] += wrong + (t1 - resolve);
             self.fe_mark(t0, BPRED);
+            if resolve > t0 + wrong + EPS {
+                // the wrong path filled the ROB: dispatch waited behind its head
+                self.td.backend_cycles += resolve - (t0 + wrong);
+                self.charge_heads(t0 + wrong, resolve);
+                self.fe_mark(resolve, BPRED);
+            }
         }
         if t2 > t1 {
             self.acc.cpi[0][BPRED as usize] += b - t1;
@@ -381,6 +401,45 @@ impl AccountingViews {
             }
         }
         self.cell(floor_i(t3)).fe = NONE | SET;
+    }
+
+    /// Cycles of `[t0, resolve)` in which a mispredicted branch's wrong path
+    /// dispatched. It runs at full width into the ROB entries left free at `t0`
+    /// and those the older instructions free as they commit; once it has filled
+    /// them, dispatch stalls like behind any full ROB. Uops dispatched by
+    /// `resolve`: the least, over the times `τ` it could have been blocked, of
+    /// the room at `τ` plus full width after it.
+    fn wrong_path(&mut self, t0: f64, resolve: f64) -> f64 {
+        let w = self.p.width;
+        self.free_rob(t0);
+        let room = (self.p.rob - self.rob_used as f64).max(0.0);
+        let open = resolve - t0;
+        if open * w <= room {
+            return open; // the common case: the ROB never fills
+        }
+        let mut uops = open * w;
+        let mut freed = 0.0;
+        for &(at, n) in &self.rob {
+            if at > resolve {
+                break;
+            }
+            uops = uops.min(room + freed + (resolve - at) * w);
+            freed += n as f64;
+        }
+        uops = uops.min(room + freed);
+        uops / w
+    }
+
+    /// Drops the instructions whose ROB entries are free by `t`.
+    #[inline(always)]
+    fn free_rob(&mut self, t: f64) {
+        while let Some(&(at, n)) = self.rob.front() {
+            if at > t {
+                break;
+            }
+            self.rob.pop_front();
+            self.rob_used -= n;
+        }
     }
 
     /// The lost commit slots before instruction `t` (the ROB head throughout):
@@ -514,6 +573,10 @@ impl Listener for AccountingViews {
 
         // ---- commit: the commit stack and the ROB-head timeline ---------------
         if fused > 0 {
+            // the model frees an instruction's ROB entries the cycle after it commits
+            self.free_rob(t0);
+            self.rob.push_back((t.commit + 1.0, fused as u32));
+            self.rob_used += fused as u32;
             let g0 = self.commit_end;
             let g1 = t.commit_slot;
             if g1 > g0 + EPS {

@@ -520,16 +520,10 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     });
     let view_params = ViewParams::new(machine, &configs[0]);
     let facts = SharedFacts::new();
+    let views = AccountingViews::with_shared(view_params.clone(), facts.clone());
     let listeners = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
-        {
-            let v = AccountingViews::with_shared(view_params.clone(), facts.clone());
-            if opts.accounting_views {
-                v
-            } else {
-                v.disabled()
-            }
-        },
+        if opts.accounting_views { views } else { views.disabled() },
     );
     let base_config = configs[0].clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1);
