@@ -479,6 +479,9 @@ impl AccountingViews {
     pub fn finish(mut self, clocks: f64) -> AccountingResult {
         let end = clocks.max(self.prev_slot_end);
         let last = ceil_i(end);
+        if self.off {
+            self.fin = last; // nothing was booked: no cycles to sweep (nor a ring to grow)
+        }
         self.reserve(last + 2);
         // dispatch tail: the machine drains after the last dispatch
         if end > self.prev_slot_end + EPS {
