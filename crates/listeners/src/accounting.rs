@@ -55,7 +55,6 @@ use crate::flops_stack::{FlopsCounters, FlopsStack};
 use crate::topdown::TopDownCounters;
 use bottlenose_machine::Machine;
 use bottlenose_timing::{CoreConfig, DispatchCause, LatencyClass, Listener, StageTimes};
-use std::collections::VecDeque;
 
 const EPS: f64 = 1e-9;
 
@@ -223,9 +222,14 @@ pub struct AccountingViews {
     fin: i64,
     prev_slot_end: f64,
     commit_end: f64,
-    /// The correct-path instructions in the ROB: (time their entries free, entries),
-    /// oldest first, and the sum of the entries.
-    rob: VecDeque<(f64, u32)>,
+    /// The correct-path instructions that may still be in the ROB, oldest first:
+    /// (time their entries free, entries) in a ring, `rob_head..rob_tail`, and the
+    /// sum of their entries. Freed entries are dropped only when a wrong path needs
+    /// the count, or when the ring is full (then at least half are long gone: the
+    /// ring holds twice the ROB).
+    rob: Vec<(f64, u32)>,
+    rob_head: usize,
+    rob_tail: usize,
     rob_used: u32,
     /// The ROB head over time: (from, blame) in time order, from `heads_start` on.
     heads: Vec<(f64, u8)>,
@@ -247,6 +251,7 @@ impl AccountingViews {
     /// Views over a block whose facts are known (static analysis).
     pub fn new(p: ViewParams, facts: Vec<StaticFacts>) -> Self {
         let len = 1024;
+        let ring_len = (2 * p.rob.max(1.0) as usize + 2).next_power_of_two();
         let mut heads = Vec::with_capacity(1024);
         heads.push((0.0, OTHER));
         AccountingViews {
@@ -261,7 +266,9 @@ impl AccountingViews {
             fin: 0,
             prev_slot_end: 0.0,
             commit_end: 0.0,
-            rob: VecDeque::with_capacity(512),
+            rob: vec![(0.0, 0); ring_len],
+            rob_head: 0,
+            rob_tail: 0,
             rob_used: 0,
             heads,
             heads_start: 0,
@@ -419,7 +426,9 @@ impl AccountingViews {
         }
         let mut uops = open * w;
         let mut freed = 0.0;
-        for &(at, n) in &self.rob {
+        let m = self.rob.len() - 1;
+        for k in self.rob_head..self.rob_tail {
+            let (at, n) = self.rob[k & m];
             if at > resolve {
                 break;
             }
@@ -433,11 +442,13 @@ impl AccountingViews {
     /// Drops the instructions whose ROB entries are free by `t`.
     #[inline(always)]
     fn free_rob(&mut self, t: f64) {
-        while let Some(&(at, n)) = self.rob.front() {
+        let m = self.rob.len() - 1;
+        while self.rob_head < self.rob_tail {
+            let (at, n) = self.rob[self.rob_head & m];
             if at > t {
                 break;
             }
-            self.rob.pop_front();
+            self.rob_head += 1;
             self.rob_used -= n;
         }
     }
@@ -577,8 +588,17 @@ impl Listener for AccountingViews {
         // ---- commit: the commit stack and the ROB-head timeline ---------------
         if fused > 0 {
             // the model frees an instruction's ROB entries the cycle after it commits
-            self.free_rob(t0);
-            self.rob.push_back((t.commit + 1.0, fused as u32));
+            if self.rob_tail - self.rob_head == self.rob.len() {
+                self.free_rob(t0);
+                if self.rob_tail - self.rob_head == self.rob.len() {
+                    // cannot happen (the ROB holds at most half the ring); stay bounded anyway
+                    self.rob_used -= self.rob[self.rob_head & (self.rob.len() - 1)].1;
+                    self.rob_head += 1;
+                }
+            }
+            let m = self.rob.len() - 1;
+            self.rob[self.rob_tail & m] = (t.commit + 1.0, fused as u32);
+            self.rob_tail += 1;
             self.rob_used += fused as u32;
             let g0 = self.commit_end;
             let g1 = t.commit_slot;
