@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kernel.h"
+#include "tsc.h"
 
 volatile double sink_d;
 volatile long sink_l;
@@ -49,16 +50,6 @@ void bench_cycle(uint32_t *perm, size_t n) {
     /* perm is now a cyclic permutation: successor(i) = perm[i] */
 }
 
-static inline uint64_t tsc_begin(void) {
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) :: "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-static inline uint64_t tsc_end(void) {
-    uint32_t lo, hi, aux;
-    __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
 
 /* n * 200 dependent adds: 1 core cycle each on every x86 core of the last 20 years. */
 #define CHAIN_PER_ITER 200

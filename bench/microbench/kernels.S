@@ -81,150 +81,47 @@ END add_chain
         vpxor xmm0, xmm0, xmm0
 .endm
 
-/* --- vpgatherdd ymm ----------------------------------------------------------------- */
-BEGIN gather_dd_y_lat
+/* One AVX2 gather's kernels: \name\()_lat (a chain through the result) and
+ * \name\()_tp (6 gathers in rotation). `v` is the width of data and mask (x/y),
+ * `ix` that of the indices, held in \ix\()mm\idx (GATHER_SETUP). */
+.macro GATHER_AVX2 name, insn, v, ix, idx, scale, add
+BEGIN \name\()_lat
         GATHER_SETUP
-        vmovdqa ymm12, ymm13
+        vmovdqa \ix\()mm12, \ix\()mm\idx
 LOOP
         .rept 8
-        vpcmpeqd ymm6, ymm6, ymm6
-        vpgatherdd ymm0, [r8+ymm12*4], ymm6
-        vpaddd ymm12, ymm0, ymm13
+        vpcmpeqd \v\()mm6, \v\()mm6, \v\()mm6
+        \insn \v\()mm0, [r8+\ix\()mm12*\scale], \v\()mm6
+        \add \ix\()mm12, \ix\()mm0, \ix\()mm\idx
         .endr
-END gather_dd_y_lat
+END \name\()_lat
 
-.macro GTP_DD_Y d, m
-        vpcmpeqd ymm\m, ymm\m, ymm\m
-        vpgatherdd ymm\d, [r8+ymm13*4], ymm\m
-.endm
-BEGIN gather_dd_y_tp
+BEGIN \name\()_tp
         GATHER_SETUP
 LOOP
         .rept 4
-        GTP_DD_Y 0,6
-        GTP_DD_Y 1,7
-        GTP_DD_Y 2,8
-        GTP_DD_Y 3,9
-        GTP_DD_Y 4,10
-        GTP_DD_Y 5,11
+        GATHER_AVX2_ONE \insn, \v, \ix, \idx, \scale, 0, 6
+        GATHER_AVX2_ONE \insn, \v, \ix, \idx, \scale, 1, 7
+        GATHER_AVX2_ONE \insn, \v, \ix, \idx, \scale, 2, 8
+        GATHER_AVX2_ONE \insn, \v, \ix, \idx, \scale, 3, 9
+        GATHER_AVX2_ONE \insn, \v, \ix, \idx, \scale, 4, 10
+        GATHER_AVX2_ONE \insn, \v, \ix, \idx, \scale, 5, 11
         .endr
-END gather_dd_y_tp
-
-/* --- vpgatherdd xmm ----------------------------------------------------------------- */
-BEGIN gather_dd_x_lat
-        GATHER_SETUP
-        vmovdqa xmm12, xmm13
-LOOP
-        .rept 8
-        vpcmpeqd xmm6, xmm6, xmm6
-        vpgatherdd xmm0, [r8+xmm12*4], xmm6
-        vpaddd xmm12, xmm0, xmm13
-        .endr
-END gather_dd_x_lat
-
-.macro GTP_DD_X d, m
-        vpcmpeqd xmm\m, xmm\m, xmm\m
-        vpgatherdd xmm\d, [r8+xmm13*4], xmm\m
+END \name\()_tp
 .endm
-BEGIN gather_dd_x_tp
-        GATHER_SETUP
-LOOP
-        .rept 4
-        GTP_DD_X 0,6
-        GTP_DD_X 1,7
-        GTP_DD_X 2,8
-        GTP_DD_X 3,9
-        GTP_DD_X 4,10
-        GTP_DD_X 5,11
-        .endr
-END gather_dd_x_tp
 
-/* --- vgatherdps ymm ----------------------------------------------------------------- */
-BEGIN gather_dps_y_lat
-        GATHER_SETUP
-        vmovdqa ymm12, ymm13
-LOOP
-        .rept 8
-        vpcmpeqd ymm6, ymm6, ymm6
-        vgatherdps ymm0, [r8+ymm12*4], ymm6
-        vpaddd ymm12, ymm0, ymm13
-        .endr
-END gather_dps_y_lat
-
-.macro GTP_DPS_Y d, m
-        vpcmpeqd ymm\m, ymm\m, ymm\m
-        vgatherdps ymm\d, [r8+ymm13*4], ymm\m
+/* one gather into \v\()mm\d with mask \v\()mm\m, after resetting the mask */
+.macro GATHER_AVX2_ONE insn, v, ix, idx, scale, d, m
+        vpcmpeqd \v\()mm\m, \v\()mm\m, \v\()mm\m
+        \insn \v\()mm\d, [r8+\ix\()mm\idx*\scale], \v\()mm\m
 .endm
-BEGIN gather_dps_y_tp
-        GATHER_SETUP
-LOOP
-        .rept 4
-        GTP_DPS_Y 0,6
-        GTP_DPS_Y 1,7
-        GTP_DPS_Y 2,8
-        GTP_DPS_Y 3,9
-        GTP_DPS_Y 4,10
-        GTP_DPS_Y 5,11
-        .endr
-END gather_dps_y_tp
 
-/* --- vpgatherqq ymm ----------------------------------------------------------------- */
-BEGIN gather_qq_y_lat
-        GATHER_SETUP
-        vmovdqa ymm12, ymm14
-LOOP
-        .rept 8
-        vpcmpeqd ymm6, ymm6, ymm6
-        vpgatherqq ymm0, [r8+ymm12*8], ymm6
-        vpaddq ymm12, ymm0, ymm14
-        .endr
-END gather_qq_y_lat
-
-.macro GTP_QQ_Y d, m
-        vpcmpeqd ymm\m, ymm\m, ymm\m
-        vpgatherqq ymm\d, [r8+ymm14*8], ymm\m
-.endm
-BEGIN gather_qq_y_tp
-        GATHER_SETUP
-LOOP
-        .rept 4
-        GTP_QQ_Y 0,6
-        GTP_QQ_Y 1,7
-        GTP_QQ_Y 2,8
-        GTP_QQ_Y 3,9
-        GTP_QQ_Y 4,10
-        GTP_QQ_Y 5,11
-        .endr
-END gather_qq_y_tp
-
-/* --- vgatherdpd ymm (dword indices in xmm, 4 doubles) ------------------------------- */
-BEGIN gather_dpd_y_lat
-        GATHER_SETUP
-        vmovdqa xmm12, xmm15
-LOOP
-        .rept 8
-        vpcmpeqd ymm6, ymm6, ymm6
-        vgatherdpd ymm0, [r8+xmm12*8], ymm6
-        vpaddd xmm12, xmm0, xmm15
-        .endr
-END gather_dpd_y_lat
-
-.macro GTP_DPD_Y d, m
-        vpcmpeqd ymm\m, ymm\m, ymm\m
-        vgatherdpd ymm\d, [r8+xmm15*8], ymm\m
-.endm
-BEGIN gather_dpd_y_tp
-        GATHER_SETUP
-LOOP
-        .rept 4
-        GTP_DPD_Y 0,6
-        GTP_DPD_Y 1,7
-        GTP_DPD_Y 2,8
-        GTP_DPD_Y 3,9
-        GTP_DPD_Y 4,10
-        GTP_DPD_Y 5,11
-        .endr
-END gather_dpd_y_tp
+GATHER_AVX2 gather_dd_y, vpgatherdd, y, y, 13, 4, vpaddd
+GATHER_AVX2 gather_dd_x, vpgatherdd, x, x, 13, 4, vpaddd
+GATHER_AVX2 gather_dps_y, vgatherdps, y, y, 13, 4, vpaddd
+GATHER_AVX2 gather_qq_y, vpgatherqq, y, y, 14, 8, vpaddq
+/* vgatherdpd ymm: dword indices in xmm, 4 doubles */
+GATHER_AVX2 gather_dpd_y, vgatherdpd, y, x, 15, 8, vpaddd
 
 /* --- what limits vpgatherdd ymm: the same 6-gather rotation with other work beside each
  * gather. If the time per gather stays at the gather-only figure the extra work uses a
@@ -356,117 +253,42 @@ END vpaddd_y_lat
         vpxord zmm0, zmm0, zmm0
 .endm
 
-BEGIN gather_dd_z_lat
+/* The same for AVX-512 (opmask k1..k6; `copy` moves the base indices, `ix` is the index width). */
+.macro GATHER_AVX512 name, insn, ix, idx, scale, add, copy
+BEGIN \name\()_lat
         GATHER512_SETUP
-        vmovdqa32 zmm12, zmm13
+        \copy \ix\()mm12, \ix\()mm\idx
 LOOP
         .rept 8
         kxnorw k1, k1, k1
-        vpgatherdd zmm0{k1}, [r8+zmm12*4]
-        vpaddd zmm12, zmm0, zmm13
+        \insn zmm0{k1}, [r8+\ix\()mm12*\scale]
+        \add \ix\()mm12, \ix\()mm0, \ix\()mm\idx
         .endr
-END gather_dd_z_lat
+END \name\()_lat
 
-.macro GTP_DD_Z d, k
-        kxnorw k\k, k\k, k\k
-        vpgatherdd zmm\d{k\k}, [r8+zmm13*4]
-.endm
-BEGIN gather_dd_z_tp
+BEGIN \name\()_tp
         GATHER512_SETUP
 LOOP
         .rept 4
-        GTP_DD_Z 0,1
-        GTP_DD_Z 1,2
-        GTP_DD_Z 2,3
-        GTP_DD_Z 3,4
-        GTP_DD_Z 4,5
-        GTP_DD_Z 5,6
+        GATHER_AVX512_ONE \insn, \ix, \idx, \scale, 0, 1
+        GATHER_AVX512_ONE \insn, \ix, \idx, \scale, 1, 2
+        GATHER_AVX512_ONE \insn, \ix, \idx, \scale, 2, 3
+        GATHER_AVX512_ONE \insn, \ix, \idx, \scale, 3, 4
+        GATHER_AVX512_ONE \insn, \ix, \idx, \scale, 4, 5
+        GATHER_AVX512_ONE \insn, \ix, \idx, \scale, 5, 6
         .endr
-END gather_dd_z_tp
-
-BEGIN gather_dps_z_lat
-        GATHER512_SETUP
-        vmovdqa32 zmm12, zmm13
-LOOP
-        .rept 8
-        kxnorw k1, k1, k1
-        vgatherdps zmm0{k1}, [r8+zmm12*4]
-        vpaddd zmm12, zmm0, zmm13
-        .endr
-END gather_dps_z_lat
-
-.macro GTP_DPS_Z d, k
-        kxnorw k\k, k\k, k\k
-        vgatherdps zmm\d{k\k}, [r8+zmm13*4]
+END \name\()_tp
 .endm
-BEGIN gather_dps_z_tp
-        GATHER512_SETUP
-LOOP
-        .rept 4
-        GTP_DPS_Z 0,1
-        GTP_DPS_Z 1,2
-        GTP_DPS_Z 2,3
-        GTP_DPS_Z 3,4
-        GTP_DPS_Z 4,5
-        GTP_DPS_Z 5,6
-        .endr
-END gather_dps_z_tp
 
-BEGIN gather_qq_z_lat
-        GATHER512_SETUP
-        vmovdqa64 zmm12, zmm14
-LOOP
-        .rept 8
-        kxnorw k1, k1, k1
-        vpgatherqq zmm0{k1}, [r8+zmm12*8]
-        vpaddq zmm12, zmm0, zmm14
-        .endr
-END gather_qq_z_lat
-
-.macro GTP_QQ_Z d, k
+.macro GATHER_AVX512_ONE insn, ix, idx, scale, d, k
         kxnorw k\k, k\k, k\k
-        vpgatherqq zmm\d{k\k}, [r8+zmm14*8]
+        \insn zmm\d{k\k}, [r8+\ix\()mm\idx*\scale]
 .endm
-BEGIN gather_qq_z_tp
-        GATHER512_SETUP
-LOOP
-        .rept 4
-        GTP_QQ_Z 0,1
-        GTP_QQ_Z 1,2
-        GTP_QQ_Z 2,3
-        GTP_QQ_Z 3,4
-        GTP_QQ_Z 4,5
-        GTP_QQ_Z 5,6
-        .endr
-END gather_qq_z_tp
 
-BEGIN gather_dpd_z_lat
-        GATHER512_SETUP
-        vmovdqa ymm12, ymm15
-LOOP
-        .rept 8
-        kxnorw k1, k1, k1
-        vgatherdpd zmm0{k1}, [r8+ymm12*8]
-        vpaddd ymm12, ymm0, ymm15
-        .endr
-END gather_dpd_z_lat
-
-.macro GTP_DPD_Z d, k
-        kxnorw k\k, k\k, k\k
-        vgatherdpd zmm\d{k\k}, [r8+ymm15*8]
-.endm
-BEGIN gather_dpd_z_tp
-        GATHER512_SETUP
-LOOP
-        .rept 4
-        GTP_DPD_Z 0,1
-        GTP_DPD_Z 1,2
-        GTP_DPD_Z 2,3
-        GTP_DPD_Z 3,4
-        GTP_DPD_Z 4,5
-        GTP_DPD_Z 5,6
-        .endr
-END gather_dpd_z_tp
+GATHER_AVX512 gather_dd_z, vpgatherdd, z, 13, 4, vpaddd, vmovdqa32
+GATHER_AVX512 gather_dps_z, vgatherdps, z, 13, 4, vpaddd, vmovdqa32
+GATHER_AVX512 gather_qq_z, vpgatherqq, z, 14, 8, vpaddq, vmovdqa64
+GATHER_AVX512 gather_dpd_z, vgatherdpd, y, 15, 8, vpaddd, vmovdqa
 
 BEGIN mask_reset_k_tp
 LOOP

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../harness/tsc.h"
 
 typedef void (*kernel_fn)(long n, void *buf);
 
@@ -132,16 +133,6 @@ struct kernel {
 static struct kernel kernels[] = {KERNELS(ENTRY)};
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
 
-static inline uint64_t tsc_begin(void) {
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-static inline uint64_t tsc_end(void) {
-    uint32_t lo, hi, aux;
-    __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
-    return ((uint64_t)hi << 32) | lo;
-}
 
 static void *buf;
 
