@@ -124,12 +124,16 @@ def section_views(quick: bool) -> str:
         "the stage times over cost more than it saved here).\n"
     )
     if not quick:
-        lines = cli_test_lines("views", ["matmul_tuning_follows_yasin_table_4", "cpi_stacks_bound_most_idealizations"],
-                               re.compile(r"(naive|interchanged|vectorized):|bound property|within|OUTSIDE"))
+        tests = ["matmul_tuning_follows_yasin_table_4", "row_streaming_interchange_leaves_memory_bound", "cpi_stacks_bound_most_idealizations"]
+        lines = cli_test_lines("views", tests, re.compile(r"(multiply\d|naive|interchanged|vectorized):|bound property|within|OUTSIDE"))
         text += (
-            "\nYasin Table 4 trend and Eyerman's bound property (`cargo test --release -p bottlenose --test views -- "
-            "--nocapture matmul_tuning_follows_yasin_table_4 cpi_stacks_bound_most_idealizations`; the tests assert "
-            "the trend and a fraction ≥ 80 %):\n\n" + block("\n".join(lines))
+            "\nYasin Table 4 and Eyerman's bound property (`cargo test --release -p bottlenose --test views -- "
+            f"--nocapture {' '.join(tests)}`; the tests assert the shifts and a fraction ≥ 80 %). multiply1-3 are "
+            "Table 4's tuning steps on a matrix × vector product (column walk, interchanged row sums, AVX2 "
+            "vectorized); the paper reports Memory Bound 0.84 → 0.12 → 0.31 and Core Bound 0.15 → 0.64 → 0.55, "
+            "speedups 11.8× and 16.5×. naive/interchanged/vectorized are a vector × matrix product whose "
+            "interchanged loop has no reduction: it leaves Memory Bound for Retiring, not Core Bound:\n\n"
+            + block("\n".join(lines))
         )
     return text
 
