@@ -2,6 +2,7 @@
 
 use bottlenose_machine::GroupId;
 use serde::Serialize;
+use std::num::NonZeroU64;
 
 /// Why an instruction could not dispatch earlier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -161,32 +162,37 @@ impl StageTimes {
 
 /// Dynamic facts of one execution of an instruction (from the functional layer).
 /// Static analysis passes the default: L1 hits, correct predictions, no aliasing.
+///
+/// One of these travels from the producer thread to every timing worker per
+/// executed instruction, so it is kept small (40 bytes): the delays are `f32`
+/// (whole or half cycles, exact), the addresses have no separate `Some` tag.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DynInfo {
+    /// Load and store address (8-byte granule dependencies through shadow
+    /// memory). Address 0 (never mapped) cannot be tracked and reads as `None`.
+    pub load_addr: Option<NonZeroU64>,
+    pub store_addr: Option<NonZeroU64>,
     /// Extra load latency beyond an L1 hit that is not a cache fill (TLB misses), cycles.
-    pub load_extra_latency: f64,
+    pub load_extra_latency: f32,
+    /// Cycles the frontend delivers this instruction late (icache/ITLB miss,
+    /// BTB-miss resteer of a taken branch).
+    pub fetch_stall: f32,
+    /// The part of `fetch_stall` due to a BTB miss (a branch-prediction effect, not an icache one).
+    pub btb_stall: f32,
+    /// Cycles the fetch unit loses before this instruction's block (the bubble of the
+    /// correctly predicted taken branch that led here: return stack, indirect target).
+    pub fetch_bubble: f32,
     /// Level that served the load: 0 = L1 (hit), 1 = L2, 2 = L3, 3 = DRAM.
     pub load_level: u8,
     /// Level that held the stored line (write-allocate fills it before the store drains).
     pub store_level: u8,
-    /// Load and store address (8-byte granule dependencies through shadow memory).
-    pub load_addr: Option<u64>,
-    pub store_addr: Option<u64>,
     pub mispredicted: bool,
-    /// Cycles the frontend delivers this instruction late (icache/ITLB miss,
-    /// BTB-miss resteer of a taken branch).
-    pub fetch_stall: f64,
-    /// The part of `fetch_stall` due to a BTB miss (a branch-prediction effect, not an icache one).
-    pub btb_stall: f64,
     /// The instruction starts a new fetch block: the previous one was a taken branch, or
     /// it lies in another aligned fetch window (machine `fetch_block_bytes`).
     pub new_fetch_block: bool,
     /// Its icache miss continues a sequential run of missing lines, which the fetch unit
     /// streams with `icache_misses_in_flight` misses outstanding instead of one at a time.
     pub fetch_stream: bool,
-    /// Cycles the fetch unit loses before this instruction's block (the bubble of the
-    /// correctly predicted taken branch that led here: return stack, indirect target).
-    pub fetch_bubble: f64,
 }
 
 /// A consumer of the per-instruction stream (accounting views).

@@ -206,7 +206,7 @@ impl Core {
         let mut miss = false;
         let (load_start, load_done, load_port) = if it.loads {
             let (s, port) = self.place(&it.load_uses, addr_ready);
-            let mut done = s + it.load_latency * scale + dy.load_extra_latency;
+            let mut done = s + it.load_latency * scale + dy.load_extra_latency as f64;
             if dy.load_level > 0 {
                 let level = (dy.load_level as usize).min(3);
                 let filled = self.fill_line(level, s);
@@ -214,7 +214,7 @@ impl Core {
                 miss = true;
             }
             if let Some(a) = dy.load_addr {
-                if let Some((st, key)) = self.memory.ready(a) {
+                if let Some((st, key)) = self.memory.ready(a.get()) {
                     match self.cfg.renamed_forward_latency {
                         // memory renaming: the load's consumers read the store's data
                         // directly, so it can even beat an L1 hit
@@ -288,7 +288,7 @@ impl Core {
             let written = fmax(sa, sd) + 1.0;
             complete = fmax(complete, written);
             if let Some(a) = dy.store_addr {
-                self.memory.write(a, written, it.mem_key);
+                self.memory.write(a.get(), written, it.mem_key);
             }
         }
         for &w in &it.writes {
@@ -354,7 +354,7 @@ impl Core {
             fetch_stall: if DETAILS { (fetched - resteer).max(0.0) as f32 } else { 0.0 },
             // fetch-block limits (taken branches, window crossings) and taken-branch bubbles are
             // branch handling, not instruction-cache misses: the views charge them with the BTB part
-            btb_stall: if DETAILS { (dy.btb_stall + block_stall).min(fetched - resteer).max(0.0) as f32 } else { 0.0 },
+            btb_stall: if DETAILS { (dy.btb_stall as f64 + block_stall).min(fetched - resteer).max(0.0) as f32 } else { 0.0 },
             fetch_block_stall: if DETAILS { block_stall as f32 } else { 0.0 },
             load_level: if DETAILS && it.loads { dy.load_level } else { 0 },
             self_class,
@@ -381,8 +381,8 @@ impl Core {
     fn fetch(&mut self, t: f64, dy: &DynInfo) -> (f64, f64) {
         let mut ready = t;
         if dy.fetch_stall > 0.0 {
-            ready += dy.btb_stall;
-            let icache = dy.fetch_stall - dy.btb_stall;
+            ready += dy.btb_stall as f64;
+            let icache = (dy.fetch_stall - dy.btb_stall) as f64;
             if icache > 0.0 {
                 ready = if dy.fetch_stream {
                     fmax(ready, self.fetch_line_ready + icache * self.cfg.icache_stream_share)
@@ -395,11 +395,11 @@ impl Core {
         let mut block_stall = 0.0;
         if self.cfg.fetch_block_gap == 0.0 {
             // no fetch clock: a taken-branch bubble delays delivery directly
-            ready += dy.fetch_bubble;
-            block_stall = dy.fetch_bubble;
+            ready += dy.fetch_bubble as f64;
+            block_stall = dy.fetch_bubble as f64;
         } else if dy.new_fetch_block {
             // a bubble is lost fetch time: the fetch clock skips it
-            let at = fmax(self.fetch_next + dy.fetch_bubble, ready - self.cfg.fetch_runahead);
+            let at = fmax(self.fetch_next + dy.fetch_bubble as f64, ready - self.cfg.fetch_runahead);
             self.fetch_next = at + self.cfg.fetch_block_gap;
             if at > ready {
                 block_stall = at - ready;
@@ -449,7 +449,7 @@ impl Core {
             2 => LatencyClass::L3,
             _ => LatencyClass::Dram,
         };
-        let l1_done = load_start + it.load_latency * scale + dy.load_extra_latency;
+        let l1_done = load_start + it.load_latency * scale + dy.load_extra_latency as f64;
         let (self_class, penalty_from) = if it.loads && load_waited_memory {
             (LatencyClass::Forward, ready)
         } else if it.loads && miss {

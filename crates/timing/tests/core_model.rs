@@ -4,6 +4,7 @@ use bottlenose_decode::decode_block;
 use bottlenose_machine::Machine;
 use bottlenose_sources::{assemble, AsmSyntax};
 use bottlenose_timing::*;
+use std::num::NonZeroU64;
 
 const MACHINE: &str = r#"
 name = "tiny"
@@ -132,15 +133,15 @@ fn store_to_load_dependency_through_shadow_memory() {
     let addr = 0x1000;
     let dyns = [
         DynInfo::default(),
-        DynInfo { store_addr: Some(addr), ..Default::default() },
-        DynInfo { load_addr: Some(addr), ..Default::default() },
+        DynInfo { store_addr: NonZeroU64::new(addr), ..Default::default() },
+        DynInfo { load_addr: NonZeroU64::new(addr), ..Default::default() },
     ];
     let t = run(&m, &Acceleration::nominal(&m), &b, &dyns);
     // store data ready at 3, written at 4, forwarded after 5 more cycles
     assert_eq!(t[2].ready, 9.0);
     assert_eq!(t[2].issue_cause, IssueCause::Memory);
     // different address: no dependency
-    let dyns2 = [dyns[0], dyns[1], DynInfo { load_addr: Some(0x2000), ..Default::default() }];
+    let dyns2 = [dyns[0], dyns[1], DynInfo { load_addr: NonZeroU64::new(0x2000), ..Default::default() }];
     let t = run(&m, &Acceleration::nominal(&m), &b, &dyns2);
     assert_eq!(t[2].dispatch, 1.0);
     assert_eq!(t[2].ready, 5.0);
@@ -195,8 +196,8 @@ fn memory_renaming_needs_the_same_address_expression() {
     let addr = 0x1000;
     let dyns = [
         DynInfo::default(),
-        DynInfo { store_addr: Some(addr), ..Default::default() },
-        DynInfo { load_addr: Some(addr), ..Default::default() },
+        DynInfo { store_addr: NonZeroU64::new(addr), ..Default::default() },
+        DynInfo { load_addr: NonZeroU64::new(addr), ..Default::default() },
     ];
     // same base and displacement: the load takes the store's data when it is written (4)
     let b = block(&m, "imul rax, rbx\nmov [rdi+8], rax\nmov rcx, [rdi+8]");

@@ -16,6 +16,7 @@ use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
 use bottlenose_timing::{resolve, Acceleration, CoreConfig, DynInfo, InstrTiming, UnknownForm};
 use serde::Serialize;
+use std::num::NonZeroU64;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -281,9 +282,9 @@ impl Front {
     fn info(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction) -> DynInfo {
         let inst = &stat.inst;
         let mut info = DynInfo {
-            fetch_stall: self.pending_fetch_stall,
-            btb_stall: self.pending_fetch_stall,
-            fetch_bubble: self.pending_bubble,
+            fetch_stall: self.pending_fetch_stall as f32,
+            btb_stall: self.pending_fetch_stall as f32,
+            fetch_bubble: self.pending_bubble as f32,
             ..Default::default()
         };
         self.pending_fetch_stall = 0.0;
@@ -296,7 +297,7 @@ impl Front {
             let f = self.functional.inst_fetch(insn.vaddr);
             let missed = f.level != MemLevel::L1;
             if missed || f.tlb_cycles > 0.0 {
-                info.fetch_stall += (self.functional.fetch_latency(f.level) - self.l1_fetch).max(0.0) + f.tlb_cycles;
+                info.fetch_stall += ((self.functional.fetch_latency(f.level) - self.l1_fetch).max(0.0) + f.tlb_cycles) as f32;
                 info.fetch_stream = missed && sequential && self.last_line_missed;
             }
             self.last_line_missed = missed;
@@ -311,11 +312,15 @@ impl Front {
             let level = level_index(o.level);
             if m.is_store {
                 info.store_level = info.store_level.max(level);
-                info.store_addr.get_or_insert(m.vaddr);
+                if info.store_addr.is_none() {
+                    info.store_addr = NonZeroU64::new(m.vaddr);
+                }
             } else {
                 info.load_level = info.load_level.max(level);
-                info.load_addr.get_or_insert(m.vaddr);
-                info.load_extra_latency += o.tlb_cycles;
+                if info.load_addr.is_none() {
+                    info.load_addr = NonZeroU64::new(m.vaddr);
+                }
+                info.load_extra_latency += o.tlb_cycles as f32;
             }
         }
         if inst.branch != BranchKind::None && inst.branch != BranchKind::Other {
