@@ -549,6 +549,10 @@ impl AccountingViews {
 }
 
 impl Listener for AccountingViews {
+    fn wants_details(&self) -> bool {
+        !self.off
+    }
+
     #[inline(never)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
         if self.off {

@@ -203,6 +203,13 @@ pub trait Listener {
     const DETAILS: bool = true;
 
     fn on_instruction(&mut self, index: usize, times: &StageTimes);
+
+    /// [`Listener::DETAILS`] for this listener as configured: one switched off
+    /// reads nothing, and its driver can then time with the cheaper step.
+    #[inline]
+    fn wants_details(&self) -> bool {
+        Self::DETAILS
+    }
 }
 
 impl Listener for () {
@@ -219,5 +226,10 @@ impl<A: Listener, B: Listener> Listener for (A, B) {
     fn on_instruction(&mut self, i: usize, t: &StageTimes) {
         self.0.on_instruction(i, t);
         self.1.on_instruction(i, t);
+    }
+
+    #[inline]
+    fn wants_details(&self) -> bool {
+        self.0.wants_details() || self.1.wants_details()
     }
 }

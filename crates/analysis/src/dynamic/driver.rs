@@ -446,11 +446,10 @@ impl Pipeline<'_> {
 
     fn flush(&mut self) {
         // the next batch starts at full size: no regrowth per batch on the hot path
-        let next = || Batch { new_instructions: Vec::new(), records: Vec::with_capacity(BATCH) };
-        let b = std::mem::replace(&mut self.batch, next());
+        let b = std::mem::replace(&mut self.batch, Batch { new_instructions: Vec::new(), records: self.engine.buffer(BATCH) });
         self.engine.feed(b);
         for st in &mut self.ideal {
-            let b = std::mem::replace(&mut st.batch, next());
+            let b = std::mem::replace(&mut st.batch, Batch { new_instructions: Vec::new(), records: st.engine.buffer(BATCH) });
             st.engine.feed(b);
         }
     }

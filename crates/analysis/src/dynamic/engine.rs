@@ -43,7 +43,12 @@ type Work = Arc<Batch>;
 pub struct VariantEngine<L: Listener + Send + 'static> {
     workers: Vec<Worker<L>>,
     instructions: u64,
+    /// Emptied record buffers coming back from the workers (see [`VariantEngine::buffer`]).
+    spare: Receiver<Vec<DynRecord>>,
 }
+
+/// How many emptied record buffers wait for reuse.
+const SPARE_BUFFERS: usize = 4;
 
 struct Worker<L> {
     tx: SyncSender<Work>,
@@ -68,7 +73,7 @@ impl<L: Listener + Send + 'static> ListenerThread<L> {
     fn spawn(mut listener: L) -> Self {
         let (tx, rx) = sync_channel::<Vec<(u32, StageTimes)>>(4);
         let (spare_tx, spare) = sync_channel::<Vec<(u32, StageTimes)>>(8);
-        let handle = std::thread::spawn(move || {
+        let handle = spawn_named("bn-views".into(), move || {
             while let Ok(mut times) = rx.recv() {
                 for (id, t) in &times {
                     listener.on_instruction(*id as usize, t);
@@ -132,8 +137,9 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         let plan = Sampling { window: plan.window.max(1), period: plan.period.max(plan.window.max(1)) };
         let sink = Sink::new(listener, None);
         let (tx, rx) = sync_channel::<Work>(64);
-        let handle = std::thread::spawn(move || sampled_worker(configs, Some(sink), rx, plan));
-        Self { workers: vec![Worker { tx, handle }], instructions: 0 }
+        let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
+        let handle = spawn_named("bn-timing".into(), move || sampled_worker(configs, Some(sink), Batches { rx, spare: spare_tx }, plan));
+        Self { workers: vec![Worker { tx, handle }], instructions: 0, spare }
     }
 
     /// `configs[0]` is the baseline. `threads` worker threads share the variants.
@@ -152,16 +158,26 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
             buckets[k % threads].push(v);
         }
         let mut listener = Some(listener);
+        let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
         let workers = buckets
             .into_iter()
-            .map(|bucket| {
+            .enumerate()
+            .map(|(k, bucket)| {
                 let (tx, rx) = sync_channel::<Work>(64);
                 let l = if bucket[0].0 == 0 { listener.take().map(|l| Sink::new(l, own_thread)) } else { None };
-                let handle = std::thread::spawn(move || worker(bucket, l, rx));
+                let batches = Batches { rx, spare: spare_tx.clone() };
+                let handle = spawn_named(format!("bn-timing-{k}"), move || worker(bucket, l, batches));
                 Worker { tx, handle }
             })
             .collect();
-        Self { workers, instructions: 0 }
+        Self { workers, instructions: 0, spare }
+    }
+
+    /// An empty record buffer with room for `capacity` records: one the workers
+    /// are done with if there is one. Reuse keeps the producer writing into
+    /// memory that is already mapped and cached instead of fresh allocations.
+    pub fn buffer(&self, capacity: usize) -> Vec<DynRecord> {
+        self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(capacity))
     }
 
     /// Feeds one batch to every variant.
@@ -195,6 +211,11 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     }
 }
 
+/// A thread with a name (`top -H` and profiles then tell the workers apart).
+fn spawn_named<T: Send + 'static>(name: String, f: impl FnOnce() -> T + Send + 'static) -> JoinHandle<T> {
+    std::thread::Builder::new().name(name).spawn(f).expect("cannot start a thread")
+}
+
 /// Times one batch on a variant nobody listens to.
 fn step_unobserved(core: &mut Core, batch: &Batch, table: &[InstrTiming]) {
     for r in &batch.records {
@@ -205,9 +226,15 @@ fn step_unobserved(core: &mut Core, batch: &Batch, table: &[InstrTiming]) {
 /// Times one batch on the baseline and hands the stage times to the listener.
 fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming]) {
     match sink {
+        Sink::Inline(l) if L::DETAILS && l.wants_details() => {
+            for r in &batch.records {
+                let t = core.step(&table[r.id as usize], &r.info);
+                l.on_instruction(r.id as usize, &t);
+            }
+        }
         Sink::Inline(l) => {
             for r in &batch.records {
-                let t = if L::DETAILS { core.step(&table[r.id as usize], &r.info) } else { core.step_fast(&table[r.id as usize], &r.info) };
+                let t = core.step_fast(&table[r.id as usize], &r.info);
                 l.on_instruction(r.id as usize, &t);
             }
         }
@@ -223,10 +250,27 @@ fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<
     }
 }
 
+/// A worker's end of the stream: batches in, emptied record buffers back.
+struct Batches {
+    rx: Receiver<Work>,
+    spare: SyncSender<Vec<DynRecord>>,
+}
+
+impl Batches {
+    /// Gives the records buffer back to the producer once every worker is done with the batch.
+    fn done(&self, batch: Work) {
+        if let Some(b) = Arc::into_inner(batch) {
+            let mut records = b.records;
+            records.clear();
+            let _ = self.spare.try_send(records);
+        }
+    }
+}
+
 fn sampled_worker<L: Listener + Send + 'static>(
     configs: Vec<CoreConfig>,
     mut sink: Option<Sink<L>>,
-    rx: Receiver<Work>,
+    batches: Batches,
     plan: Sampling,
 ) -> (Vec<(usize, VariantOutcome)>, Option<Sink<L>>) {
     let mut configs = configs.into_iter();
@@ -246,7 +290,7 @@ fn sampled_worker<L: Listener + Send + 'static>(
     };
     let mut table: Vec<InstrTiming> = Vec::new();
     let (mut n, mut k) = (0u64, 0u64);
-    while let Ok(batch) = rx.recv() {
+    while let Ok(batch) = batches.rx.recv() {
         table.extend(batch.new_instructions.iter().cloned());
         if k % plan.period == 0 && !variants.is_empty() {
             open = Some((base.cycles(), variants.iter().map(|c| base.fork(c.clone())).collect()));
@@ -265,6 +309,7 @@ fn sampled_worker<L: Listener + Send + 'static>(
         if k % plan.period == plan.window % plan.period {
             close(&mut open, &base, &mut base_sum, &mut sums);
         }
+        batches.done(batch);
     }
     close(&mut open, &base, &mut base_sum, &mut sums);
     let total = base.cycles();
@@ -279,12 +324,12 @@ fn sampled_worker<L: Listener + Send + 'static>(
 fn worker<L: Listener + Send + 'static>(
     variants: Vec<(usize, CoreConfig)>,
     mut listener: Option<Sink<L>>,
-    rx: Receiver<Work>,
+    batches: Batches,
 ) -> (Vec<(usize, VariantOutcome)>, Option<Sink<L>>) {
     let mut cores: Vec<(usize, Core)> = variants.into_iter().map(|(i, c)| (i, Core::new(c))).collect();
     let mut table: Vec<InstrTiming> = Vec::new();
     let mut n = 0u64;
-    while let Ok(batch) = rx.recv() {
+    while let Ok(batch) = batches.rx.recv() {
         table.extend(batch.new_instructions.iter().cloned());
         for (i, core) in &mut cores {
             match (&mut listener, *i) {
@@ -293,6 +338,7 @@ fn worker<L: Listener + Send + 'static>(
             }
         }
         n += batch.records.len() as u64;
+        batches.done(batch);
     }
     let outcomes = cores.into_iter().map(|(i, c)| (i, VariantOutcome { cycles: c.cycles(), instructions: n })).collect();
     (outcomes, listener)
