@@ -553,11 +553,18 @@ impl Listener for AccountingViews {
         !self.off
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
-        if self.off {
-            return;
+        if !self.off {
+            self.book(index, t);
         }
+    }
+}
+
+impl AccountingViews {
+    /// Everything one instruction adds to the views.
+    #[inline(never)]
+    fn book(&mut self, index: usize, t: &StageTimes) {
         if index >= self.facts.len() {
             self.refresh(index);
         }

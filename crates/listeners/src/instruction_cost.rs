@@ -5,11 +5,19 @@
 
 use bottlenose_timing::{Listener, StageTimes};
 
+/// What one static instruction cost over the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cost {
+    pub executions: u64,
+    pub mispredicts: u64,
+    pub cycles: f64,
+}
+
+/// The costs by static instruction index. One entry per instruction (not one
+/// array per counter), so an execution touches one cache line.
 #[derive(Debug, Clone, Default)]
 pub struct InstructionCost {
-    pub executions: Vec<u64>,
-    pub cycles: Vec<f64>,
-    pub mispredicts: Vec<u64>,
+    costs: Vec<Cost>,
     last_commit: f64,
 }
 
@@ -19,7 +27,12 @@ impl InstructionCost {
     }
 
     pub fn total_cycles(&self) -> f64 {
-        self.cycles.iter().sum()
+        self.costs.iter().map(|c| c.cycles).sum()
+    }
+
+    /// The cost of static instruction `index` (zero if it never executed).
+    pub fn get(&self, index: usize) -> Cost {
+        self.costs.get(index).copied().unwrap_or_default()
     }
 }
 
@@ -28,17 +41,15 @@ impl Listener for InstructionCost {
 
     #[inline]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
-        if index >= self.executions.len() {
-            let n = (index + 1).next_power_of_two();
-            self.executions.resize(n, 0);
-            self.cycles.resize(n, 0.0);
-            self.mispredicts.resize(n, 0);
+        if index >= self.costs.len() {
+            self.costs.resize((index + 1).next_power_of_two(), Cost::default());
         }
-        self.executions[index] += 1;
+        let c = &mut self.costs[index];
+        c.executions += 1;
+        c.mispredicts += t.mispredicted as u64;
         if t.commit > self.last_commit {
-            self.cycles[index] += t.commit - self.last_commit;
+            c.cycles += t.commit - self.last_commit;
             self.last_commit = t.commit;
         }
-        self.mispredicts[index] += t.mispredicted as u64;
     }
 }

@@ -17,7 +17,7 @@ pub use cpi_stack::{CpiStacks, COMPONENTS as CPI_COMPONENTS};
 pub use cycle_accounting::{CycleAccounting, PenaltyTerm};
 pub use facts::{FpKind, SharedFacts, StaticFacts};
 pub use flops_stack::FlopsStack;
-pub use instruction_cost::InstructionCost;
+pub use instruction_cost::{Cost, InstructionCost};
 pub use topdown::{SlotAccounting, TopDownCounters};
 pub use stall_causes::{StallCauseCounter, StallCauses};
 pub use timeline::{Timeline, TimelineRow};

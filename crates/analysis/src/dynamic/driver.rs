@@ -277,11 +277,14 @@ impl Front {
         }
     }
 
-    /// The dynamic facts of one executed instruction (and the functional layer's update).
+    /// The dynamic facts of one executed instruction (and the functional layer's update),
+    /// written in place: into the batch's next record on the hot path (a returned
+    /// `DynInfo` copied into the batch made the copy's loads wait for the
+    /// field-by-field stores that built it, the hottest spot of the producer).
     #[inline]
-    fn info(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction) -> DynInfo {
+    fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction, info: &mut DynInfo) {
         let inst = &stat.inst;
-        let mut info = DynInfo {
+        *info = DynInfo {
             fetch_stall: self.pending_fetch_stall as f32,
             btb_stall: self.pending_fetch_stall as f32,
             fetch_bubble: self.pending_bubble as f32,
@@ -341,7 +344,6 @@ impl Front {
                 } + self.bubbles.taken;
             }
         }
-        info
     }
 }
 
@@ -424,17 +426,19 @@ impl Pipeline<'_> {
         if !in_roi && !self.warm {
             return;
         }
-        let info = self.front.info(insn, stat);
-        for st in &mut self.ideal {
-            let info = st.front.info(insn, stat);
-            if in_roi {
-                st.batch.records.push(DynRecord { id: index as u32, info });
-            }
-        }
         if !in_roi {
-            return; // warming only
+            // warming only: update the functional layers, time nothing
+            let mut scratch = DynInfo::default();
+            self.front.fill(insn, stat, &mut scratch);
+            for st in &mut self.ideal {
+                st.front.fill(insn, stat, &mut scratch);
+            }
+            return;
         }
-        self.batch.records.push(DynRecord { id: index as u32, info });
+        self.front.fill(insn, stat, &mut next_record(&mut self.batch.records, index).info);
+        for st in &mut self.ideal {
+            st.front.fill(insn, stat, &mut next_record(&mut st.batch.records, index).info);
+        }
         self.simulated += 1;
         if self.batch.records.len() >= BATCH {
             self.flush();
@@ -453,6 +457,13 @@ impl Pipeline<'_> {
             st.engine.feed(b);
         }
     }
+}
+
+/// Appends a record for static instruction `index` and returns it to be filled.
+#[inline(always)]
+fn next_record(records: &mut Vec<DynRecord>, index: usize) -> &mut DynRecord {
+    records.push(DynRecord { id: index as u32, info: DynInfo::default() });
+    records.last_mut().expect("just pushed")
 }
 
 fn level_index(l: MemLevel) -> u8 {
@@ -646,14 +657,15 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let mut hot: Vec<HotInstruction> = statics
         .iter()
         .enumerate()
-        .filter(|(i, _)| cost.executions.get(*i).copied().unwrap_or(0) > 0)
-        .map(|(i, s)| HotInstruction {
+        .filter(|(i, _)| cost.get(*i).executions > 0)
+        .map(|(i, s)| (cost.get(i), s))
+        .map(|(c, s)| HotInstruction {
             address: format!("{:x}", s.inst.address),
             asm: s.inst.asm.clone(),
-            executions: cost.executions[i],
-            cycles: cost.cycles[i],
-            share: cost.cycles[i] / total,
-            mispredicts: cost.mispredicts[i],
+            executions: c.executions,
+            cycles: c.cycles,
+            share: c.cycles / total,
+            mispredicts: c.mispredicts,
         })
         .collect();
     hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
@@ -755,13 +767,14 @@ fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[Static
     let stats: Vec<InsnStat> = statics
         .iter()
         .enumerate()
-        .filter(|(i, _)| cost.executions.get(*i).copied().unwrap_or(0) > 0)
-        .map(|(i, s)| InsnStat {
+        .filter(|(i, _)| cost.get(*i).executions > 0)
+        .map(|(i, s)| (cost.get(i), s))
+        .map(|(c, s)| InsnStat {
             vaddr: s.inst.address,
             len: s.inst.len,
-            executions: cost.executions[i],
-            cycles: cost.cycles[i],
-            counters: [cost.mispredicts[i] as f64, 0.0, 0.0, 0.0],
+            executions: c.executions,
+            cycles: c.cycles,
+            counters: [c.mispredicts as f64, 0.0, 0.0, 0.0],
             is_branch: s.inst.is_branch(),
             taken_targets: s.inst.branch_target.into_iter().collect(),
         })
@@ -793,7 +806,7 @@ fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[Static
         let mut by_addr: std::collections::HashMap<u64, (usize, u64)> = std::collections::HashMap::new();
         for (i, s) in statics.iter().enumerate() {
             let e = by_addr.entry(s.inst.address).or_insert((i, 0));
-            e.1 += cost.executions.get(i).copied().unwrap_or(0);
+            e.1 += cost.get(i).executions;
         }
         let cycles = l.cycles.max(1e-9);
         for addr in &l.instructions {
