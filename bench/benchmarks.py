@@ -118,7 +118,7 @@ def section_views(quick: bool) -> str:
         f"Cost of all views together relative to the timing model alone, CPU time on one core (`{' '.join(cmd)}`):\n\n"
         + block(out)
         + "\nThese static blocks are the harshest case: the model is at its cheapest there (no caches, predictors\n"
-        "or trace). In a dynamic run the views' cost is measured against `--bench-no-views` (see \"Dynamic runs\").\n"
+        "or trace). In a dynamic run the views' cost is measured against `--no-views` (see \"Dynamic runs\").\n"
         "\nOn hosts with at least 4 cores `bottlenose run` gives the views a thread of their own, fed with the\n"
         "baseline's stage times, so their cost overlaps with timing; on this 2-core VM they run inline (handing\n"
         "the stage times over cost more than it saved here).\n"
@@ -163,7 +163,7 @@ def section_dynamic(quick: bool) -> str:
         ("native", [str(exe)], None),
         ("`qemu-x86_64 ./speed` (no plugin)", ["qemu-x86_64", str(exe)], None),
         ("one timing model + views (`--no-sensitivity --no-idealize`)", [*run, "--no-sensitivity", "--no-idealize", "-o", str(tmp / "one.json"), "--", str(exe)], "one.json"),
-        ("one timing model, views off (same + `--bench-no-views`)", [*run, "--no-sensitivity", "--no-idealize", "--bench-no-views", "-o", str(tmp / "noviews.json"), "--", str(exe)], "noviews.json"),
+        ("one timing model, views off (same + `--no-views`)", [*run, "--no-sensitivity", "--no-idealize", "--no-views", "-o", str(tmp / "noviews.json"), "--", str(exe)], "noviews.json"),
         ("16-variant sweep, exact (`--weights 1.15 --resources ...16... --no-idealize`)", [*run, "--no-idealize", "--weights", "1.15", "--resources", SWEEP, "-o", str(tmp / "exact.json"), "--", str(exe)], "exact.json"),
         ("16-variant sweep, sampled (same + `--sample-every 8`)", [*run, "--no-idealize", "--weights", "1.15", "--resources", SWEEP, "--sample-every", "8", "-o", str(tmp / "sampled.json"), "--", str(exe)], "sampled.json"),
     ]
@@ -194,7 +194,7 @@ def section_dynamic(quick: bool) -> str:
         f"Program `bench/programs/speed.c` (gcc -O2 -fno-tree-vectorize; {n / 1e6:.1f} M instructions: loads, stores, FP, an "
         "indexed load, a data-dependent branch), whole program, machine skylake, 16 resources: "
         f"`{SWEEP}`.\n\n" + "\n".join(lines) + "\n\n"
-        f"The accounting views in this run (views on against `--bench-no-views`): {views_cpu * 100:+.1f} % CPU time "
+        f"The accounting views in this run (views on against `--no-views`): {views_cpu * 100:+.1f} % CPU time "
         f"(QEMU, trace decoding, functional layer and timing together), {views_wall * 100:+.1f} % wall time.\n\n"
         f"Sampled against exact sweep (speedup at +15 %, percentage points): largest difference {diffs[0][0] * 100:.2f} "
         f"({diffs[0][1]}), mean {sum(d for d, _ in diffs) / len(diffs) * 100:.2f}; the exact sweep's top resources "

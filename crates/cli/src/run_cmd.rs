@@ -73,9 +73,11 @@ pub struct RunArgs {
     /// N times cheaper, approximate (the baseline and its views stay exact).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
     pub sample_every: Option<u32>,
-    /// Benchmarks only: skip the accounting views, to measure what they cost (their output is then empty)
-    #[arg(long, hide = true)]
-    pub bench_no_views: bool,
+    /// Skip the accounting views (Top-Down, CPI and FLOPS stacks, cycle accounting)
+    /// and the idealizations that are read against them: the timing model alone,
+    /// fastest; cycles, hotspots and sensitivity are unchanged.
+    #[arg(long, conflicts_with = "idealize")]
+    pub no_views: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Also write a self-contained HTML report to this file.
@@ -146,8 +148,8 @@ pub fn run(a: RunArgs) -> Result<i32> {
             })
             .collect::<Result<Vec<_>>>()?,
         sample_every: a.sample_every,
-        accounting_views: !a.bench_no_views,
-        idealize: if a.no_idealize {
+        accounting_views: !a.no_views,
+        idealize: if a.no_idealize || a.no_views {
             IdealizeLevel::Off
         } else if a.idealize {
             IdealizeLevel::Pairs

@@ -533,12 +533,13 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         configs.push(c);
         configs.len() - 1
     });
+    let with_views = opts.accounting_views;
     let view_params = ViewParams::new(machine, &configs[0]);
     let facts = SharedFacts::new();
     let views = AccountingViews::with_shared(view_params.clone(), facts.clone());
     let listeners = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
-        if opts.accounting_views { views } else { views.disabled() },
+        if with_views { views } else { views.disabled() },
     );
     let base_config = configs[0].clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1);
@@ -627,7 +628,8 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let functional = front.functional;
     let (outcomes, ((causes, cost), views)) = engine.finish();
     let base = outcomes[0].cycles.max(0.0);
-    let mut accounting = AccountingReport::new(views.finish(base), &view_params);
+    // without the views there is nothing to report (they booked nothing)
+    let mut accounting = if with_views { AccountingReport::new(views.finish(base), &view_params) } else { AccountingReport::default() };
     let mut ideal_results: Vec<(Vec<Ideal>, f64)> = Vec::new();
     for st in ideal {
         let (o, ()) = st.engine.finish();
