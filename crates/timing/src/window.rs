@@ -2,44 +2,58 @@
 //! load/store buffers (freed in order at retirement) and the scheduler (freed
 //! out of order as uops issue).
 
-use std::collections::VecDeque;
-
 /// In-order window: entries are freed oldest first.
+///
+/// The entries (time they free, how many) sit in a power-of-two ring with
+/// running head and tail counters: every push holds at least one entry of the
+/// window, so the ring never holds more than `size` pushes.
 #[derive(Debug, Clone)]
 pub struct FifoWindow {
     size: u32,
     occupied: u32,
-    /// (time the entries become free, how many)
-    entries: VecDeque<(f64, u32)>,
+    ring: Vec<(f64, u32)>,
+    head: usize,
+    tail: usize,
 }
 
 impl FifoWindow {
     pub fn new(size: u32) -> Self {
-        Self { size, occupied: 0, entries: VecDeque::with_capacity(size as usize) }
+        let len = (size.max(1) as usize).next_power_of_two();
+        Self { size, occupied: 0, ring: vec![(0.0, 0); len], head: 0, tail: 0 }
     }
 
     /// The same contents in a window of another size (a forked timing variant).
     pub fn set_size(&mut self, size: u32) {
         self.size = size;
+        let len = (size.max(1) as usize).next_power_of_two();
+        if len > self.ring.len() {
+            let mut ring = vec![(0.0, 0); len];
+            for k in self.head..self.tail {
+                ring[k & (len - 1)] = self.ring[k & (self.ring.len() - 1)];
+            }
+            self.ring = ring;
+        }
     }
 
     /// Earliest time >= `t` at which `n` more entries fit; frees what is gone by then.
     #[inline]
     pub fn earliest(&mut self, mut t: f64, n: u32) -> f64 {
         let n = n.min(self.size);
+        let m = self.ring.len() - 1;
         loop {
-            while let Some(&(free, k)) = self.entries.front() {
-                if free <= t {
-                    self.entries.pop_front();
-                    self.occupied -= k;
-                } else {
+            while self.head < self.tail {
+                let (free, k) = self.ring[self.head & m];
+                if free > t {
                     break;
                 }
+                self.head += 1;
+                self.occupied -= k;
             }
             if self.occupied + n <= self.size {
                 return t;
             }
-            t = self.entries.front().map(|e| e.0).unwrap_or(t);
+            // full: wait for the oldest (the ring is not empty, or n would fit)
+            t = self.ring[self.head & m].0;
         }
     }
 
@@ -47,8 +61,16 @@ impl FifoWindow {
     pub fn push(&mut self, free_at: f64, n: u32) {
         let n = n.min(self.size);
         if n > 0 {
+            if self.tail - self.head == self.ring.len() {
+                // more pushes than entries: only after a shrink (cannot happen otherwise)
+                let (_, k) = self.ring[self.head & (self.ring.len() - 1)];
+                self.head += 1;
+                self.occupied -= k;
+            }
             self.occupied += n;
-            self.entries.push_back((free_at, n));
+            let m = self.ring.len() - 1;
+            self.ring[self.tail & m] = (free_at, n);
+            self.tail += 1;
         }
     }
 }
