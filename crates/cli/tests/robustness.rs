@@ -10,19 +10,7 @@ use std::time::Duration;
 
 
 fn run(args: &[&str], prog: &Path) -> (std::process::Output, Value) {
-    ensure_plugin();
-    let json = prog.with_extension("json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
-        .arg("run")
-        .args(args)
-        .args(["--quiet", "--no-sensitivity", "--format", "json", "--output"])
-        .arg(&json)
-        .arg("--")
-        .arg(prog)
-        .output()
-        .unwrap();
-    let v = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default()).unwrap_or(Value::Null);
-    (out, v)
+    common::run_report(&[args, &["--no-sensitivity"]].concat(), prog, &[])
 }
 
 #[test]

@@ -5,24 +5,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
-
-
 fn run(args: &[&str], prog: &Path, prog_args: &[&str]) -> (Output, Value) {
-    ensure_plugin();
-    let d = tempfile::tempdir().unwrap();
-    let json = d.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
-        .arg("run")
-        .args(args)
-        .args(["--quiet", "--format", "json", "--output"])
-        .arg(&json)
-        .arg("--")
-        .arg(prog)
-        .args(prog_args)
-        .output()
-        .unwrap();
-    let v = std::fs::read_to_string(&json).map(|s| serde_json::from_str(&s).expect("json")).unwrap_or(Value::Null);
-    (out, v)
+    common::run_report(args, prog, prog_args)
 }
 
 fn top(v: &Value) -> String {

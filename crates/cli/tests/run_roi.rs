@@ -1,26 +1,11 @@
 //! Regions of interest of `bottlenose run`: markers and address ranges.
 mod common;
-use common::ensure_plugin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-
 fn run(args: &[&str], prog: &Path) -> Value {
-    ensure_plugin();
-    let d = tempfile::tempdir().unwrap();
-    let json = d.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
-        .arg("run")
-        .args(args)
-        .args(["--quiet", "--no-sensitivity", "--format", "json", "--output"])
-        .arg(&json)
-        .arg("--")
-        .arg(prog)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    common::run_json(args, prog, &[])
 }
 
 const PROG: &str = r#"

@@ -3,47 +3,16 @@
 //! Table 4 (matrix multiply tuning), Eyerman's non-additive idealizations (Table I)
 //! and the bound property of multi-stage CPI stacks (§V-A).
 mod common;
-use common::{compile, ensure_plugin};
+use common::{compile, ensure_plugin, run_json};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
+/// A run whose report must satisfy the views' invariants.
 fn run(args: &[&str], prog: &Path, prog_args: &[&str]) -> Value {
-    ensure_plugin();
-    let d = tempfile::tempdir().unwrap();
-    let json = d.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
-        .arg("run")
-        .args(args)
-        .args(["--quiet", "--no-sensitivity", "--format", "json", "--output"])
-        .arg(&json)
-        .arg("--")
-        .arg(prog)
-        .args(prog_args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v = run_json(args, prog, prog_args);
     check_invariants(&v);
     v
-}
-
-/// A run with `--no-views`: the views' invariants do not apply.
-fn run_without_views(args: &[&str], prog: &Path) -> Value {
-    ensure_plugin();
-    let d = tempfile::tempdir().unwrap();
-    let json = d.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
-        .arg("run")
-        .args(args)
-        .args(["--quiet", "--no-sensitivity", "--format", "json", "--output"])
-        .arg(&json)
-        .arg("--")
-        .arg(prog)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
 }
 
 fn f(v: &Value) -> f64 {
@@ -114,48 +83,44 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// The tuning steps of a matrix product, each timed over its function with a
+/// stride prefetcher: the naive loop and the interchanged one compiled scalar
+/// (-O1, no vectorization), then the interchanged one vectorized.
+fn tuning_steps(src: &str, naive: (&str, &str), interchanged: (&str, &str), vector_flags: &[&str], labels: [&str; 3]) -> [Value; 3] {
+    let d = tempfile::tempdir().unwrap();
+    let scalar = compile(d.path(), "scalar", src, &["-O1", "-fno-tree-vectorize"]);
+    let vector = compile(d.path(), "vector", src, vector_flags);
+    let step = |exe: &Path, (function, arg): (&str, &str)| {
+        let roi = format!("function:{function}");
+        run(&["--roi", &roi, "--prefetcher", "stride", "--no-idealize"], exe, &[arg])
+    };
+    let steps = [step(&scalar, naive), step(&scalar, interchanged), step(&vector, interchanged)];
+    for (label, v) in labels.iter().zip(&steps) {
+        show(label, v);
+    }
+    steps
+}
+
 /// Runs in which the loop interchange of a vector × matrix product leaves
 /// Memory Bound: the interchanged loop streams rows and, with no reduction to
 /// wait for, is dispatch-bound (Retiring dominates); vectorizing it is faster
 /// again.
 #[test]
 fn row_streaming_interchange_leaves_memory_bound() {
-    let d = tempfile::tempdir().unwrap();
-    let scalar = compile(d.path(), "mm", MATMUL, &["-O1", "-fno-tree-vectorize"]);
-    let vector = compile(d.path(), "mmv", MATMUL, &["-O3", "-mavx2", "-mfma"]);
-    let args = |f: &'static str| ["--roi", f, "--prefetcher", "stride", "--no-idealize"];
-    let naive = run(&args("function:ijk"), &scalar, &["naive"]);
-    let inter = run(&args("function:ikj"), &scalar, &["interchanged"]);
-    let vect = run(&args("function:ikj"), &vector, &["interchanged"]);
-    show("naive", &naive);
-    show("interchanged", &inter);
-    show("vectorized", &vect);
+    let [naive, inter, vect] =
+        tuning_steps(MATMUL, ("ijk", "naive"), ("ikj", "interchanged"), &["-O3", "-mavx2", "-mfma"], ["naive", "interchanged", "vectorized"]);
     // naive: Backend → Memory Bound → Ext. Memory Bound, the flagged path
     for n in ["Backend_Bound", "Memory_Bound", "Ext_Memory_Bound"] {
-        assert!(
-            flagged(&naive, n),
-            "naive: {n} not flagged: {:?}",
-            node(&naive, n)
-        );
+        assert!(flagged(&naive, n), "naive: {n} not flagged: {:?}", node(&naive, n));
     }
-    assert!(
-        value(&naive, "Memory_Bound") > 0.4,
-        "naive Memory Bound {}",
-        value(&naive, "Memory_Bound")
-    );
+    assert!(value(&naive, "Memory_Bound") > 0.4, "naive Memory Bound {}", value(&naive, "Memory_Bound"));
     assert!(value(&naive, "Retiring") < 0.25);
     // interchange: much faster, the memory stalls mostly gone, retiring dominates
-    assert!(
-        f(&naive["cycles"]) > 2.0 * f(&inter["cycles"]),
-        "interchange speedup"
-    );
+    assert!(f(&naive["cycles"]) > 2.0 * f(&inter["cycles"]), "interchange speedup");
     assert!(value(&inter, "Memory_Bound") < 0.7 * value(&naive, "Memory_Bound"));
     assert!(value(&inter, "Retiring") > 2.0 * value(&naive, "Retiring"));
     // vectorized: faster again
-    assert!(
-        f(&inter["cycles"]) > 1.5 * f(&vect["cycles"]),
-        "vectorization speedup"
-    );
+    assert!(f(&inter["cycles"]) > 1.5 * f(&vect["cycles"]), "vectorization speedup");
     assert!(value(&vect, "FP_Vector") > 0.0 && value(&inter, "FP_Vector") == 0.0);
 }
 
@@ -202,61 +167,28 @@ int main(int argc, char **argv) {
 /// 0.12, Core Bound 0.15 → 0.64, speedups 11.8× and 16.5×.
 #[test]
 fn matmul_tuning_follows_yasin_table_4() {
-    let d = tempfile::tempdir().unwrap();
-    let scalar = compile(d.path(), "mv", MATVEC, &["-O1", "-fno-tree-vectorize"]);
-    let vector = compile(
-        d.path(),
-        "mvv",
+    let [m1, m2, m3] = tuning_steps(
         MATVEC,
+        ("multiply1", "1"),
+        ("multiply2", "2"),
         &["-O3", "-mavx2", "-mfma", "-ffast-math"],
+        ["multiply1", "multiply2", "multiply3"],
     );
-    let args = |f: &'static str| ["--roi", f, "--prefetcher", "stride", "--no-idealize"];
-    let m1 = run(&args("function:multiply1"), &scalar, &["1"]);
-    let m2 = run(&args("function:multiply2"), &scalar, &["2"]);
-    let m3 = run(&args("function:multiply2"), &vector, &["2"]);
-    show("multiply1", &m1);
-    show("multiply2", &m2);
-    show("multiply3", &m3);
     // multiply1: the flagged path is Backend → Memory Bound → Ext. Memory Bound
     for n in ["Backend_Bound", "Memory_Bound", "Ext_Memory_Bound"] {
-        assert!(
-            flagged(&m1, n),
-            "multiply1: {n} not flagged: {:?}",
-            node(&m1, n)
-        );
+        assert!(flagged(&m1, n), "multiply1: {n} not flagged: {:?}", node(&m1, n));
     }
-    assert!(
-        value(&m1, "Memory_Bound") > 0.3,
-        "multiply1 Memory Bound {}",
-        value(&m1, "Memory_Bound")
-    );
+    assert!(value(&m1, "Memory_Bound") > 0.3, "multiply1 Memory Bound {}", value(&m1, "Memory_Bound"));
     // multiply2: faster, Memory Bound no longer flagged, Core Bound → Ports Utilization is
-    assert!(
-        f(&m1["cycles"]) > 1.5 * f(&m2["cycles"]),
-        "interchange speedup"
-    );
+    assert!(f(&m1["cycles"]) > 1.5 * f(&m2["cycles"]), "interchange speedup");
     for n in ["Backend_Bound", "Core_Bound", "Ports_Utilization"] {
-        assert!(
-            flagged(&m2, n),
-            "multiply2: {n} not flagged: {:?}",
-            node(&m2, n)
-        );
+        assert!(flagged(&m2, n), "multiply2: {n} not flagged: {:?}", node(&m2, n));
     }
-    assert!(
-        !flagged(&m2, "Memory_Bound"),
-        "multiply2 still Memory Bound: {:?}",
-        node(&m2, "Memory_Bound")
-    );
+    assert!(!flagged(&m2, "Memory_Bound"), "multiply2 still Memory Bound: {:?}", node(&m2, "Memory_Bound"));
     assert!(value(&m2, "Memory_Bound") < 0.5 * value(&m1, "Memory_Bound"));
-    assert!(
-        value(&m2, "Core_Bound") > value(&m1, "Core_Bound")
-            && value(&m2, "Core_Bound") > 3.0 * value(&m2, "Memory_Bound")
-    );
+    assert!(value(&m2, "Core_Bound") > value(&m1, "Core_Bound") && value(&m2, "Core_Bound") > 3.0 * value(&m2, "Memory_Bound"));
     // multiply3: vectorized, faster again
-    assert!(
-        f(&m2["cycles"]) > 1.5 * f(&m3["cycles"]),
-        "vectorization speedup"
-    );
+    assert!(f(&m2["cycles"]) > 1.5 * f(&m3["cycles"]), "vectorization speedup");
     assert!(value(&m3, "FP_Vector") > 0.0 && value(&m2, "FP_Vector") == 0.0);
 }
 
@@ -448,7 +380,7 @@ fn views_do_not_change_the_timing() {
     let exe = compile(d.path(), "mb", MISS_BRANCH, &["-O1", "-fno-if-conversion", "-fno-if-conversion2", "-fno-tree-vectorize"]);
     let args = ["--roi", "function:kernel", "--no-idealize"];
     let on = run(&args, &exe, &[]);
-    let off = run_without_views(&[&args[..], &["--no-views"]].concat(), &exe);
+    let off = run_json(&[&args[..], &["--no-views"]].concat(), &exe, &[]);
     assert_eq!(f(&on["cycles"]), f(&off["cycles"]));
     assert_eq!(on["instructions_simulated"], off["instructions_simulated"]);
     assert_eq!(on["hotspots"], off["hotspots"]);

@@ -1,7 +1,7 @@
 //! Helpers shared by the CLI's integration tests.
 #![allow(dead_code)]
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// Builds the QEMU plugin next to the `bottlenose` binary if it is not there yet.
 pub fn ensure_plugin() {
@@ -14,6 +14,33 @@ pub fn ensure_plugin() {
         }
         assert!(c.status().unwrap().success(), "building the QEMU plugin");
     }
+}
+
+/// `bottlenose run ARGS --quiet --format json -- PROG PROG_ARGS`: its output and
+/// its JSON report (`Null` when it wrote none).
+pub fn run_report(args: &[&str], prog: &Path, prog_args: &[&str]) -> (Output, serde_json::Value) {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .arg("run")
+        .args(args)
+        .args(["--quiet", "--format", "json", "--output"])
+        .arg(&json)
+        .arg("--")
+        .arg(prog)
+        .args(prog_args)
+        .output()
+        .unwrap();
+    let v = std::fs::read_to_string(&json).map(|s| serde_json::from_str(&s).expect("json")).unwrap_or(serde_json::Value::Null);
+    (out, v)
+}
+
+/// [`run_report`] without the sensitivity sweep, which must succeed; its report.
+pub fn run_json(args: &[&str], prog: &Path, prog_args: &[&str]) -> serde_json::Value {
+    let (out, v) = run_report(&[args, &["--no-sensitivity"]].concat(), prog, prog_args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    v
 }
 
 /// Compiles one C file with gcc into `dir/name`.
