@@ -215,6 +215,10 @@ pub struct AccountingViews {
     p: ViewParams,
     sp: SweepParams,
     facts: Vec<StaticFacts>,
+    /// Executions of each static instruction: whatever follows from the static
+    /// facts alone (slots, uops, FP and divide counts) is summed from these at the
+    /// end instead of per execution.
+    execs: Vec<u64>,
     shared: Option<SharedFacts>,
     ring: Vec<Cell>,
     mask: usize,
@@ -259,6 +263,7 @@ impl AccountingViews {
             flops: FlopsCounters::default(),
             sp: SweepParams { width: p.width, inv_w: 1.0 / p.width, few: p.few_ops as u8, bw: p.mem_bw_occupancy as u64, fp_units: p.fp_units },
             p,
+            execs: vec![0; facts.len()],
             facts,
             shared: None,
             ring: vec![Cell::default(); len],
@@ -305,6 +310,7 @@ impl AccountingViews {
             // unknown instruction (should not happen): account it as one plain uop
             self.facts.resize(index + 1, StaticFacts { fused: 1, compute_uops: 1, ..Default::default() });
         }
+        self.execs.resize(self.facts.len(), 0);
     }
 
     #[inline(always)]
@@ -507,6 +513,7 @@ impl AccountingViews {
         if last > self.fin {
             self.finalize_to(last);
         }
+        self.add_static_sums();
         self.acc.export(&mut self.td, &mut self.flops);
         let w = self.p.width;
         let slots = self.td.slots_retired as f64;
@@ -538,6 +545,32 @@ impl AccountingViews {
         let flops_stack = self.flops.finish(&self.p, clocks);
         let cycle_accounting = self.lev.finish(&self.p, &self.td, clocks);
         AccountingResult { topdown: self.td, cpi_stacks, flops_stack, cycle_accounting }
+    }
+
+    /// The counts that depend only on each instruction's static facts: executions × facts.
+    fn add_static_sums(&mut self) {
+        for (f, &n) in self.facts.iter().zip(&self.execs) {
+            if n == 0 {
+                continue;
+            }
+            let fused = f.fused as u64;
+            self.instructions += n;
+            self.td.slots_retired += n * fused;
+            self.td.ms_slots += n * fused * f.microcoded as u64;
+            self.td.ops_executed += n * (f.load_uops as u64 + f.compute_uops as u64 + f.store_uops as u64);
+            if f.is_divide {
+                self.lev.divides += n;
+                self.lev.divide_latency += n as f64 * f.op_latency as f64;
+            }
+            match f.fp {
+                FpKind::None => {}
+                FpKind::Vector => self.td.fp_vector += n,
+                FpKind::Scalar => self.td.fp_scalar += n,
+            }
+            if f.fp != FpKind::None {
+                self.flops.issue(&self.p, f, n);
+            }
+        }
     }
 
     /// Books `n` uops executed in cycle `c`.
@@ -579,7 +612,7 @@ impl AccountingViews {
         let issue_c = floor_i(t.issue);
         let dispatch_c = floor_i(t.dispatch);
         self.reserve(commit_c + 2);
-        self.instructions += 1;
+        self.execs[index] += 1;
         let fused = f.fused;
 
         // ---- dispatch: slots (Top-Down) and the dispatch CPI stack ----------
@@ -593,8 +626,6 @@ impl AccountingViews {
             self.dispatch_gap(&d);
         }
         self.prev_slot_end = slot + fused as f64 * self.p.dispatch_gap;
-        self.td.slots_retired += fused as u64;
-        self.td.ms_slots += fused as u64 * f.microcoded as u64;
 
         // ---- commit: the commit stack and the ROB-head timeline ---------------
         if fused > 0 {
@@ -630,22 +661,21 @@ impl AccountingViews {
             self.cell(done_c).d_mem -= LANES[lvl];
             self.lev.loads[lvl] += 1;
         }
-        self.ops(issue_c, f.compute_uops);
         {
+            let is_fp = (f.fp != FpKind::None) as u8;
             let e = self.cell(issue_c);
+            e.ops = e.ops.saturating_add(f.compute_uops);
             e.iss = e.iss.saturating_add(fused.min(255) as u8);
+            e.vfp_n = e.vfp_n.saturating_add(is_fp);
         }
         if f.store_uops > 0 {
             self.ops(floor_i(t.complete - 1.0).max(dispatch_c), f.store_uops);
         }
-        self.td.ops_executed += f.load_uops as u64 + f.compute_uops as u64 + f.store_uops as u64;
         if f.is_divide {
             let end = issue_c + f.divider_cycles as i64;
             self.reserve(end + 1);
             self.cell(issue_c).d_div += 1;
             self.cell(end).d_div -= 1;
-            self.lev.divides += 1;
-            self.lev.divide_latency += f.op_latency as f64;
         }
 
         // ---- issue stage: the oldest waiting instruction in the scheduler ------
@@ -683,15 +713,6 @@ impl AccountingViews {
         // ---- FLOPS stack -------------------------------------------------------
         if f.fp != FpKind::None {
             self.sweep.any_vfp = true;
-            match f.fp {
-                FpKind::Vector => self.td.fp_vector += 1,
-                _ => self.td.fp_scalar += 1,
-            }
-            {
-                let e = self.cell(issue_c);
-                e.vfp_n = e.vfp_n.saturating_add(1);
-            }
-            self.flops.issue(&self.p, &f);
             let a = dispatch_c.max(self.vfp_next);
             if issue_c > a {
                 let op = floor_i(t.operands).clamp(a, issue_c);

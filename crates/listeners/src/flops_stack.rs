@@ -48,16 +48,18 @@ pub struct FlopsStack {
 }
 
 impl FlopsCounters {
+    /// `n` issues of an FP instruction with facts `f`.
     #[inline]
-    pub(crate) fn issue(&mut self, p: &ViewParams, f: &StaticFacts) {
+    pub(crate) fn issue(&mut self, p: &ViewParams, f: &StaticFacts, n: u64) {
         let fmax = if p.fma { 2.0 } else { 1.0 };
         let a = if f.fma && p.fma { 2.0 } else { 1.0 };
         let w = f.width as f64;
-        self.issued += 1;
-        self.flops += f.flops as u64;
-        self.base += a * w / fmax;
-        self.non_fma += (fmax - a) * w / fmax;
-        self.mask += 1.0 - w;
+        let k = n as f64;
+        self.issued += n;
+        self.flops += n * f.flops as u64;
+        self.base += k * (a * w / fmax);
+        self.non_fma += k * ((fmax - a) * w / fmax);
+        self.mask += k * (1.0 - w);
     }
 
     pub(crate) fn finish(&self, p: &ViewParams, clocks: f64) -> FlopsStack {
