@@ -101,24 +101,25 @@ fn tuning_steps(src: &str, naive: (&str, &str), interchanged: (&str, &str), vect
     steps
 }
 
-/// Runs in which the loop interchange of a vector × matrix product leaves
-/// Memory Bound: the interchanged loop streams rows and, with no reduction to
-/// wait for, is dispatch-bound (Retiring dominates); vectorizing it is faster
-/// again.
+/// A vector × matrix product whose interchanged loop reads only 2 KiB of each
+/// 16 KiB row: the stride prefetcher (a streamer, 16 lines ahead) has to retrain
+/// on every row and most lines still come late from DRAM, so interchange helps
+/// but the loop stays Ext. Memory bound; vectorizing it is faster again. (On this
+/// Zen 4 host the interchanged loop measures ~3.9 M cycles, the zen4 model 3.4 M.)
 #[test]
-fn row_streaming_interchange_leaves_memory_bound() {
+fn short_row_streams_stay_memory_bound_after_interchange() {
     let [naive, inter, vect] =
         tuning_steps(MATMUL, ("ijk", "naive"), ("ikj", "interchanged"), &["-O3", "-mavx2", "-mfma"], ["naive", "interchanged", "vectorized"]);
     // naive: Backend → Memory Bound → Ext. Memory Bound, the flagged path
     for n in ["Backend_Bound", "Memory_Bound", "Ext_Memory_Bound"] {
         assert!(flagged(&naive, n), "naive: {n} not flagged: {:?}", node(&naive, n));
+        assert!(flagged(&inter, n), "interchanged: {n} not flagged: {:?}", node(&inter, n));
     }
     assert!(value(&naive, "Memory_Bound") > 0.4, "naive Memory Bound {}", value(&naive, "Memory_Bound"));
     assert!(value(&naive, "Retiring") < 0.25);
-    // interchange: much faster, the memory stalls mostly gone, retiring dominates
-    assert!(f(&naive["cycles"]) > 2.0 * f(&inter["cycles"]), "interchange speedup");
-    assert!(value(&inter, "Memory_Bound") < 0.7 * value(&naive, "Memory_Bound"));
-    assert!(value(&inter, "Retiring") > 2.0 * value(&naive, "Retiring"));
+    // interchange: faster (each line is used 8 times in a row, not once), still waiting for DRAM
+    assert!(f(&naive["cycles"]) > 1.2 * f(&inter["cycles"]), "interchange speedup");
+    assert!(value(&inter, "Retiring") > value(&naive, "Retiring"));
     // vectorized: faster again
     assert!(f(&inter["cycles"]) > 1.5 * f(&vect["cycles"]), "vectorization speedup");
     assert!(value(&vect, "FP_Vector") > 0.0 && value(&inter, "FP_Vector") == 0.0);
@@ -143,11 +144,12 @@ fn show(n: &str, v: &Value) {
 const MATVEC: &str = r#"
 #include <stdio.h>
 #define N 2048
-#define J 512
+#define J 1024
 static double A[J], B[N][N], C[N];
 /* C = B A over the first J columns of B. multiply1 walks B by columns (16 KiB
    stride, every access a new line in a conflicting set); multiply2, the
-   interchanged loops, walks it by rows and sums each row in one accumulator */
+   interchanged loops, walks it by rows (8 KiB of each: two pages the streamer
+   follows) and sums each row in one accumulator */
 __attribute__((noinline)) void multiply1(void) { for (int j = 0; j < J; j++) { double a = A[j]; for (int i = 0; i < N; i++) C[i] += B[i][j] * a; } }
 __attribute__((noinline)) void multiply2(void) { for (int i = 0; i < N; i++) { double s = 0; for (int j = 0; j < J; j++) s += B[i][j] * A[j]; C[i] = s; } }
 int main(int argc, char **argv) {
@@ -190,6 +192,42 @@ fn matmul_tuning_follows_yasin_table_4() {
     // multiply3: vectorized, faster again
     assert!(f(&m2["cycles"]) > 1.5 * f(&m3["cycles"]), "vectorization speedup");
     assert!(value(&m3, "FP_Vector") > 0.0 && value(&m2, "FP_Vector") == 0.0);
+}
+
+const TRIAD: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#define N (2 << 20)
+__attribute__((noinline)) void triad(double *a, const double *b, const double *c, long n) { for (long i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i]; }
+int main(void) {
+    double *a = malloc(N * 8), *b = malloc(N * 8), *c = malloc(N * 8);
+    for (long i = 0; i < N; i++) { b[i] = i; c[i] = 2 * i; a[i] = 0; }
+    triad(a, b, c, N);
+    printf("%f\n", a[N / 2]);
+    return 0;
+}
+"#;
+
+/// Prefetches take time and bandwidth: with the stride prefetcher a DRAM
+/// stream (three 16 MiB arrays) is much faster than without, but no faster than
+/// skylake's DRAM fills allow (8 bytes per cycle; b, c and the write-allocated
+/// a: 24 bytes per element), and Top-Down calls it MEM Bandwidth bound.
+#[test]
+fn prefetched_stream_is_bound_by_dram_bandwidth() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "triad", TRIAD, &["-O2", "-fno-tree-vectorize"]);
+    let args = |p: &'static str| ["--roi", "function:triad", "--prefetcher", p, "--no-idealize"];
+    let none = run(&args("none"), &exe, &[]);
+    let stride = run(&args("stride"), &exe, &[]);
+    let n = (2u64 << 20) as f64;
+    let (c_none, c_stride) = (f(&none["cycles"]), f(&stride["cycles"]));
+    println!("triad: {c_none:.0} cycles without a prefetcher, {c_stride:.0} with ({:.2} fill bytes/cycle)", 24.0 * n / c_stride);
+    assert!(c_none > 1.5 * c_stride, "the prefetcher hides most of the latency");
+    assert!(24.0 * n / c_stride <= 8.0 * 1.001, "faster than DRAM fills allow");
+    assert!(24.0 * n / c_stride > 0.6 * 8.0, "far below the DRAM bandwidth");
+    for node_name in ["Memory_Bound", "Ext_Memory_Bound", "MEM_Bandwidth"] {
+        assert!(flagged(&stride, node_name), "{node_name} not flagged: {:?}", node(&stride, node_name));
+    }
 }
 
 const MISS_BRANCH: &str = r#"

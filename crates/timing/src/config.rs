@@ -84,6 +84,8 @@ pub struct CoreConfig {
     /// Lines per cycle that can be filled into level k from level k+1 (index 1 = L2→L1,
     /// 2 = L3→L2, 3 = DRAM→L3; index 0 unused).
     pub fill_lines_per_cycle: [f64; 4],
+    /// log2 of the L1D line size (prefetched lines are tracked by line).
+    pub line_shift: u32,
     /// Idealization "1-cycle ALU" (Eyerman §IV): every non-load operation
     /// with a latency above one cycle completes in one cycle (loads, store
     /// forwarding and throughput are unchanged). Off in every normal variant.
@@ -124,6 +126,7 @@ impl CoreConfig {
             icache_stream_share: 1.0 / c.icache_misses_in_flight.max(1.0),
             level_extra_latency: level_extra_latency(machine, acc.miss_latency),
             fill_lines_per_cycle: fill_rates(machine, acc),
+            line_shift: data_levels(machine).first().map(|c| c.line_bytes.max(1).trailing_zeros()).unwrap_or(6),
             unit_alu_latency: false,
         }
     }

@@ -164,7 +164,7 @@ impl StageTimes {
 /// Static analysis passes the default: L1 hits, correct predictions, no aliasing.
 ///
 /// One of these travels from the producer thread to every timing worker per
-/// executed instruction, so it is kept small (40 bytes): the delays are `f32`
+/// executed instruction, so it is kept small (48 bytes): the delays are `f32`
 /// (whole or half cycles, exact), the addresses have no separate `Some` tag.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DynInfo {
@@ -182,6 +182,12 @@ pub struct DynInfo {
     /// Cycles the fetch unit loses before this instruction's block (the bubble of the
     /// correctly predicted taken branch that led here: return stack, indirect target).
     pub fetch_bubble: f32,
+    /// A line the prefetcher started bringing into L1 on this instruction's
+    /// access (line address), and the level it comes from (1 = L2 .. 3 = DRAM;
+    /// 0 = none): its transfer takes fill bandwidth, and a load of the line
+    /// before it arrives waits for it.
+    pub prefetch_line: Option<NonZeroU64>,
+    pub prefetch_level: u8,
     /// Level that served the load: 0 = L1 (hit), 1 = L2, 2 = L3, 3 = DRAM.
     pub load_level: u8,
     /// Level that held the stored line (write-allocate fills it before the store drains).

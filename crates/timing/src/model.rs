@@ -18,6 +18,7 @@ use crate::calendar::{ceil_pos, floor_pos, Calendar};
 use crate::config::CoreConfig;
 use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, StageTimes};
 use crate::resolve::{InstrTiming, Use};
+use crate::prefetched::PrefetchedLines;
 use crate::shadow::{short_key, ShadowMemory};
 use crate::window::{FifoWindow, Scheduler};
 use bottlenose_decode::{BranchKind, NUM_REGS};
@@ -56,6 +57,7 @@ pub struct Core {
     reg_class: [LatencyClass; NUM_REGS],
     reg_penalty: [f64; NUM_REGS],
     memory: ShadowMemory,
+    prefetched: PrefetchedLines,
     resteer_at: f64,
     /// Earliest slot time of the next fetch block (machine `fetch_blocks_per_cycle`).
     fetch_next: f64,
@@ -86,6 +88,7 @@ impl Core {
             reg_class: [LatencyClass::Short; NUM_REGS],
             reg_penalty: [0.0; NUM_REGS],
             memory: ShadowMemory::new(),
+            prefetched: PrefetchedLines::new(),
             resteer_at: 0.0,
             fetch_next: 0.0,
             fetch_line_ready: 0.0,
@@ -204,6 +207,9 @@ impl Core {
         let data_ready = fmax(data_max, dispatch);
         let mut load_waited_memory = false;
         let mut miss = false;
+        // the level the load's data came from: a hit on a line still on its way
+        // (a late prefetch) counts as a miss at the level the line comes from
+        let mut load_level = dy.load_level;
         let (load_start, load_done, load_port) = if it.loads {
             let (s, port) = self.place(&it.load_uses, addr_ready);
             let mut done = s + it.load_latency * scale + dy.load_extra_latency as f64;
@@ -212,6 +218,17 @@ impl Core {
                 let filled = self.fill_line(level, s);
                 done = fmax(done, filled + it.load_latency * scale) + self.cfg.level_extra_latency[level];
                 miss = true;
+            } else if let Some(a) = dy.load_addr {
+                if let Some((arrives, level)) = self.prefetched.arrival(a.get() >> self.cfg.line_shift) {
+                    if arrives > s {
+                        done = fmax(done, arrives + it.load_latency * scale);
+                        miss = true;
+                        load_level = level;
+                    }
+                }
+            }
+            if dy.prefetch_level > 0 {
+                self.book_prefetch(dy, s);
             }
             if let Some(a) = dy.load_addr {
                 if let Some((st, key)) = self.memory.ready(a.get()) {
@@ -234,6 +251,9 @@ impl Core {
             }
             (s, done, port)
         } else {
+            if dy.prefetch_level > 0 {
+                self.book_prefetch(dy, dispatch);
+            }
             (dispatch, dispatch, None)
         };
         let operands = if it.loads { fmax(data_ready, load_done) } else { data_ready };
@@ -276,7 +296,7 @@ impl Core {
             (operands, data_src)
         };
         let (self_class, penalty_from, wait_class, wait_from) = if details {
-            self.latency_classes(it, dy, scale, op_latency, load_start, load_done, issue, ready, miss, load_waited_memory, data_ready, dispatch, wait_on, src)
+            self.latency_classes(it, dy, load_level, scale, op_latency, load_start, load_done, issue, ready, miss, load_waited_memory, data_ready, dispatch, wait_on, src)
         } else {
             (LatencyClass::Short, 0.0, LatencyClass::Short, 0.0)
         };
@@ -356,7 +376,7 @@ impl Core {
             // branch handling, not instruction-cache misses: the views charge them with the BTB part
             btb_stall: if DETAILS { (dy.btb_stall as f64 + block_stall).min(fetched - resteer).max(0.0) as f32 } else { 0.0 },
             fetch_block_stall: if DETAILS { block_stall as f32 } else { 0.0 },
-            load_level: if DETAILS && it.loads { dy.load_level } else { 0 },
+            load_level: if DETAILS && it.loads { load_level } else { 0 },
             self_class,
             wait_class,
             load_start: if DETAILS { load_start } else { 0.0 },
@@ -422,6 +442,18 @@ impl Core {
         at
     }
 
+    /// Books the transfer of the line the prefetcher started on this
+    /// instruction's access at `t` and records when it arrives in L1.
+    #[inline(never)]
+    fn book_prefetch(&mut self, dy: &DynInfo, t: f64) {
+        if let Some(line) = dy.prefetch_line {
+            let level = (dy.prefetch_level as usize).min(3);
+            let started = self.fill_line(level, t);
+            let arrives = started + self.cfg.level_extra_latency[level];
+            self.prefetched.insert(line.get() >> self.cfg.line_shift, arrives, level as u8);
+        }
+    }
+
     /// The latency class of this instruction's result and of what its critical
     /// uop waited for, with the start of each penalty (accounting views only).
     #[allow(clippy::too_many_arguments)]
@@ -430,6 +462,7 @@ impl Core {
         &self,
         it: &InstrTiming,
         dy: &DynInfo,
+        load_level: u8,
         scale: f64,
         op_latency: f64,
         load_start: f64,
@@ -453,7 +486,7 @@ impl Core {
         let (self_class, penalty_from) = if it.loads && load_waited_memory {
             (LatencyClass::Forward, ready)
         } else if it.loads && miss {
-            (load_class(dy.load_level), l1_done)
+            (load_class(load_level), l1_done)
         } else if !it.compute_uses.is_empty() && op_latency * scale > scale + EPS {
             (LatencyClass::Long, issue + scale)
         } else if it.loads {
@@ -465,7 +498,7 @@ impl Core {
             if load_waited_memory {
                 (LatencyClass::Forward, wait_on)
             } else if miss {
-                (load_class(dy.load_level), l1_done.min(wait_on))
+                (load_class(load_level), l1_done.min(wait_on))
             } else {
                 (LatencyClass::L1, wait_on)
             }

@@ -148,6 +148,31 @@ fn store_to_load_dependency_through_shadow_memory() {
 }
 
 #[test]
+fn a_load_of_a_prefetched_line_waits_until_it_arrives() {
+    let m = machine();
+    let b = block(&m, "mov rcx, [rsi]\nmov rdx, [rdi]");
+    let cfg = CoreConfig::new(&m, &Acceleration::nominal(&m));
+    let line = 0x4000u64;
+    // the first load (an L1 hit) starts a prefetch of `line` from DRAM; the second loads from it
+    let with = [
+        DynInfo { load_addr: NonZeroU64::new(0x1000), prefetch_line: NonZeroU64::new(line), prefetch_level: 3, ..Default::default() },
+        DynInfo { load_addr: NonZeroU64::new(line + 8), ..Default::default() },
+    ];
+    let without = [DynInfo { load_addr: NonZeroU64::new(0x1000), ..Default::default() }, with[1]];
+    let plain = run(&m, &Acceleration::nominal(&m), &b, &without);
+    let t = run(&m, &Acceleration::nominal(&m), &b, &with);
+    let dram = cfg.level_extra_latency[3];
+    assert!(dram > 0.0);
+    // the line arrives a DRAM access after the first load started: the second load waits for it
+    assert!(t[1].load_done >= t[0].load_start + dram, "{} vs {} + {dram}", t[1].load_done, t[0].load_start);
+    assert!(t[1].load_done > plain[1].load_done + 0.5 * dram);
+    assert_eq!(t[1].load_level, 3, "a late prefetch counts as a miss at the level the line comes from");
+    assert_eq!(plain[1].load_level, 0);
+    // the first load itself is not delayed by the prefetch it started
+    assert_eq!(t[0].load_done, plain[0].load_done);
+}
+
+#[test]
 fn load_op_waits_for_its_load() {
     let m = machine();
     let b = block(&m, "add rax, [rsi]");

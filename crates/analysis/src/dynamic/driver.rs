@@ -326,6 +326,10 @@ impl Front {
                 info.load_extra_latency += o.tlb_cycles as f32;
             }
         }
+        if let Some((line, from)) = self.functional.caches.take_prefetch() {
+            info.prefetch_line = NonZeroU64::new(line);
+            info.prefetch_level = level_index(from);
+        }
         if inst.branch != BranchKind::None && inst.branch != BranchKind::Other {
             let fallthrough = insn.vaddr + inst.len as u64;
             let next = insn.next_vaddr.unwrap_or(fallthrough);

@@ -136,6 +136,9 @@ pub struct CacheHierarchy {
     inst_fetches: u64,
     prefetch_fills: u64,
     prefetch_dram: u64,
+    /// The last prefetch that brought a line from beyond L1 (line address,
+    /// level it came from), until [`CacheHierarchy::take_prefetch`] reads it.
+    last_prefetch: Option<(u64, MemLevel)>,
 }
 
 fn line_shift(p: &CacheParams) -> u32 {
@@ -215,6 +218,7 @@ impl CacheHierarchy {
             inst_fetches: 0,
             prefetch_fills: 0,
             prefetch_dram: 0,
+            last_prefetch: None,
         }
     }
 
@@ -269,14 +273,18 @@ impl CacheHierarchy {
         let lvl = self.walk(DATA, addr);
         if self.prefetch.kind() != Prefetcher::None {
             if let Some(pl) = self.prefetch.observe(line, lvl != MemLevel::L1) {
-                self.prefetch_line(pl);
+                let from = self.prefetch_line(pl);
+                if from != MemLevel::L1 {
+                    self.last_prefetch = Some((pl << self.data_line_shift, from));
+                }
             }
         }
         lvl
     }
 
-    /// Bring an L1D line into L1D (and L2/L3 on the way) without counting it as a demand access.
-    fn prefetch_line(&mut self, line: u64) {
+    /// Bring an L1D line into L1D (and L2/L3 on the way) without counting it as a
+    /// demand access; returns the level that held it (L1: nothing to do).
+    fn prefetch_line(&mut self, line: u64) -> MemLevel {
         let addr = line << self.data_line_shift;
         let path = self.paths[DATA];
         for i in 0..path.len as usize {
@@ -285,13 +293,22 @@ impl CacheHierarchy {
                 if i > 0 {
                     self.prefetch_fills += 1;
                 }
-                return;
+                return path.mem[i];
             }
         }
         if path.len > 0 {
             self.prefetch_fills += 1;
             self.prefetch_dram += 1;
         }
+        MemLevel::Dram
+    }
+
+    /// The prefetch the last data accesses started from beyond L1, if any (line
+    /// address and the level it comes from), once: the timing model books its
+    /// transfer and makes demand loads of the line wait for it.
+    #[inline]
+    pub fn take_prefetch(&mut self) -> Option<(u64, MemLevel)> {
+        self.last_prefetch.take()
     }
 
     /// A data access of `size` bytes at `addr`. Returns the level that served

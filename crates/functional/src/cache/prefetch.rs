@@ -2,17 +2,19 @@
 //!
 //! The prefetchers watch the demand stream of the L1D (in L1D line units) and
 //! name at most one line to bring into L1D (and on the way L2/L3) per access.
-//! Fills are instantaneous: the functional layer has no notion of time, so a
-//! prefetch is either useful (the later demand access hits) or not. Both
-//! prefetchers stay within the 4 KiB page of the triggering access, as hardware
-//! prefetchers working on physical addresses must.
+//! The functional layer puts the line in the caches at once; the timing model
+//! books its transfer and makes a demand load that comes before the line wait
+//! for it, so a prefetch issued too late hides only part of the latency.
 //!
 //! * [`Prefetcher::NextLine`]: on an L1D demand miss to line X, fetch X+1
 //!   (Intel's "DCU next-line prefetcher").
-//! * [`Prefetcher::Stride`]: a 16-entry table of streams keyed by 4 KiB region
-//!   (no PC is available at this interface); once the same non-zero line delta
-//!   has been seen twice in a row in a region, every access fetches
-//!   `line + delta`.
+//! * [`Prefetcher::Stride`]: a streamer. A 16-entry table of streams keyed by
+//!   4 KiB region (no PC is available at this interface); once the same non-zero
+//!   line delta has been seen twice in a row in a region, every access fetches
+//!   the line [`DISTANCE_LINES`] ahead along the stride (at least one stride),
+//!   within the page or into the next one (as Intel's L2 streamer with its
+//!   next-page prefetcher): far enough ahead to cover a DRAM access of a
+//!   stream.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +52,10 @@ impl std::str::FromStr for Prefetcher {
 }
 
 const STREAMS: usize = 16;
+
+/// How far ahead the stride prefetcher runs, in lines (Intel's L2 streamer
+/// runs up to 20 lines ahead of the demand stream).
+pub const DISTANCE_LINES: i64 = 16;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Stream {
@@ -127,8 +133,13 @@ impl PrefetchEngine {
         }
         s.last_line = line;
         if s.confidence >= 1 {
-            let target = line.wrapping_add(s.stride as u64);
-            if self.same_page(line, target) {
+            let stride = s.stride;
+            let k = (DISTANCE_LINES / stride.abs()).max(1);
+            let target = line.wrapping_add((k * stride) as u64);
+            // this page or the next one along the stream
+            let page = |l: u64| (l >> self.page_lines_shift) as i64;
+            let step = page(target).wrapping_sub(page(line));
+            if step == 0 || step == stride.signum() {
                 return Some(target);
             }
         }
