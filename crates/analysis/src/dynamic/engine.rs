@@ -103,7 +103,7 @@ impl<L: Listener + Send + 'static> Sink<L> {
     /// on bench/programs/speed.c).
     fn new(listener: L, own_thread: Option<bool>) -> Self {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        if L::DETAILS && own_thread.unwrap_or(cores >= 4) {
+        if L::DETAILS && listener.wants_details() && own_thread.unwrap_or(cores >= 4) {
             Sink::Thread(ListenerThread::spawn(listener))
         } else {
             Sink::Inline(listener)
