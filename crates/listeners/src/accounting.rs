@@ -54,7 +54,7 @@ use crate::facts::{FpKind, SharedFacts, StaticFacts};
 use crate::flops_stack::{FlopsCounters, FlopsStack};
 use crate::topdown::TopDownCounters;
 use bottlenose_machine::Machine;
-use bottlenose_timing::{CoreConfig, DispatchCause, LatencyClass, Listener, StageTimes};
+use bottlenose_timing::{CoreConfig, DispatchCause, FifoWindow, LatencyClass, Listener, StageTimes};
 
 const EPS: f64 = 1e-9;
 
@@ -226,15 +226,11 @@ pub struct AccountingViews {
     fin: i64,
     prev_slot_end: f64,
     commit_end: f64,
-    /// The correct-path instructions that may still be in the ROB, oldest first:
-    /// (time their entries free, entries) in a ring, `rob_head..rob_tail`, and the
-    /// sum of their entries. Freed entries are dropped only when a wrong path needs
-    /// the count, or when the ring is full (then at least half are long gone: the
-    /// ring holds twice the ROB).
-    rob: Vec<(f64, u32)>,
-    rob_head: usize,
-    rob_tail: usize,
-    rob_used: u32,
+    /// The correct-path instructions that may still be in the ROB, oldest first,
+    /// with the time their entries free. Freed ones are dropped only when a wrong
+    /// path needs the count, or when the window is full (it holds twice the ROB, so
+    /// the oldest is long gone by then).
+    rob: FifoWindow,
     /// The ROB head over time: (from, blame) in time order, from `heads_start` on.
     heads: Vec<(f64, u8)>,
     heads_start: usize,
@@ -255,9 +251,9 @@ impl AccountingViews {
     /// Views over a block whose facts are known (static analysis).
     pub fn new(p: ViewParams, facts: Vec<StaticFacts>) -> Self {
         let len = 1024;
-        let ring_len = (2 * p.rob.max(1.0) as usize + 2).next_power_of_two();
         let mut heads = Vec::with_capacity(1024);
         heads.push((0.0, OTHER));
+        let rob = FifoWindow::new(2 * p.rob.max(1.0) as u32);
         AccountingViews {
             td: TopDownCounters { width: p.width, ..Default::default() },
             flops: FlopsCounters::default(),
@@ -271,10 +267,7 @@ impl AccountingViews {
             fin: 0,
             prev_slot_end: 0.0,
             commit_end: 0.0,
-            rob: vec![(0.0, 0); ring_len],
-            rob_head: 0,
-            rob_tail: 0,
-            rob_used: 0,
+            rob,
             heads,
             heads_start: 0,
             rs_next: 0,
@@ -424,17 +417,15 @@ impl AccountingViews {
     /// the room at `τ` plus full width after it.
     fn wrong_path(&mut self, t0: f64, resolve: f64) -> f64 {
         let w = self.p.width;
-        self.free_rob(t0);
-        let room = (self.p.rob - self.rob_used as f64).max(0.0);
+        self.rob.free_until(t0);
+        let room = (self.p.rob - self.rob.occupied() as f64).max(0.0);
         let open = resolve - t0;
         if open * w <= room {
             return open; // the common case: the ROB never fills
         }
         let mut uops = open * w;
         let mut freed = 0.0;
-        let m = self.rob.len() - 1;
-        for k in self.rob_head..self.rob_tail {
-            let (at, n) = self.rob[k & m];
+        for (at, n) in self.rob.held() {
             if at > resolve {
                 break;
             }
@@ -443,20 +434,6 @@ impl AccountingViews {
         }
         uops = uops.min(room + freed);
         uops / w
-    }
-
-    /// Drops the instructions whose ROB entries are free by `t`.
-    #[inline(always)]
-    fn free_rob(&mut self, t: f64) {
-        let m = self.rob.len() - 1;
-        while self.rob_head < self.rob_tail {
-            let (at, n) = self.rob[self.rob_head & m];
-            if at > t {
-                break;
-            }
-            self.rob_head += 1;
-            self.rob_used -= n;
-        }
     }
 
     /// The lost commit slots before instruction `t` (the ROB head throughout):
@@ -630,18 +607,7 @@ impl AccountingViews {
         // ---- commit: the commit stack and the ROB-head timeline ---------------
         if fused > 0 {
             // the model frees an instruction's ROB entries the cycle after it commits
-            if self.rob_tail - self.rob_head == self.rob.len() {
-                self.free_rob(t0);
-                if self.rob_tail - self.rob_head == self.rob.len() {
-                    // cannot happen (the ROB holds at most half the ring); stay bounded anyway
-                    self.rob_used -= self.rob[self.rob_head & (self.rob.len() - 1)].1;
-                    self.rob_head += 1;
-                }
-            }
-            let m = self.rob.len() - 1;
-            self.rob[self.rob_tail & m] = (t.commit + 1.0, fused as u32);
-            self.rob_tail += 1;
-            self.rob_used += fused as u32;
+            self.rob.push(t.commit + 1.0, fused as u32);
             let g0 = self.commit_end;
             let g1 = t.commit_slot;
             if g1 > g0 + EPS {

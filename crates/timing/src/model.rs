@@ -227,9 +227,6 @@ impl Core {
                     }
                 }
             }
-            if dy.prefetch_level > 0 {
-                self.book_prefetch(dy, s);
-            }
             if let Some(a) = dy.load_addr {
                 if let Some((st, key)) = self.memory.ready(a.get()) {
                     match self.cfg.renamed_forward_latency {
@@ -251,11 +248,12 @@ impl Core {
             }
             (s, done, port)
         } else {
-            if dy.prefetch_level > 0 {
-                self.book_prefetch(dy, dispatch);
-            }
             (dispatch, dispatch, None)
         };
+        // a prefetch this instruction's access started leaves with the access
+        if let (Some(line), 1..) = (dy.prefetch_line, dy.prefetch_level) {
+            self.book_prefetch(line.get(), dy.prefetch_level, load_start);
+        }
         let operands = if it.loads { fmax(data_ready, load_done) } else { data_ready };
         let (issue, ready, issue_cause) = if !it.compute_uses.is_empty() {
             let (s, port) = self.place(&it.compute_uses, operands);
@@ -442,16 +440,14 @@ impl Core {
         at
     }
 
-    /// Books the transfer of the line the prefetcher started on this
-    /// instruction's access at `t` and records when it arrives in L1.
+    /// Books the transfer of the line at address `line` that the prefetcher
+    /// started at `t` from `level`, and records when it arrives in L1.
     #[inline(never)]
-    fn book_prefetch(&mut self, dy: &DynInfo, t: f64) {
-        if let Some(line) = dy.prefetch_line {
-            let level = (dy.prefetch_level as usize).min(3);
-            let started = self.fill_line(level, t);
-            let arrives = started + self.cfg.level_extra_latency[level];
-            self.prefetched.insert(line.get() >> self.cfg.line_shift, arrives, level as u8);
-        }
+    fn book_prefetch(&mut self, line: u64, level: u8, t: f64) {
+        let level = (level as usize).min(3);
+        let started = self.fill_line(level, t);
+        let arrives = started + self.cfg.level_extra_latency[level];
+        self.prefetched.insert(line >> self.cfg.line_shift, arrives, level as u8);
     }
 
     /// The latency class of this instruction's result and of what its critical

@@ -39,22 +39,39 @@ impl FifoWindow {
     #[inline]
     pub fn earliest(&mut self, mut t: f64, n: u32) -> f64 {
         let n = n.min(self.size);
-        let m = self.ring.len() - 1;
         loop {
-            while self.head < self.tail {
-                let (free, k) = self.ring[self.head & m];
-                if free > t {
-                    break;
-                }
-                self.head += 1;
-                self.occupied -= k;
-            }
+            self.free_until(t);
             if self.occupied + n <= self.size {
                 return t;
             }
             // full: wait for the oldest (the ring is not empty, or n would fit)
-            t = self.ring[self.head & m].0;
+            t = self.ring[self.head & (self.ring.len() - 1)].0;
         }
+    }
+
+    /// Frees the entries that are free by `t`.
+    #[inline]
+    pub fn free_until(&mut self, t: f64) {
+        let m = self.ring.len() - 1;
+        while self.head < self.tail {
+            let (free, k) = self.ring[self.head & m];
+            if free > t {
+                break;
+            }
+            self.head += 1;
+            self.occupied -= k;
+        }
+    }
+
+    /// Entries held (as of the last [`FifoWindow::free_until`] or [`FifoWindow::earliest`]).
+    pub fn occupied(&self) -> u32 {
+        self.occupied
+    }
+
+    /// The pushes still held, oldest first: (time their entries free, how many).
+    pub fn held(&self) -> impl Iterator<Item = (f64, u32)> + '_ {
+        let m = self.ring.len() - 1;
+        (self.head..self.tail).map(move |k| self.ring[k & m])
     }
 
     #[inline]
@@ -62,7 +79,9 @@ impl FifoWindow {
         let n = n.min(self.size);
         if n > 0 {
             if self.tail - self.head == self.ring.len() {
-                // more pushes than entries: only after a shrink (cannot happen otherwise)
+                // the ring is full of pushes not yet freed: after a shrink (a forked
+                // variant), or for an owner that frees lazily and sized the window
+                // well above what can be live; the oldest goes
                 let (_, k) = self.ring[self.head & (self.ring.len() - 1)];
                 self.head += 1;
                 self.occupied -= k;

@@ -57,7 +57,7 @@ pub struct DynamicOptions {
     /// every `n` (`None`: on the whole stream, exactly).
     pub sample_every: Option<u32>,
     /// Run the accounting views (Top-Down, stacks, cycle accounting) on the
-    /// baseline. Off only to measure what they cost: the report's views are then empty.
+    /// baseline (`run --no-views` turns them off: the report's views are then empty).
     pub accounting_views: bool,
 }
 
@@ -663,8 +663,8 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let mut hot: Vec<HotInstruction> = statics
         .iter()
         .enumerate()
-        .filter(|(i, _)| cost.get(*i).executions > 0)
         .map(|(i, s)| (cost.get(i), s))
+        .filter(|(c, _)| c.executions > 0)
         .map(|(c, s)| HotInstruction {
             address: format!("{:x}", s.inst.address),
             asm: s.inst.asm.clone(),
@@ -773,8 +773,8 @@ fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[Static
     let stats: Vec<InsnStat> = statics
         .iter()
         .enumerate()
-        .filter(|(i, _)| cost.get(*i).executions > 0)
         .map(|(i, s)| (cost.get(i), s))
+        .filter(|(c, _)| c.executions > 0)
         .map(|(c, s)| InsnStat {
             vaddr: s.inst.address,
             len: s.inst.len,
