@@ -30,6 +30,9 @@ impl Listener for Trivial {
 fn main() {
     let name = std::env::args().nth(1).unwrap_or_else(|| "skylake".into());
     let only = std::env::args().nth(2);
+    // for profiles: `views` or `model` runs only that variant
+    let variant = std::env::var("VIEWS_COST_ONLY").ok();
+    let runs = |v: &str| variant.as_deref().is_none_or(|o| o == v);
     let machine = Machine::resolve(&name).expect("machine");
     let blocks = [
         ("jacobi", include_str!("../../../examples/jacobi.s")),
@@ -55,14 +58,21 @@ fn main() {
         let (mut model, mut views, mut trivial) = (f64::MAX, f64::MAX, f64::MAX);
         let mut cycles = 0.0;
         for _ in 0..5 {
-            let c = thread_cpu();
-            let r = run_block(&block, cfg.clone(), iterations, &mut ());
-            model = model.min(thread_cpu() - c);
-            cycles = r.total_cycles;
-            let mut t = Trivial(0.0);
-            let c = thread_cpu();
-            run_block(&block, cfg.clone(), iterations, &mut t);
-            trivial = trivial.min(thread_cpu() - c);
+            if runs("model") {
+                let c = thread_cpu();
+                let r = run_block(&block, cfg.clone(), iterations, &mut ());
+                model = model.min(thread_cpu() - c);
+                cycles = r.total_cycles;
+            }
+            if runs("trivial") {
+                let mut t = Trivial(0.0);
+                let c = thread_cpu();
+                run_block(&block, cfg.clone(), iterations, &mut t);
+                trivial = trivial.min(thread_cpu() - c);
+            }
+            if !runs("views") {
+                continue;
+            }
             let mut v = AccountingViews::new(params.clone(), facts.clone());
             let c = thread_cpu();
             let r = run_block(&block, cfg.clone(), iterations, &mut v);

@@ -1,6 +1,6 @@
 //! Running a block repeatedly through one timing variant.
 
-use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
+use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener};
 
 /// Result of iterating a block.
 #[derive(Debug, Clone)]
@@ -34,13 +34,16 @@ pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations
         .map(|(i, it)| DynInfo { new_fetch_block: i == 0 || it.fetch_window != block[i - 1].fetch_window, ..Default::default() })
         .collect();
     let mut ends = Vec::with_capacity(iterations as usize);
-    let mut last = StageTimes::zero();
+    let mut last_commit = 0.0;
     for _ in 0..iterations {
         for (i, (it, dy)) in block.iter().zip(&dyns).enumerate() {
-            last = if L::DETAILS { core.step(it, dy) } else { core.step_fast(it, dy) };
-            listener.on_instruction(i, &last);
+            // read in place: a copy of the whole record would load it in wide
+            // pieces right after the model's narrow stores (a store-forwarding stall)
+            let t = if L::DETAILS { core.step(it, dy) } else { core.step_fast(it, dy) };
+            listener.on_instruction(i, &t);
+            last_commit = t.commit;
         }
-        ends.push(last.commit);
+        ends.push(last_commit);
     }
     BlockRun { iterations, total_cycles: core.cycles(), iteration_ends: ends }
 }

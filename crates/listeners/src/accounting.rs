@@ -41,9 +41,9 @@
 //!
 //! Wrong path: the trace is the correct path. After a mispredicted branch, the
 //! slots from its dispatch until it resolves (`ready`) count as wrong-path uops
-//! issued but not retired, as far as the ROB has room for them (the entries
-//! free at the branch plus those the older instructions free as they commit;
-//! after that dispatch waits behind the ROB head, a backend stall), and from
+//! issued but not retired, as far as the ROB has room for them (the model
+//! reports that span, `StageTimes::wrong_path`; after it dispatch waits behind
+//! the ROB head, a backend stall), and from
 //! resolution until the resteer (the mispredict penalty) as recovery bubbles
 //! (DESIGN.md). Wrong-path uops do not execute in
 //! the model, so they use no ports and Levinthal's Non_Retired is 0.
@@ -54,7 +54,7 @@ use crate::facts::{FpKind, SharedFacts, StaticFacts};
 use crate::flops_stack::{FlopsCounters, FlopsStack};
 use crate::topdown::TopDownCounters;
 use bottlenose_machine::Machine;
-use bottlenose_timing::{CoreConfig, DispatchCause, FifoWindow, LatencyClass, Listener, StageTimes};
+use bottlenose_timing::{CoreConfig, DispatchCause, LatencyClass, Listener, StageTimes};
 
 const EPS: f64 = 1e-9;
 
@@ -100,14 +100,19 @@ fn is_miss(c: LatencyClass) -> bool {
 /// L1, missed L2, missed L3. A load served by level k adds `LANES[k]`.
 const LANES: [i64; 5] = [0x1, 0x1_0001, 0x1_0001_0001, 0x1_0001_0001_0001, 0];
 
-/// `floor` of a time (non-negative, finite): the cycle it falls in. Anything
-/// else maps to 0. Cheaper than `as i64`, whose saturating conversion costs a
-/// handful of instructions on every one of the several calls per instruction.
+/// `floor` of a time (non-negative, finite): the cycle it falls in. One
+/// truncating conversion: `as i64` saturates, which costs a handful of
+/// instructions on each of the several calls per instruction. Truncation is
+/// floor for the non-negative times of the model; anything else maps to 0.
 #[inline(always)]
 fn floor_i(x: f64) -> i64 {
-    let x = if x >= 0.0 && x < 4.0e15 { x } else { 0.0 };
-    // SAFETY: x is finite and within i64's range here.
-    unsafe { x.to_int_unchecked::<i64>() }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86_64; cvttsd2si is defined for every input
+    // (a NaN or an out-of-range value gives i64::MIN).
+    let i = unsafe { std::arch::x86_64::_mm_cvttsd_si64(std::arch::x86_64::_mm_set_sd(x)) };
+    #[cfg(not(target_arch = "x86_64"))]
+    let i = x as i64;
+    i.max(0)
 }
 
 /// `ceil` for non-negative times without a libm call.
@@ -123,12 +128,10 @@ fn ceil_i(x: f64) -> i64 {
 struct Cell {
     /// Difference array of the loads in flight (packed lanes, see [`LANES`]).
     d_mem: i64,
-    /// Uops executed (started on a port), saturating.
-    ops: u8,
-    /// Fused uops issued (the slot unit of the issue stack), saturating.
-    iss: u8,
-    /// FP instructions issued.
-    vfp_n: u8,
+    /// Counts packed so that one add books an instruction's issue (see
+    /// [`Lanes`]): uops executed (started on a port), FP instructions issued,
+    /// fused uops issued (the slot unit of the issue stack).
+    counts: u32,
     /// Change-points (`label | SET`): oldest waiting instruction in the
     /// scheduler, dispatch-stall reason, oldest waiting FP instruction.
     rs: u8,
@@ -136,15 +139,70 @@ struct Cell {
     vfp: u8,
     /// Difference array: divides keeping their unit busy.
     d_div: i8,
-    _pad: u8,
+}
+
+/// The lanes of [`Cell::counts`]. Uops executed per cycle are bounded by the
+/// ports (each started uop holds one in that cycle), far below 256, so the
+/// byte lanes never carry into each other; fused uops issued (a microcoded
+/// instruction issues all of its own in one cycle) get 16 bits.
+struct Lanes;
+
+impl Lanes {
+    const OPS: u32 = 1;
+    const FP: u32 = 1 << 8;
+    const ISSUED: u32 = 1 << 16;
+
+    #[inline(always)]
+    fn ops(c: u32) -> u8 {
+        c as u8
+    }
+    #[inline(always)]
+    fn fp(c: u32) -> u8 {
+        (c >> 8) as u8
+    }
+    #[inline(always)]
+    fn issued(c: u32) -> u32 {
+        c >> 16
+    }
 }
 
 impl Cell {
     #[inline(always)]
     fn is_empty(&self) -> bool {
-        // one 8-byte compare for the small fields (the compiler merges the bytes)
-        let rest = u64::from_le_bytes([self.ops, self.iss, self.vfp_n, self.rs, self.fe, self.vfp, self.d_div as u8, self._pad]);
+        let rest = self.counts as u64 | (u32::from_le_bytes([self.rs, self.fe, self.vfp, self.d_div as u8]) as u64) << 32;
         (self.d_mem as u64 | rest) == 0
+    }
+}
+
+/// What booking one execution of a static instruction needs, beside its
+/// execution count: one small record per instruction, so that an execution
+/// touches one cache line of it.
+#[derive(Clone, Copy, Default)]
+struct Booking {
+    executions: u64,
+    /// Added to the issue cycle's [`Cell::counts`].
+    issue_counts: u32,
+    fused: u16,
+    divider_cycles: u16,
+    load_uops: u8,
+    store_uops: u8,
+    is_divide: bool,
+    is_fp: bool,
+}
+
+impl Booking {
+    fn new(f: &StaticFacts) -> Self {
+        let is_fp = f.fp != FpKind::None;
+        Booking {
+            executions: 0,
+            issue_counts: f.compute_uops as u32 * Lanes::OPS + is_fp as u32 * Lanes::FP + (f.fused as u32).min(0xffff) * Lanes::ISSUED,
+            fused: f.fused,
+            divider_cycles: f.divider_cycles,
+            load_uops: f.load_uops,
+            store_uops: f.store_uops,
+            is_divide: f.is_divide,
+            is_fp,
+        }
     }
 }
 
@@ -156,8 +214,6 @@ pub struct ViewParams {
     pub dispatch_gap: f64,
     pub commit_gap: f64,
     pub mispredict_penalty: f64,
-    /// ROB entries: how far a mispredicted branch's wrong path can run ahead.
-    pub rob: f64,
     /// Extra latency over an L1 hit of a load served by L1, L2, L3, DRAM.
     pub level_extra_latency: [f64; 4],
     /// Vector FP units, widest vector (bits), FMA support (FLOPS stack).
@@ -178,7 +234,6 @@ impl ViewParams {
             dispatch_gap: cfg.dispatch_gap,
             commit_gap: cfg.commit_gap,
             mispredict_penalty: cfg.mispredict_penalty,
-            rob: cfg.rob as f64,
             level_extra_latency: cfg.level_extra_latency,
             fp_units: v.fp_units.max(1) as f64,
             max_bits: v.max_bits.max(64) as f64,
@@ -215,10 +270,10 @@ pub struct AccountingViews {
     p: ViewParams,
     sp: SweepParams,
     facts: Vec<StaticFacts>,
-    /// Executions of each static instruction: whatever follows from the static
-    /// facts alone (slots, uops, FP and divide counts) is summed from these at the
-    /// end instead of per execution.
-    execs: Vec<u64>,
+    /// Per static instruction, what booking needs and its executions: whatever
+    /// follows from the static facts alone (slots, uops, FP and divide counts)
+    /// is summed from the executions at the end instead of per execution.
+    bookings: Vec<Booking>,
     shared: Option<SharedFacts>,
     ring: Vec<Cell>,
     mask: usize,
@@ -226,11 +281,6 @@ pub struct AccountingViews {
     fin: i64,
     prev_slot_end: f64,
     commit_end: f64,
-    /// The correct-path instructions that may still be in the ROB, oldest first,
-    /// with the time their entries free. Freed ones are dropped only when a wrong
-    /// path needs the count, or when the window is full (it holds twice the ROB, so
-    /// the oldest is long gone by then).
-    rob: FifoWindow,
     /// The ROB head over time: (from, blame) in time order, from `heads_start` on.
     heads: Vec<(f64, u8)>,
     heads_start: usize,
@@ -253,13 +303,12 @@ impl AccountingViews {
         let len = 1024;
         let mut heads = Vec::with_capacity(1024);
         heads.push((0.0, OTHER));
-        let rob = FifoWindow::new(2 * p.rob.max(1.0) as u32);
         AccountingViews {
             td: TopDownCounters { width: p.width, ..Default::default() },
             flops: FlopsCounters::default(),
             sp: SweepParams { width: p.width, inv_w: 1.0 / p.width, few: p.few_ops as u8, bw: p.mem_bw_occupancy as u64, fp_units: p.fp_units },
             p,
-            execs: vec![0; facts.len()],
+            bookings: facts.iter().map(Booking::new).collect(),
             facts,
             shared: None,
             ring: vec![Cell::default(); len],
@@ -267,7 +316,6 @@ impl AccountingViews {
             fin: 0,
             prev_slot_end: 0.0,
             commit_end: 0.0,
-            rob,
             heads,
             heads_start: 0,
             rs_next: 0,
@@ -303,7 +351,8 @@ impl AccountingViews {
             // unknown instruction (should not happen): account it as one plain uop
             self.facts.resize(index + 1, StaticFacts { fused: 1, compute_uops: 1, ..Default::default() });
         }
-        self.execs.resize(self.facts.len(), 0);
+        let known = self.bookings.len();
+        self.bookings.extend(self.facts[known..].iter().map(Booking::new));
     }
 
     #[inline(always)]
@@ -369,11 +418,10 @@ impl AccountingViews {
     }
 
     /// The lost dispatch slots between the previous instruction and this one.
-    fn dispatch_gap(&mut self, d: &DispatchDelay) {
+    fn dispatch_gap(&mut self, d: &DispatchDelay, wrong: f64) {
         let DispatchDelay { t0, t1, b, t2, t3, store_buffer } = *d;
         if t1 > t0 {
             let resolve = (t1 - self.p.mispredict_penalty).max(t0);
-            let wrong = self.wrong_path(t0, resolve);
             self.td.wrong_path_cycles += wrong;
             self.td.recovery_cycles += t1 - resolve;
             self.acc.cpi[0][BPRED as usize] += wrong + (t1 - resolve);
@@ -407,33 +455,6 @@ impl AccountingViews {
             }
         }
         self.cell(floor_i(t3)).fe = NONE | SET;
-    }
-
-    /// Cycles of `[t0, resolve)` in which a mispredicted branch's wrong path
-    /// dispatched. It runs at full width into the ROB entries left free at `t0`
-    /// and those the older instructions free as they commit; once it has filled
-    /// them, dispatch stalls like behind any full ROB. Uops dispatched by
-    /// `resolve`: the least, over the times `τ` it could have been blocked, of
-    /// the room at `τ` plus full width after it.
-    fn wrong_path(&mut self, t0: f64, resolve: f64) -> f64 {
-        let w = self.p.width;
-        self.rob.free_until(t0);
-        let room = (self.p.rob - self.rob.occupied() as f64).max(0.0);
-        let open = resolve - t0;
-        if open * w <= room {
-            return open; // the common case: the ROB never fills
-        }
-        let mut uops = open * w;
-        let mut freed = 0.0;
-        for (at, n) in self.rob.held() {
-            if at > resolve {
-                break;
-            }
-            uops = uops.min(room + freed + (resolve - at) * w);
-            freed += n as f64;
-        }
-        uops = uops.min(room + freed);
-        uops / w
     }
 
     /// The lost commit slots before instruction `t` (the ROB head throughout):
@@ -526,7 +547,8 @@ impl AccountingViews {
 
     /// The counts that depend only on each instruction's static facts: executions × facts.
     fn add_static_sums(&mut self) {
-        for (f, &n) in self.facts.iter().zip(&self.execs) {
+        for (f, b) in self.facts.iter().zip(&self.bookings) {
+            let n = b.executions;
             if n == 0 {
                 continue;
             }
@@ -550,12 +572,6 @@ impl AccountingViews {
         }
     }
 
-    /// Books `n` uops executed in cycle `c`.
-    #[inline(always)]
-    fn ops(&mut self, c: i64, n: u8) {
-        let e = self.cell(c);
-        e.ops = e.ops.saturating_add(n);
-    }
 }
 
 impl Listener for AccountingViews {
@@ -575,10 +591,12 @@ impl AccountingViews {
     /// Everything one instruction adds to the views.
     #[inline(never)]
     fn book(&mut self, index: usize, t: &StageTimes) {
-        if index >= self.facts.len() {
+        if index >= self.bookings.len() {
             self.refresh(index);
         }
-        let f = self.facts[index];
+        let f = &mut self.bookings[index];
+        f.executions += 1;
+        let f = *f;
         let t0 = self.prev_slot_end;
         // sweep in batches: cycles before the dispatch point are final
         let bound = floor_i(t0);
@@ -589,7 +607,6 @@ impl AccountingViews {
         let issue_c = floor_i(t.issue);
         let dispatch_c = floor_i(t.dispatch);
         self.reserve(commit_c + 2);
-        self.execs[index] += 1;
         let fused = f.fused;
 
         // ---- dispatch: slots (Top-Down) and the dispatch CPI stack ----------
@@ -600,14 +617,12 @@ impl AccountingViews {
             d.t2 = (d.t1 + t.fetch_stall as f64).min(slot);
             d.b = (d.t1 + t.btb_stall as f64).min(d.t2);
             d.store_buffer = t.dispatch_cause == DispatchCause::StoreBuffer;
-            self.dispatch_gap(&d);
+            self.dispatch_gap(&d, t.wrong_path);
         }
         self.prev_slot_end = slot + fused as f64 * self.p.dispatch_gap;
 
         // ---- commit: the commit stack and the ROB-head timeline ---------------
         if fused > 0 {
-            // the model frees an instruction's ROB entries the cycle after it commits
-            self.rob.push(t.commit + 1.0, fused as u32);
             let g0 = self.commit_end;
             let g1 = t.commit_slot;
             if g1 > g0 + EPS {
@@ -622,20 +637,19 @@ impl AccountingViews {
             let done_c = ceil_i(t.load_done - EPS).max(load_c + 1);
             self.reserve(done_c + 1);
             let lvl = t.load_level.min(3) as usize;
-            self.ops(load_c, f.load_uops);
-            self.cell(load_c).d_mem += LANES[lvl];
+            let e = self.cell(load_c);
+            e.counts = e.counts.wrapping_add(f.load_uops as u32 * Lanes::OPS);
+            e.d_mem += LANES[lvl];
             self.cell(done_c).d_mem -= LANES[lvl];
             self.lev.loads[lvl] += 1;
         }
         {
-            let is_fp = (f.fp != FpKind::None) as u8;
             let e = self.cell(issue_c);
-            e.ops = e.ops.saturating_add(f.compute_uops);
-            e.iss = e.iss.saturating_add(fused.min(255) as u8);
-            e.vfp_n = e.vfp_n.saturating_add(is_fp);
+            e.counts = e.counts.wrapping_add(f.issue_counts);
         }
         if f.store_uops > 0 {
-            self.ops(floor_i(t.complete - 1.0).max(dispatch_c), f.store_uops);
+            let e = self.cell(floor_i(t.complete - 1.0).max(dispatch_c));
+            e.counts = e.counts.wrapping_add(f.store_uops as u32 * Lanes::OPS);
         }
         if f.is_divide {
             let end = issue_c + f.divider_cycles as i64;
@@ -677,7 +691,7 @@ impl AccountingViews {
         }
 
         // ---- FLOPS stack -------------------------------------------------------
-        if f.fp != FpKind::None {
+        if f.is_fp {
             self.sweep.any_vfp = true;
             let a = dispatch_c.max(self.vfp_next);
             if issue_c > a {
@@ -777,6 +791,7 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
     while c < to {
         let slot = &mut ring[c as usize & mask];
         let e = *slot;
+        let (ops, iss, vfp_n) = (Lanes::ops(e.counts), Lanes::issued(e.counts), Lanes::fp(e.counts));
         // how many cycles share this state: this one, and the empty ones after it
         let mut k: i64 = 1;
         if e.is_empty() {
@@ -785,9 +800,9 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
             }
         } else {
             *slot = Cell::default();
-            c1 += (e.ops >= 1) as u64;
-            c2 += (e.ops >= 2) as u64;
-            c3 += (e.ops >= 3) as u64;
+            c1 += (ops >= 1) as u64;
+            c2 += (ops >= 2) as u64;
+            c3 += (ops >= 3) as u64;
             s.in_flight += e.d_mem;
             s.divider += e.d_div as i32;
             if e.rs != 0 {
@@ -804,7 +819,7 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
         let m = s.in_flight as u64;
         if m != 0 {
             let dram = m >> 48;
-            if e.ops == 0 {
+            if ops == 0 {
                 acc.mem[0] += ku * ((m & 0xffff) != 0) as u64;
                 acc.mem[1] += ku * ((m & 0xffff_0000) != 0) as u64;
                 acc.mem[2] += ku * ((m & 0xffff_0000_0000) != 0) as u64;
@@ -817,7 +832,7 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
             }
         }
         // stores count only where no load stall does: Yasin §3.7 puts loads first
-        if s.cur_fe == STORES && e.ops <= sp.few && !(e.ops == 0 && (m & 0xffff) != 0) {
+        if s.cur_fe == STORES && ops <= sp.few && !(ops == 0 && (m & 0xffff) != 0) {
             acc.mem_stores += ku;
         }
         if s.divider > 0 {
@@ -832,11 +847,11 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
         } else {
             OTHER
         };
-        let lost = if e.iss == 0 && s.iss_carry == 0.0 {
+        let lost = if iss == 0 && s.iss_carry == 0.0 {
             k as f64
         } else {
             // a carry drains over the following cycles, one at a time
-            let avail = e.iss as f64 + s.iss_carry;
+            let avail = iss as f64 + s.iss_carry;
             let used = avail.min(w);
             s.iss_carry = avail - used;
             let mut lost = 1.0 - used * sp.inv_w;
@@ -860,11 +875,11 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
         // FLOPS stack (Table III): idle FP-unit cycles
         if s.any_vfp {
             let kk = sp.fp_units;
-            let idle = if e.vfp_n == 0 && s.vfp_carry == 0.0 {
+            let idle = if vfp_n == 0 && s.vfp_carry == 0.0 {
                 k as f64 * kk
             } else {
                 let mut idle = 0.0;
-                let mut carry = e.vfp_n as f64 + s.vfp_carry;
+                let mut carry = vfp_n as f64 + s.vfp_carry;
                 for _ in 0..k.min(4) {
                     let used = carry.min(kk);
                     carry -= used;

@@ -128,6 +128,9 @@ pub struct StageTimes {
     pub penalty_from: f64,
     /// Commit slot time of the first uop (slot k of cycle c is c + k/commit width).
     pub commit_slot: f64,
+    /// After a resteer: cycles from the previous slot end in which the wrong
+    /// path dispatched, as far as the ROB had room (0 otherwise).
+    pub wrong_path: f64,
 }
 
 impl StageTimes {
@@ -156,6 +159,7 @@ impl StageTimes {
             wait_from: 0.0,
             penalty_from: 0.0,
             commit_slot: 0.0,
+            wrong_path: 0.0,
         }
     }
 }

@@ -149,7 +149,13 @@ impl Core {
         // ---- dispatch -------------------------------------------------------------
         let mut t = self.dispatch_next;
         let mut dispatch_cause = DispatchCause::Width;
+        let mut wrong_path = 0.0;
         if self.resteer_at > t {
+            if DETAILS {
+                // before dispatch frees the ROB up to the resteer
+                let resolve = fmax(self.resteer_at - self.cfg.mispredict_penalty, t);
+                wrong_path = self.wrong_path_cycles(t, resolve);
+            }
             t = self.resteer_at;
             dispatch_cause = DispatchCause::Mispredict;
         }
@@ -383,7 +389,36 @@ impl Core {
             wait_from: if DETAILS { wait_from } else { 0.0 },
             penalty_from: if DETAILS { penalty_from } else { 0.0 },
             commit_slot: if DETAILS { commit_slot } else { 0.0 },
+            wrong_path,
         }
+    }
+
+    /// Cycles of `[t0, resolve)` in which a mispredicted branch's wrong path
+    /// dispatched (for the views; the trace holds only the correct path). It
+    /// runs at full width into the ROB entries free at `t0` and those the older
+    /// instructions free as they commit; once it has filled them, dispatch
+    /// stalls as behind any full ROB. Uops dispatched by `resolve`: the least,
+    /// over the times `τ` it could have been blocked, of the room at `τ` plus
+    /// full width after it.
+    fn wrong_path_cycles(&mut self, t0: f64, resolve: f64) -> f64 {
+        let w = 1.0 / self.cfg.dispatch_gap;
+        self.rob.free_until(t0);
+        let room = (self.cfg.rob as f64 - self.rob.occupied() as f64).max(0.0);
+        let open = resolve - t0;
+        if open * w <= room {
+            return open; // the common case: the ROB never fills
+        }
+        let mut uops = open * w;
+        let mut freed = 0.0;
+        for (at, n) in self.rob.held() {
+            if at > resolve {
+                break;
+            }
+            uops = uops.min(room + freed + (resolve - at) * w);
+            freed += n as f64;
+        }
+        uops = uops.min(room + freed);
+        uops / w
     }
 
     /// When the frontend delivers this instruction, given the earliest dispatch slot `t`,
@@ -515,14 +550,14 @@ impl Core {
     /// The latest ready time of `regs` and the register that has it (`u8::MAX`: none later than 0).
     #[inline]
     fn max_ready_src(&self, regs: &[u8]) -> (f64, u8) {
+        // branch-free: which source is latest is data, not a pattern a predictor learns
         let mut m = 0.0;
         let mut src = u8::MAX;
         for &r in regs {
             let v = self.reg_ready[r as usize];
-            if v > m {
-                m = v;
-                src = r;
-            }
+            let later = v > m;
+            m = if later { v } else { m };
+            src = if later { r } else { src };
         }
         (m, src)
     }
