@@ -115,6 +115,32 @@ fn floor_i(x: f64) -> i64 {
     i.max(0)
 }
 
+/// max and min of two times. Times are never NaN, so without the NaN handling
+/// of `f64::max` / `f64::clamp` (a few instructions each, several per instruction).
+#[inline(always)]
+fn fmax(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+fn fmin(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `x` within `[lo, hi]` (`lo <= hi`).
+#[inline(always)]
+fn fclamp(x: f64, lo: f64, hi: f64) -> f64 {
+    fmin(fmax(x, lo), hi)
+}
+
 /// `ceil` for non-negative times without a libm call.
 #[inline(always)]
 fn ceil_i(x: f64) -> i64 {
@@ -307,8 +333,8 @@ impl AccountingViews {
             td: TopDownCounters { width: p.width, ..Default::default() },
             flops: FlopsCounters::default(),
             sp: SweepParams { width: p.width, inv_w: 1.0 / p.width, few: p.few_ops as u8, bw: p.mem_bw_occupancy as u64, fp_units: p.fp_units },
-            p,
             bookings: facts.iter().map(Booking::new).collect(),
+            p,
             facts,
             shared: None,
             ring: vec![Cell::default(); len],
@@ -357,8 +383,12 @@ impl AccountingViews {
 
     #[inline(always)]
     fn cell(&mut self, c: i64) -> &mut Cell {
-        let m = self.mask;
-        &mut self.ring[c as usize & m]
+        let k = c as usize & self.mask;
+        debug_assert_eq!(self.ring.len(), self.mask + 1);
+        // SAFETY: the ring's length is always `mask + 1` (a power of two; `new`
+        // and `grow` keep them together), so `k <= mask` is in bounds. Several
+        // bookings per instruction: the bounds checks showed.
+        unsafe { self.ring.get_unchecked_mut(k) }
     }
 
     /// Makes room for cycles up to `c`.
@@ -421,7 +451,7 @@ impl AccountingViews {
     fn dispatch_gap(&mut self, d: &DispatchDelay, wrong: f64) {
         let DispatchDelay { t0, t1, b, t2, t3, store_buffer } = *d;
         if t1 > t0 {
-            let resolve = (t1 - self.p.mispredict_penalty).max(t0);
+            let resolve = fmax(t1 - self.p.mispredict_penalty, t0);
             self.td.wrong_path_cycles += wrong;
             self.td.recovery_cycles += t1 - resolve;
             self.acc.cpi[0][BPRED as usize] += wrong + (t1 - resolve);
@@ -462,18 +492,18 @@ impl AccountingViews {
     fn commit_gap(&mut self, g0: f64, g1: f64, t: &StageTimes, d: &DispatchDelay) {
         let c = &mut self.acc.cpi[2];
         // the ROB was empty until the instruction dispatched: its own dispatch delay
-        let r = t.slot.min(g1);
+        let r = fmin(t.slot, g1);
         if r > g0 {
-            let part = |a: f64, b: f64| (b.min(r) - a.max(g0)).max(0.0);
+            let part = |a: f64, b: f64| fmax(fmin(b, r) - fmax(a, g0), 0.0);
             c[BPRED as usize] += part(d.t0, d.t1) + part(d.t1, d.b);
             c[ICACHE as usize] += part(d.b, d.t2);
             c[if d.store_buffer { STORES } else { OTHER } as usize] += part(d.t2, d.t3);
             c[OTHER as usize] += part(f64::MIN, d.t0);
         }
         // then it waited for its own result: dependence, its penalty, dependence
-        let s = r.max(g0);
-        let pf = t.penalty_from.clamp(s, g1);
-        let pe = (if is_miss(t.self_class) { t.load_done } else { t.ready }).clamp(pf, g1);
+        let s = fmax(r, g0);
+        let pf = fclamp(t.penalty_from, s, g1);
+        let pe = fclamp(if is_miss(t.self_class) { t.load_done } else { t.ready }, pf, g1);
         let class = class_label(t.self_class);
         c[DEPEND as usize] += (pf - s) + (g1 - pe);
         c[class as usize] += pe - pf;
@@ -613,9 +643,9 @@ impl AccountingViews {
         let slot = t.slot;
         let mut d = DispatchDelay { t0, t1: t0, b: t0, t2: t0, t3: slot, store_buffer: false };
         if slot > t0 + EPS {
-            d.t1 = t.resteer.max(t0).min(slot);
-            d.t2 = (d.t1 + t.fetch_stall as f64).min(slot);
-            d.b = (d.t1 + t.btb_stall as f64).min(d.t2);
+            d.t1 = fclamp(t.resteer, t0, slot);
+            d.t2 = fmin(d.t1 + t.fetch_stall as f64, slot);
+            d.b = fmin(d.t1 + t.btb_stall as f64, d.t2);
             d.store_buffer = t.dispatch_cause == DispatchCause::StoreBuffer;
             self.dispatch_gap(&d, t.wrong_path);
         }
@@ -628,7 +658,7 @@ impl AccountingViews {
             if g1 > g0 + EPS {
                 self.commit_gap(g0, g1, t, &d);
             }
-            self.commit_end = g1.max(g0) + fused as f64 * self.p.commit_gap;
+            self.commit_end = fmax(g1, g0) + fused as f64 * self.p.commit_gap;
         }
 
         // ---- execution: uops per cycle, loads in flight, issue slots -----------
@@ -663,8 +693,8 @@ impl AccountingViews {
         // penalty starts, then the penalty's class, then the port wait
         let a = dispatch_c.max(self.rs_next);
         if issue_c > a {
-            let op = floor_i(t.operands).clamp(a, issue_c);
-            let wf = floor_i(t.wait_from).clamp(a, op);
+            let op = floor_i(t.operands).max(a).min(issue_c);
+            let wf = floor_i(t.wait_from).max(a).min(op);
             self.cell(a).rs = DEPEND | SET;
             self.cell(wf).rs = class_label(t.wait_class) | SET;
             self.cell(op).rs = STRUCTURAL | SET;
@@ -695,7 +725,7 @@ impl AccountingViews {
             self.sweep.any_vfp = true;
             let a = dispatch_c.max(self.vfp_next);
             if issue_c > a {
-                let op = floor_i(t.operands).clamp(a, issue_c);
+                let op = floor_i(t.operands).max(a).min(issue_c);
                 let waited = match t.wait_class {
                     LatencyClass::L1 | LatencyClass::L2 | LatencyClass::L3 | LatencyClass::Dram | LatencyClass::Forward => V_MEMORY,
                     _ => V_DEPEND,
@@ -852,12 +882,12 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
         } else {
             // a carry drains over the following cycles, one at a time
             let avail = iss as f64 + s.iss_carry;
-            let used = avail.min(w);
+            let used = fmin(avail, w);
             s.iss_carry = avail - used;
             let mut lost = 1.0 - used * sp.inv_w;
             let mut rest = k - 1;
             while rest > 0 && s.iss_carry > 0.0 {
-                let used = s.iss_carry.min(w);
+                let used = fmin(s.iss_carry, w);
                 s.iss_carry -= used;
                 lost += 1.0 - used * sp.inv_w;
                 rest -= 1;
@@ -881,7 +911,7 @@ fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, s
                 let mut idle = 0.0;
                 let mut carry = vfp_n as f64 + s.vfp_carry;
                 for _ in 0..k.min(4) {
-                    let used = carry.min(kk);
+                    let used = fmin(carry, kk);
                     carry -= used;
                     idle += kk - used;
                 }
