@@ -3,7 +3,7 @@
 //! dispatch/issue/commit, the FLOPS stack, Levinthal's cycle accounting and
 //! the idealization experiments that check the stacks (Eyerman §V).
 
-use bottlenose_listeners::{AccountingResult, CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, ViewParams};
+use bottlenose_listeners::{AccountingResult, CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, ViewParams, ViewsSampling};
 use bottlenose_metrics::yasin::{self, YasinParams};
 use bottlenose_metrics::{Counts, MetricEngine, Node};
 use serde::Serialize;
@@ -133,6 +133,9 @@ pub struct AccountingReport {
     pub flops: Option<FlopsStack>,
     pub cycle_accounting: Option<CycleAccounting>,
     pub idealization: Vec<IdealizationRow>,
+    /// Present when the views were counted on sampled windows (`run --sample-views`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub views_sampling: Option<ViewsSampling>,
 }
 
 /// The metric engine over the model's counters for a machine of this width.
@@ -167,6 +170,7 @@ impl AccountingReport {
             flops,
             cycle_accounting: Some(r.cycle_accounting),
             idealization: Vec::new(),
+            views_sampling: r.sampling,
         }
     }
 

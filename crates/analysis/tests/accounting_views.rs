@@ -120,3 +120,111 @@ fn fma_throughput_reaches_the_flops_peak() {
     let f = r.accounting.flops_stack.as_ref().unwrap();
     assert!(f["mask"] > 3.0 * f["base"] && (f["non_fma"] - f["base"]).abs() < 1e-9 && f["dependence"] > f["mask"], "{f:?}");
 }
+
+/// Times a block as a dynamic run does: in batches of 4096 instructions, each
+/// announced to the listener, which picks the step it needs. The block changes
+/// phase every 20 batches: in one phase every 5th load misses to DRAM and every
+/// 3rd back edge is mispredicted, in the other everything hits and predicts, so
+/// that sampled windows see different things.
+fn batched(machine: &bottlenose_machine::Machine, src: &str, batches: usize, views: &mut bottlenose_listeners::AccountingViews) -> f64 {
+    use bottlenose_decode::BranchKind;
+    use bottlenose_timing::{resolve_block, Acceleration, Core, CoreConfig, DynInfo, Listener};
+    let code = &assemble(src, "block", AsmSyntax::Auto).expect("assemble")[0];
+    let insts = decode_block(&code.bytes, code.address).expect("decode");
+    let (block, _) = resolve_block(machine, &insts);
+    let mut core = Core::new(CoreConfig::new(machine, &Acceleration::nominal(machine)));
+    let (mut loads, mut branches, mut i) = (0u64, 0u64, 0usize);
+    for b in 0..batches {
+        views.begin_batch();
+        let details = views.wants_details();
+        let missing = (b / 20) % 2 == 1;
+        for _ in 0..4096 {
+            let k = i % block.len();
+            let it = &block[k];
+            let mut dy = DynInfo { new_fetch_block: k == 0, ..Default::default() };
+            if it.loads {
+                loads += 1;
+                if missing && loads % 5 == 0 {
+                    dy.load_level = 3;
+                }
+            }
+            if it.branch != BranchKind::None {
+                branches += 1;
+                dy.mispredicted = missing && branches % 3 == 0;
+            }
+            let t = if details { core.step(it, &dy) } else { core.step_fast(it, &dy) };
+            views.on_instruction(k, &t);
+            i += 1;
+        }
+    }
+    core.cycles()
+}
+
+/// Sampled views (a dynamic run's default after its first 1 Mi instructions)
+/// estimate what exact views count: on a run with two alternating phases, every
+/// Top-Down level-1 fraction and every CPI-stack component lands within one
+/// percentage point, the invariants hold exactly, and the counts that follow
+/// from executions are exact. A run that ends within the exact prefix is exact.
+#[test]
+fn sampled_views_estimate_the_exact_views() {
+    use bottlenose_listeners::{AccountingViews, StaticFacts, ViewParams};
+    use bottlenose_timing::{resolve_block, Acceleration, CoreConfig};
+    let m = machine("skylake");
+    let src = include_str!("../../../examples/jacobi.s");
+    let code = &assemble(src, "block", AsmSyntax::Auto).expect("assemble")[0];
+    let insts = decode_block(&code.bytes, code.address).expect("decode");
+    let (block, _) = resolve_block(&m, &insts);
+    let cfg = CoreConfig::new(&m, &Acceleration::nominal(&m));
+    let new_views = || AccountingViews::new(ViewParams::new(&m, &cfg), StaticFacts::block(&m, &insts, &block));
+    let (exact_batches, period, batches) = (16, 8, 400);
+
+    let mut exact = new_views();
+    let cycles = batched(&m, src, batches, &mut exact);
+    let exact = exact.finish(cycles);
+    let mut sampled = new_views().sampled(period, exact_batches);
+    assert_eq!(batched(&m, src, batches, &mut sampled), cycles, "sampling the views changed the timing");
+    let sampled = sampled.finish(cycles);
+
+    let s = sampled.sampling.expect("sampled views say so");
+    assert_eq!(s.exact_instructions, exact_batches * 4096);
+    let periods = (batches as u64 - exact_batches) as f64 / period as f64;
+    assert!((s.windows as f64 - periods).abs() <= 1.0, "{} windows in {periods} periods", s.windows);
+    assert_eq!(s.counted_instructions, s.windows * 4096);
+    assert!(exact.sampling.is_none());
+    // what follows from executions is exact
+    assert_eq!(sampled.cpi_stacks.instructions, exact.cpi_stacks.instructions);
+    assert_eq!(sampled.topdown.slots_retired, exact.topdown.slots_retired);
+    assert_eq!(sampled.topdown.mispredicts, exact.topdown.mispredicts);
+    assert!(exact.topdown.mispredicts > 1000, "the run has mispredictions: {}", exact.topdown.mispredicts);
+    // the rest is estimated, within a point
+    let (a, b) = (exact.topdown.slots(), sampled.topdown.slots());
+    for (name, x, y) in [
+        ("frontend", a.frontend_bound, b.frontend_bound),
+        ("bad speculation", a.bad_speculation, b.bad_speculation),
+        ("retiring", a.retiring, b.retiring),
+        ("backend", a.backend_bound, b.backend_bound),
+    ] {
+        println!("{name:>16}: exact {x:.4} sampled {y:.4}");
+        assert!((x - y).abs() < 0.01, "{name}: exact {x:.4} vs sampled {y:.4}");
+    }
+    assert!((b.frontend_bound + b.bad_speculation + b.retiring + b.backend_bound - 1.0).abs() < 1e-9);
+    for stage in ["dispatch", "issue", "commit"] {
+        let (x, y) = (exact.cpi_stacks.stage(stage).unwrap(), sampled.cpi_stacks.stage(stage).unwrap());
+        assert!((y.values().sum::<f64>() - cycles).abs() < 1e-6 * cycles, "sampled {stage} stack sums to the cycles");
+        for (k, v) in x {
+            println!("{stage:>9} {k:>14}: exact {:.4} sampled {:.4}", v / cycles, y[k] / cycles);
+            assert!((v - y[k]).abs() < 0.01 * cycles, "{stage} {k}: exact {v} vs sampled {}", y[k]);
+        }
+    }
+    assert!(exact.cpi_stacks.dispatch["dcache_dram"] > 0.05 * cycles, "the DRAM phase shows: {:?}", exact.cpi_stacks.dispatch);
+
+    // within the exact prefix nothing is sampled: the same counts as exact views
+    let mut short_exact = new_views();
+    let short_cycles = batched(&m, src, exact_batches as usize, &mut short_exact);
+    let mut short_sampled = new_views().sampled(period, exact_batches);
+    batched(&m, src, exact_batches as usize, &mut short_sampled);
+    let (x, y) = (short_exact.finish(short_cycles), short_sampled.finish(short_cycles));
+    assert!(y.sampling.is_none());
+    assert_eq!(format!("{:?}", x.topdown), format!("{:?}", y.topdown));
+    assert_eq!(format!("{:?}", x.cpi_stacks), format!("{:?}", y.cpi_stacks));
+}

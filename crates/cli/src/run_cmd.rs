@@ -78,6 +78,16 @@ pub struct RunArgs {
     /// fastest; cycles, hotspots and sensitivity are unchanged.
     #[arg(long, conflicts_with = "idealize")]
     pub no_views: bool,
+    /// After the first 1 Mi instructions, count the accounting views on one batch
+    /// of 4 Ki instructions in every N (N >= 3), each after one batch of warm-up;
+    /// the other batches are timed by the model's cheaper step. The counts that
+    /// follow from executions stay exact, the rest are scaled from the windows (the
+    /// report says so under `views_sampling`). Cycles and hotspots are unchanged.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(3..))]
+    pub sample_views: u32,
+    /// Count the accounting views on every instruction of the run (slower on long runs).
+    #[arg(long, conflicts_with = "no_views")]
+    pub exact_views: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Also write a self-contained HTML report to this file.
@@ -149,6 +159,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
             .collect::<Result<Vec<_>>>()?,
         sample_every: a.sample_every,
         accounting_views: !a.no_views,
+        sample_views: (!a.exact_views).then_some(a.sample_views),
         idealize: if a.no_idealize || a.no_views {
             IdealizeLevel::Off
         } else if a.idealize {

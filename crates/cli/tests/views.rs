@@ -427,3 +427,35 @@ fn views_do_not_change_the_timing() {
     assert_eq!(off["topdown"].as_array().map(Vec::len), Some(0), "{}", off["topdown"]);
     assert!(off["cpi_stacks"].is_null() && off["cycle_accounting"].is_null());
 }
+
+/// Past its first 1 Mi instructions a run counts the views on samples (one
+/// batch of 4 Ki in 8, after one of warm-up): the report says so, the timing is
+/// the same, the invariants hold, what follows from executions is exact and the
+/// Top-Down tree lands within a point of the exact views (`--exact-views`).
+/// A run that ends within the first 1 Mi instructions is counted exactly.
+#[test]
+fn long_runs_count_the_views_on_samples() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "stream", STREAM, &["-O2", "-fno-tree-vectorize"]);
+    let args = ["--roi", "function:triad", "--no-idealize"];
+    let sampled = run(&args, &exe, &[]);
+    let exact = run(&[&args[..], &["--exact-views"]].concat(), &exe, &[]);
+    assert_eq!(f(&sampled["cycles"]), f(&exact["cycles"]));
+    assert!(exact.get("views_sampling").is_none());
+    let s = &sampled["views_sampling"];
+    assert_eq!(s["exact_instructions"], 1 << 20, "{s}");
+    assert_eq!(s["period"], 8);
+    let rest = f(&sampled["instructions_simulated"]) - (1 << 20) as f64;
+    assert!((f(&s["windows"]) - rest / 4096.0 / 8.0).abs() <= 1.0, "{s}");
+    for e in ["SlotsRetired", "BrMispredRetired", "FpScalarOpsRetired"] {
+        assert_eq!(sampled["events"][e], exact["events"][e], "{e}");
+    }
+    for n in ["Frontend_Bound", "Bad_Speculation", "Retiring", "Backend_Bound", "Memory_Bound", "Core_Bound", "Ext_Memory_Bound", "Stores_Bound"] {
+        let (x, y) = (value(&exact, n), value(&sampled, n));
+        println!("{n:>18}: exact {x:.4} sampled {y:.4}");
+        assert!((x - y).abs() < 0.01, "{n}: exact {x} vs sampled {y}");
+    }
+    let short = compile(d.path(), "div", DIVIDE, &["-O2"]);
+    let v = run(&["--roi", "function:kernel", "--no-idealize"], &short, &[]);
+    assert!(v.get("views_sampling").is_none(), "a 300 k-instruction run is counted exactly");
+}

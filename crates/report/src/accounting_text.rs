@@ -9,6 +9,13 @@ use std::fmt::Write;
 
 pub fn render_accounting(a: &AccountingReport) -> String {
     let mut o = String::new();
+    if let Some(s) = &a.views_sampling {
+        let _ = writeln!(
+            o,
+            "Views sampled: counted on {} windows (1 batch in {}, after 1 of warm-up: {} instructions, {:.0} cycles); what follows from executions is exact, the rest is scaled to the run.\n",
+            s.windows, s.period, s.counted_instructions, s.counted_cycles
+        );
+    }
     if !a.topdown.is_empty() {
         o.push_str("Top-Down (simulated counters through the yasin2014 metrics; <== flagged, children of unflagged nodes hidden):\n");
         for n in &a.topdown {

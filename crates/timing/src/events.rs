@@ -214,6 +214,12 @@ pub trait Listener {
 
     fn on_instruction(&mut self, index: usize, times: &StageTimes);
 
+    /// A batch of instructions begins (dynamic runs; static analysis has none).
+    /// A listener that samples decides here whether it wants this batch's
+    /// details, before the driver asks [`Listener::wants_details`].
+    #[inline]
+    fn begin_batch(&mut self) {}
+
     /// [`Listener::DETAILS`] for this listener as configured: one switched off
     /// reads nothing, and its driver can then time with the cheaper step.
     #[inline]
@@ -241,5 +247,11 @@ impl<A: Listener, B: Listener> Listener for (A, B) {
     #[inline]
     fn wants_details(&self) -> bool {
         self.0.wants_details() || self.1.wants_details()
+    }
+
+    #[inline]
+    fn begin_batch(&mut self) {
+        self.0.begin_batch();
+        self.1.begin_batch();
     }
 }

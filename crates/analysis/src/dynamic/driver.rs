@@ -59,10 +59,19 @@ pub struct DynamicOptions {
     /// Run the accounting views (Top-Down, stacks, cycle accounting) on the
     /// baseline (`run --no-views` turns them off: the report's views are then empty).
     pub accounting_views: bool,
+    /// After the first [`EXACT_VIEW_BATCHES`] batches, count the views on one
+    /// batch in every `n` (after one batch of warm-up) instead of on every
+    /// instruction (`None`: exactly throughout).
+    pub sample_views: Option<u32>,
 }
 
 /// Length of one sampling window of a sampled sensitivity sweep.
 pub const SAMPLE_WINDOW_INSTRUCTIONS: u64 = 16 * BATCH as u64;
+
+/// Sampled views count the first 1 Mi instructions exactly: a run that ends
+/// within them is an exact run, and a long one starts from an exact picture of
+/// its start-up.
+pub const EXACT_VIEW_BATCHES: u64 = (1 << 20) / BATCH as u64;
 
 /// How a run's sensitivity was sampled.
 #[derive(Debug, Clone, Serialize)]
@@ -543,7 +552,11 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let views = AccountingViews::with_shared(view_params.clone(), facts.clone());
     let listeners = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
-        if with_views { views } else { views.disabled() },
+        match (with_views, opts.sample_views) {
+            (false, _) => views.disabled(),
+            (true, Some(n)) => views.sampled(n as u64, EXACT_VIEW_BATCHES),
+            (true, None) => views,
+        },
     );
     let base_config = configs[0].clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1);

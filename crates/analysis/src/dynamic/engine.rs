@@ -75,6 +75,7 @@ impl<L: Listener + Send + 'static> ListenerThread<L> {
         let (spare_tx, spare) = sync_channel::<Vec<(u32, StageTimes)>>(8);
         let handle = spawn_named("bn-views".into(), move || {
             while let Ok(mut times) = rx.recv() {
+                listener.begin_batch();
                 for (id, t) in &times {
                     listener.on_instruction(*id as usize, t);
                 }
@@ -101,6 +102,9 @@ impl<L: Listener + Send + 'static> Sink<L> {
     /// functional layer and the timing worker already keep two busy, and on a 2-core host
     /// handing the stage times over costs more than it overlaps (measured: 8.2 s vs 7.2 s
     /// on bench/programs/speed.c).
+    ///
+    /// A listener that wants no details at the start stays inline too: one switched
+    /// off, or sampled views (which decide batch by batch in `begin_batch`, on this thread).
     fn new(listener: L, own_thread: Option<bool>) -> Self {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         if L::DETAILS && listener.wants_details() && own_thread.unwrap_or(cores >= 4) {
@@ -225,6 +229,9 @@ fn step_unobserved(core: &mut Core, batch: &Batch, table: &[InstrTiming]) {
 
 /// Times one batch on the baseline and hands the stage times to the listener.
 fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming]) {
+    if let Sink::Inline(l) = sink {
+        l.begin_batch();
+    }
     match sink {
         Sink::Inline(l) if L::DETAILS && l.wants_details() => {
             for r in &batch.records {

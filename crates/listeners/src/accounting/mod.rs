@@ -53,8 +53,15 @@ use crate::cycle_accounting::{CycleAccounting, LevinthalCounters};
 use crate::facts::{FpKind, SharedFacts, StaticFacts};
 use crate::flops_stack::{FlopsCounters, FlopsStack};
 use crate::topdown::TopDownCounters;
+use sampled::{Phase, Sample};
+use sweep::{sweep, Sweep, SweepAcc, SweepParams};
 use bottlenose_machine::Machine;
 use bottlenose_timing::{CoreConfig, DispatchCause, LatencyClass, Listener, StageTimes};
+
+mod sampled;
+mod sweep;
+
+pub use sampled::ViewsSampling;
 
 const EPS: f64 = 1e-9;
 
@@ -277,6 +284,8 @@ pub struct AccountingResult {
     pub cpi_stacks: CpiStacks,
     pub flops_stack: FlopsStack,
     pub cycle_accounting: CycleAccounting,
+    /// Set when the views were counted on samples of the run ([`AccountingViews::sampled`]).
+    pub sampling: Option<ViewsSampling>,
 }
 
 /// The dispatch delay of the instruction being processed, split at its causes.
@@ -321,6 +330,16 @@ pub struct AccountingViews {
     lev: LevinthalCounters,
     /// Ignore every instruction (benchmarks measure the views' cost this way).
     off: bool,
+    /// Sampled views: which batch is counted, and what the windows measured.
+    sample: Option<Sample>,
+    /// In a batch that sampled views skip: count executions only.
+    skipping: bool,
+    /// The next booked instruction starts a warm-up after a skipped stretch.
+    resync_pending: bool,
+    /// Instructions booked (sampled views count the windows' share with it).
+    booked: u64,
+    /// Mispredicted branches, counted in every batch (sampled or not).
+    mispredicts: u64,
 }
 
 impl AccountingViews {
@@ -351,6 +370,11 @@ impl AccountingViews {
             instructions: 0,
             lev: LevinthalCounters::default(),
             off: false,
+            sample: None,
+            skipping: false,
+            resync_pending: false,
+            booked: 0,
+            mispredicts: 0,
         }
     }
 
@@ -522,6 +546,69 @@ impl AccountingViews {
 
     /// Closes the run at `clocks` cycles and returns every view.
     pub fn finish(mut self, clocks: f64) -> AccountingResult {
+        // a sampled run that ended within its exact prefix was counted exactly
+        let sample = self.sample.take().filter(|s| s.phase != Phase::Exact).map(|mut s| {
+            if s.phase == Phase::Count {
+                self.close_window(&mut s);
+            }
+            self.real_tallies_in(&mut s);
+            s
+        });
+        if sample.is_none() {
+            self.close_run(clocks);
+        }
+        self.add_static_sums();
+        self.td.mispredicts = self.mispredicts;
+        self.lev.mispredicts = self.mispredicts;
+        if let Some(s) = &sample {
+            self.scale_windows(s, clocks);
+        }
+        self.acc.export(&mut self.td, &mut self.flops);
+        let w = self.p.width;
+        let slots = self.td.slots_retired as f64;
+        let base = slots / w;
+        let mut cpi = self.acc.cpi;
+        cpi[0][0] = base;
+        cpi[1][0] = (slots - self.sweep.iss_carry) / w;
+        // commit slots are 1/commit width: a wider commit stage's excess goes to
+        // the lost slots after it (Eyerman's carry), here spread over them evenly
+        let commit_base = slots * self.p.commit_gap;
+        let stalls: f64 = cpi[2][1..].iter().sum();
+        if stalls > 0.0 && (commit_base - base).abs() > EPS {
+            let f = ((stalls + commit_base - base) / stalls).max(0.0);
+            cpi[2][1..].iter_mut().for_each(|v| *v *= f);
+        }
+        cpi[2][0] = base;
+        if sample.is_some() {
+            // scaled from the windows: the stalls share what the base leaves of the run
+            for stack in &mut cpi {
+                let stalls: f64 = stack[1..].iter().sum();
+                if stalls > 0.0 {
+                    let f = (clocks - stack[0]).max(0.0) / stalls;
+                    stack[1..].iter_mut().for_each(|v| *v *= f);
+                }
+            }
+        }
+        // slots left over in a carry at the very end are base, not stalls
+        for s in 1..3 {
+            let total: f64 = cpi[s].iter().sum();
+            let missing = clocks - total;
+            if missing.abs() > 1e-6 * clocks.max(1.0) {
+                let (i, _) = cpi[s].iter().enumerate().skip(1).fold((OTHER as usize, f64::MIN), |m, (i, &v)| if v > m.1 { (i, v) } else { m });
+                cpi[s][i] += missing;
+            }
+        }
+        self.td.clocks = clocks;
+        let cpi: [[f64; NCOMP]; 3] = std::array::from_fn(|s| std::array::from_fn(|i| cpi[s][i]));
+        let cpi_stacks = CpiStacks::new(clocks, self.instructions, w, &cpi);
+        let flops_stack = self.flops.finish(&self.p, clocks);
+        let cycle_accounting = self.lev.finish(&self.p, &self.td, clocks);
+        AccountingResult { topdown: self.td, cpi_stacks, flops_stack, cycle_accounting, sampling: sample.map(|s| s.report()) }
+    }
+
+    /// The end of an exactly counted run: the machine drains after the last
+    /// dispatch and commit, and every cycle is swept.
+    fn close_run(&mut self, clocks: f64) {
         let end = clocks.max(self.prev_slot_end);
         let last = ceil_i(end);
         if self.off {
@@ -541,38 +628,6 @@ impl AccountingViews {
         if last > self.fin {
             self.finalize_to(last);
         }
-        self.add_static_sums();
-        self.acc.export(&mut self.td, &mut self.flops);
-        let w = self.p.width;
-        let slots = self.td.slots_retired as f64;
-        let base = slots / w;
-        let mut cpi = self.acc.cpi;
-        cpi[0][0] = base;
-        cpi[1][0] = (slots - self.sweep.iss_carry) / w;
-        // commit slots are 1/commit width: a wider commit stage's excess goes to
-        // the lost slots after it (Eyerman's carry), here spread over them evenly
-        let commit_base = slots * self.p.commit_gap;
-        let stalls: f64 = cpi[2][1..].iter().sum();
-        if stalls > 0.0 && (commit_base - base).abs() > EPS {
-            let f = ((stalls + commit_base - base) / stalls).max(0.0);
-            cpi[2][1..].iter_mut().for_each(|v| *v *= f);
-        }
-        cpi[2][0] = base;
-        // slots left over in a carry at the very end are base, not stalls
-        for s in 1..3 {
-            let total: f64 = cpi[s].iter().sum();
-            let missing = clocks - total;
-            if missing.abs() > 1e-6 * clocks.max(1.0) {
-                let (i, _) = cpi[s].iter().enumerate().skip(1).fold((OTHER as usize, f64::MIN), |m, (i, &v)| if v > m.1 { (i, v) } else { m });
-                cpi[s][i] += missing;
-            }
-        }
-        self.td.clocks = clocks;
-        let cpi: [[f64; NCOMP]; 3] = std::array::from_fn(|s| std::array::from_fn(|i| cpi[s][i]));
-        let cpi_stacks = CpiStacks::new(clocks, self.instructions, w, &cpi);
-        let flops_stack = self.flops.finish(&self.p, clocks);
-        let cycle_accounting = self.lev.finish(&self.p, &self.td, clocks);
-        AccountingResult { topdown: self.td, cpi_stacks, flops_stack, cycle_accounting }
     }
 
     /// The counts that depend only on each instruction's static facts: executions × facts.
@@ -606,24 +661,64 @@ impl AccountingViews {
 
 impl Listener for AccountingViews {
     fn wants_details(&self) -> bool {
-        !self.off
+        !self.off && !self.skipping
+    }
+
+    fn begin_batch(&mut self) {
+        self.next_batch();
     }
 
     #[inline(always)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
-        if !self.off {
+        if self.skipping {
+            self.count(index, t);
+        } else if !self.off {
             self.book(index, t);
         }
     }
 }
 
 impl AccountingViews {
+    /// An execution in a batch that sampled views skip (cheap step: only the
+    /// stage times and causes are filled).
+    #[inline(always)]
+    fn count(&mut self, index: usize, t: &StageTimes) {
+        if index >= self.bookings.len() {
+            self.refresh(index);
+        }
+        self.bookings[index].executions += 1;
+        self.mispredicts += t.mispredicted as u64;
+    }
+
+    /// Starts booking again after a skipped stretch: the ring and the timelines
+    /// begin at this instruction (the gaps before it are nobody's).
+    #[cold]
+    fn resync(&mut self, t: &StageTimes) {
+        self.resync_pending = false;
+        self.ring.iter_mut().for_each(|c| *c = Cell::default());
+        self.sweep = Sweep { any_vfp: self.sweep.any_vfp, ..Default::default() };
+        let c = floor_i(t.slot);
+        self.fin = c;
+        self.rs_next = c;
+        self.vfp_next = c;
+        self.prev_slot_end = t.slot;
+        self.commit_end = t.commit_slot;
+        self.heads.clear();
+        self.heads.push((t.slot, OTHER));
+        self.heads_start = 0;
+    }
+
     /// Everything one instruction adds to the views.
     #[inline(never)]
     fn book(&mut self, index: usize, t: &StageTimes) {
         if index >= self.bookings.len() {
             self.refresh(index);
         }
+        if self.resync_pending {
+            self.resync(t);
+        }
+        self.booked += 1;
+        self.mispredicts += t.mispredicted as u64;
         let f = &mut self.bookings[index];
         f.executions += 1;
         let f = *f;
@@ -703,10 +798,6 @@ impl AccountingViews {
         }
 
         // ---- Top-Down odds and ends, Levinthal's event counts ------------------
-        if t.mispredicted {
-            self.td.mispredicts += 1;
-            self.lev.mispredicts += 1;
-        }
         if t.fetch_stall > 0.0 {
             let btb = t.btb_stall as f64;
             let ic = t.fetch_stall as f64 - btb;
@@ -742,201 +833,4 @@ impl AccountingViews {
 /// Names of the CPI-stack components, in report order.
 pub fn cpi_components() -> &'static [&'static str] {
     &COMPONENTS
-}
-
-/// Constants of the per-cycle sweep.
-#[derive(Clone, Copy, Debug)]
-struct SweepParams {
-    width: f64,
-    inv_w: f64,
-    few: u8,
-    bw: u64,
-    fp_units: f64,
-}
-
-/// State carried from cycle to cycle by the sweep.
-#[derive(Clone, Copy, Debug, Default)]
-struct Sweep {
-    in_flight: i64,
-    divider: i32,
-    cur_rs: u8,
-    cur_fe: u8,
-    cur_vfp: u8,
-    any_vfp: bool,
-    iss_carry: f64,
-    vfp_carry: f64,
-}
-
-/// What the sweep accumulates.
-#[derive(Clone, Copy, Debug, Default)]
-struct SweepAcc {
-    /// Cycles with 0, 1, 2, ≥ 3 uops executed (0: only non-empty cells).
-    ops: [u64; 4],
-    /// Cycles with no uop executed and a load in flight (any, missed L1, L2, L3).
-    mem: [u64; 4],
-    mem_stores: u64,
-    ext_c1: u64,
-    ext_ct: u64,
-    ext_occupancy: u64,
-    divider_active: u64,
-    /// Stall cycles per component at dispatch, issue, commit (base is computed at the end).
-    cpi: [[f64; 16]; 3],
-    /// Idle FP-unit cycles per FLOPS-stack label.
-    idle: [f64; 4],
-}
-
-impl SweepAcc {
-    fn export(&self, td: &mut TopDownCounters, flops: &mut FlopsCounters) {
-        td.ops_c1 = self.ops[1] + self.ops[2] + self.ops[3];
-        td.ops_c2 = self.ops[2] + self.ops[3];
-        td.ops_c3 = self.ops[3];
-        td.mem_any = self.mem[0];
-        td.mem_l1 = self.mem[1];
-        td.mem_l2 = self.mem[2];
-        td.mem_l3 = self.mem[3];
-        td.mem_stores = self.mem_stores;
-        td.ext_c1 = self.ext_c1;
-        td.ext_ct = self.ext_ct;
-        td.ext_occupancy = self.ext_occupancy;
-        td.divider_active = self.divider_active;
-        flops.idle = self.idle;
-    }
-}
-
-/// Sweeps cycles `from..to` of the ring (a free function, so that the compiler
-/// knows the ring, the state and the accumulators do not alias). `k` cycles in
-/// a row in which nothing was booked share one state and are counted at once.
-/// Sums that follow a label are kept in a register while the label holds
-/// (a memory accumulator per cycle would serialize the loop).
-fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &SweepParams, st: &mut Sweep, acc: &mut SweepAcc) {
-    let mut s = *st;
-    let w = sp.width;
-    let (mut c1, mut c2, mut c3) = (0u64, 0u64, 0u64);
-    // running sums of the current issue-stack and FLOPS labels
-    let mut iss_label = u8::MAX;
-    let mut iss_sum = 0.0;
-    let mut vfp_label = u8::MAX;
-    let mut vfp_sum = 0.0;
-    let mut c = from;
-    while c < to {
-        let slot = &mut ring[c as usize & mask];
-        let e = *slot;
-        let (ops, iss, vfp_n) = (Lanes::ops(e.counts), Lanes::issued(e.counts), Lanes::fp(e.counts));
-        // how many cycles share this state: this one, and the empty ones after it
-        let mut k: i64 = 1;
-        if e.is_empty() {
-            while c + k < to && ring[(c + k) as usize & mask].is_empty() {
-                k += 1;
-            }
-        } else {
-            *slot = Cell::default();
-            c1 += (ops >= 1) as u64;
-            c2 += (ops >= 2) as u64;
-            c3 += (ops >= 3) as u64;
-            s.in_flight += e.d_mem;
-            s.divider += e.d_div as i32;
-            if e.rs != 0 {
-                s.cur_rs = e.rs & !SET;
-            }
-            if e.fe != 0 {
-                s.cur_fe = e.fe & !SET;
-            }
-            if e.vfp != 0 {
-                s.cur_vfp = e.vfp & !SET;
-            }
-        }
-        let ku = k as u64;
-        let m = s.in_flight as u64;
-        if m != 0 {
-            let dram = m >> 48;
-            if ops == 0 {
-                acc.mem[0] += ku * ((m & 0xffff) != 0) as u64;
-                acc.mem[1] += ku * ((m & 0xffff_0000) != 0) as u64;
-                acc.mem[2] += ku * ((m & 0xffff_0000_0000) != 0) as u64;
-                acc.mem[3] += ku * (dram != 0) as u64;
-            }
-            if dram != 0 {
-                acc.ext_c1 += ku;
-                acc.ext_ct += ku * (dram >= sp.bw) as u64;
-                acc.ext_occupancy += ku * dram;
-            }
-        }
-        // stores count only where no load stall does: Yasin §3.7 puts loads first
-        if s.cur_fe == STORES && ops <= sp.few && !(ops == 0 && (m & 0xffff) != 0) {
-            acc.mem_stores += ku;
-        }
-        if s.divider > 0 {
-            acc.divider_active += ku;
-        }
-        // issue stage (Eyerman Table II, column 2): the oldest waiting
-        // instruction; with an empty scheduler, why dispatch stalled
-        let l = if s.cur_rs != NONE {
-            s.cur_rs
-        } else if s.cur_fe != NONE {
-            s.cur_fe
-        } else {
-            OTHER
-        };
-        let lost = if iss == 0 && s.iss_carry == 0.0 {
-            k as f64
-        } else {
-            // a carry drains over the following cycles, one at a time
-            let avail = iss as f64 + s.iss_carry;
-            let used = fmin(avail, w);
-            s.iss_carry = avail - used;
-            let mut lost = 1.0 - used * sp.inv_w;
-            let mut rest = k - 1;
-            while rest > 0 && s.iss_carry > 0.0 {
-                let used = fmin(s.iss_carry, w);
-                s.iss_carry -= used;
-                lost += 1.0 - used * sp.inv_w;
-                rest -= 1;
-            }
-            lost + rest as f64
-        };
-        if l != iss_label {
-            if iss_label != u8::MAX {
-                acc.cpi[1][iss_label as usize & 15] += iss_sum;
-            }
-            iss_label = l;
-            iss_sum = 0.0;
-        }
-        iss_sum += lost;
-        // FLOPS stack (Table III): idle FP-unit cycles
-        if s.any_vfp {
-            let kk = sp.fp_units;
-            let idle = if vfp_n == 0 && s.vfp_carry == 0.0 {
-                k as f64 * kk
-            } else {
-                let mut idle = 0.0;
-                let mut carry = vfp_n as f64 + s.vfp_carry;
-                for _ in 0..k.min(4) {
-                    let used = fmin(carry, kk);
-                    carry -= used;
-                    idle += kk - used;
-                }
-                s.vfp_carry = carry;
-                idle + (k - k.min(4)) as f64 * kk
-            };
-            if s.cur_vfp != vfp_label {
-                if vfp_label != u8::MAX {
-                    acc.idle[vfp_label as usize & 3] += vfp_sum;
-                }
-                vfp_label = s.cur_vfp;
-                vfp_sum = 0.0;
-            }
-            vfp_sum += idle;
-        }
-        c += k;
-    }
-    if iss_label != u8::MAX {
-        acc.cpi[1][iss_label as usize & 15] += iss_sum;
-    }
-    if vfp_label != u8::MAX {
-        acc.idle[vfp_label as usize & 3] += vfp_sum;
-    }
-    acc.ops[1] += c1 - c2;
-    acc.ops[2] += c2 - c3;
-    acc.ops[3] += c3;
-    *st = s;
 }

@@ -1,0 +1,288 @@
+//! Sampled views: the accounting views counted on windows of a dynamic run,
+//! SMARTS-style, so that a long run pays for them on a fraction of it.
+//!
+//! The first `exact_batches` are counted exactly (a run that ends within them
+//! is an exact run). After them, in every `period` batches one *warms* the
+//! views up and the next is counted, at an offset within the period drawn
+//! afresh each period (deterministic, so runs repeat), so that the windows
+//! do not alias with a program's own period. The warm-up batch: the model takes its
+//! detailed step and the views book it, into scratch tallies, so that the
+//! per-cycle picture (loads in flight, the ROB-head timeline, blame) is complete
+//! again after the stretch nobody looked at. The batches outside the windows
+//! are *skipped*: timed by the model's cheap step, and only their executions
+//! (and mispredictions) are counted.
+//!
+//! What a counted window measured covers three spans, one per kind of tally:
+//! the dispatch timeline (`prev_slot_end` at its start and end), the commit
+//! timeline, and the swept cycles (`fin`, first cycle not swept). Cycles swept
+//! during the window hold every booking that falls into them: instructions before
+//! the warm-up committed long before (a batch is far larger than the ROB), and
+//! later ones book only at or after their own dispatch, which is past the last
+//! swept cycle.
+//!
+//! At the end ([`AccountingViews::finish`]) the counts that follow from static
+//! facts come from every execution (exact); the exact prefix is added as it is;
+//! the windows are scaled to the rest of the run: per-cycle counts by its cycles
+//! over the windows' swept cycles, the dispatch gaps (and with them the dispatch
+//! CPI stack) so that slots and gaps fill the run's clocks, per-instruction event
+//! counts by its instructions over the windows'. Last, the stall components of
+//! each CPI stack share what the base leaves of the run's cycles.
+
+use super::{floor_i, AccountingViews, SweepAcc};
+use crate::cycle_accounting::LevinthalCounters;
+use crate::topdown::TopDownCounters;
+use serde::Serialize;
+
+/// What sampled views measured (reported beside their results).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ViewsSampling {
+    /// Instructions counted exactly at the start of the run.
+    pub exact_instructions: u64,
+    /// After them, one counted batch (after one batch of warm-up) of every `period` batches.
+    pub period: u64,
+    /// Counted windows and the instructions in them.
+    pub windows: u64,
+    pub counted_instructions: u64,
+    /// Cycles swept in the windows (the run's clocks are scaled from these).
+    pub counted_cycles: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// The exact prefix: every instruction counted into the real tallies.
+    Exact,
+    Skip,
+    Warm,
+    Count,
+}
+
+/// The tallies a window adds to; the views swap two sets of them.
+#[derive(Clone, Debug)]
+pub(super) struct Tallies {
+    pub acc: SweepAcc,
+    pub td: TopDownCounters,
+    pub lev: LevinthalCounters,
+}
+
+impl Tallies {
+    /// Adds what booking and sweeping count (the rest is filled in at the end).
+    fn add(&mut self, o: &Tallies) {
+        self.acc.add(&o.acc);
+        let (a, b) = (&mut self.td, &o.td);
+        a.wrong_path_cycles += b.wrong_path_cycles;
+        a.recovery_cycles += b.recovery_cycles;
+        a.fetch_cycles += b.fetch_cycles;
+        a.fetch_full_cycles += b.fetch_full_cycles;
+        a.backend_cycles += b.backend_cycles;
+        let (a, b) = (&mut self.lev, &o.lev);
+        a.loads.iter_mut().zip(&b.loads).for_each(|(x, y)| *x += y);
+        a.icache_events += b.icache_events;
+        a.icache_cycles += b.icache_cycles;
+        a.btb_events += b.btb_events;
+        a.btb_cycles += b.btb_cycles;
+    }
+}
+
+/// The exact prefix, once it is over: its tallies, the cycles it swept and the
+/// instructions it booked.
+struct Prefix {
+    tallies: Tallies,
+    cycles: i64,
+    instructions: u64,
+}
+
+pub(super) struct Sample {
+    pub period: u64,
+    exact_batches: u64,
+    prefix: Option<Prefix>,
+    batches: u64,
+    pub phase: Phase,
+    /// The tallies not in use: while counting, the scratch ones; otherwise the real ones.
+    other: Tallies,
+    /// At the start of the counted window: dispatch point, commit point, first
+    /// unswept cycle, instructions booked.
+    start: (f64, f64, i64, u64),
+    pub windows: u64,
+    pub counted_instructions: u64,
+    pub swept_cycles: f64,
+    pub dispatch_span: f64,
+}
+
+impl Sample {
+    pub fn new(period: u64, exact_batches: u64, td: TopDownCounters) -> Self {
+        Sample {
+            period: period.max(3),
+            exact_batches,
+            prefix: None,
+            batches: 0,
+            phase: if exact_batches > 0 { Phase::Exact } else { Phase::Skip },
+            other: Tallies { acc: SweepAcc::default(), td, lev: LevinthalCounters::default() },
+            start: (0.0, 0.0, 0, 0),
+            windows: 0,
+            counted_instructions: 0,
+            swept_cycles: 0.0,
+            dispatch_span: 0.0,
+        }
+    }
+
+    pub fn report(&self) -> ViewsSampling {
+        ViewsSampling {
+            exact_instructions: self.prefix.as_ref().map_or(0, |p| p.instructions),
+            period: self.period,
+            windows: self.windows, counted_instructions: self.counted_instructions, counted_cycles: self.swept_cycles,
+        }
+    }
+}
+
+/// Where in period `q` its warm-up batch falls: `0..=period - 2` (the counted
+/// batch follows it within the period), from a fixed hash of `q` (splitmix64).
+fn window_offset(q: u64, period: u64) -> u64 {
+    let mut z = q.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    z % (period - 1)
+}
+
+impl AccountingViews {
+    /// Views counted exactly on the first `exact_batches` batches of a dynamic
+    /// run, then on 1 of every `period` batches (≥ 3); see the module doc.
+    pub fn sampled(mut self, period: u64, exact_batches: u64) -> Self {
+        let s = Sample::new(period, exact_batches, self.td.clone());
+        self.skipping = s.phase == Phase::Skip;
+        self.sample = Some(s);
+        self
+    }
+
+    /// Next batch: warm up, count, or skip it.
+    pub(super) fn next_batch(&mut self) {
+        let Some(mut s) = self.sample.take() else { return };
+        let next = match s.batches.checked_sub(s.exact_batches) {
+            None => Phase::Exact,
+            Some(b) => {
+                let offset = window_offset(b / s.period, s.period);
+                match b % s.period {
+                    r if r == offset => Phase::Warm,
+                    r if r == offset + 1 => Phase::Count,
+                    _ => Phase::Skip,
+                }
+            }
+        };
+        s.batches += 1;
+        match (s.phase, next) {
+            (Phase::Exact, Phase::Exact) => {}
+            (Phase::Exact, _) => {
+                // the prefix ends where the window would: its cycles are swept; what it
+                // booked beyond them is swept into the scratch tallies (a few cycles)
+                self.sweep_to_dispatch();
+                let scratch = s.other.clone();
+                let tallies = Tallies {
+                    acc: std::mem::replace(&mut self.acc, scratch.acc),
+                    td: std::mem::replace(&mut self.td, scratch.td),
+                    lev: std::mem::replace(&mut self.lev, scratch.lev),
+                };
+                s.prefix = Some(Prefix { tallies, cycles: self.fin, instructions: self.booked });
+            }
+            (Phase::Skip, Phase::Warm) => self.resync_pending = true,
+            (Phase::Warm, Phase::Count) => {
+                self.sweep_to_dispatch();
+                self.swap_tallies(&mut s);
+                s.start = (self.prev_slot_end, self.commit_end, self.fin, self.booked);
+            }
+            // (a window ending a period may be followed at once by the next one's warm-up)
+            (Phase::Count, _) => self.close_window(&mut s),
+            _ => {}
+        }
+        s.phase = next;
+        self.skipping = next == Phase::Skip;
+        self.sample = Some(s);
+    }
+
+    /// Ends the counted window: its cycles are swept into the real tallies, which
+    /// then change places with the scratch ones again.
+    pub(super) fn close_window(&mut self, s: &mut Sample) {
+        self.sweep_to_dispatch();
+        let (dispatch0, _, fin0, booked0) = s.start;
+        s.windows += 1;
+        s.counted_instructions += self.booked - booked0;
+        s.swept_cycles += (self.fin - fin0) as f64;
+        s.dispatch_span += self.prev_slot_end - dispatch0;
+        self.swap_tallies(s);
+        s.phase = Phase::Skip;
+    }
+
+    /// Brings the real tallies in (at the end of the run, outside a window and the prefix).
+    pub(super) fn real_tallies_in(&mut self, s: &mut Sample) {
+        if s.phase != Phase::Count && s.phase != Phase::Exact {
+            self.swap_tallies(s);
+        }
+    }
+
+    fn swap_tallies(&mut self, s: &mut Sample) {
+        std::mem::swap(&mut self.acc, &mut s.other.acc);
+        std::mem::swap(&mut self.td, &mut s.other.td);
+        std::mem::swap(&mut self.lev, &mut s.other.lev);
+    }
+
+    /// Sweeps every cycle before the current dispatch point: no later instruction books into them.
+    fn sweep_to_dispatch(&mut self) {
+        let bound = floor_i(self.prev_slot_end);
+        if bound > self.fin {
+            self.finalize_to(bound);
+        }
+    }
+
+    /// Scales what the windows counted to the rest of the run after the exact
+    /// prefix, and adds the prefix. Called once the static sums are in
+    /// (`self.instructions`: every execution).
+    pub(super) fn scale_windows(&mut self, s: &Sample, clocks: f64) {
+        let (prefix_cycles, prefix_instructions, prefix_gaps) = match &s.prefix {
+            Some(p) => {
+                let td = &p.tallies.td;
+                (p.cycles as f64, p.instructions, td.wrong_path_cycles + td.recovery_cycles + td.fetch_cycles + td.backend_cycles)
+            }
+            None => (0.0, 0, 0.0),
+        };
+        let rest_cycles = (clocks - prefix_cycles).max(0.0);
+        let per_cycle = if s.swept_cycles > 0.0 { rest_cycles / s.swept_cycles } else { 0.0 };
+        let scale = |v: &mut u64, f: f64| *v = (*v as f64 * f).round() as u64;
+        let a = &mut self.acc;
+        a.ops.iter_mut().chain(&mut a.mem).for_each(|v| scale(v, per_cycle));
+        for v in [&mut a.mem_stores, &mut a.ext_c1, &mut a.ext_ct, &mut a.ext_occupancy, &mut a.divider_active] {
+            scale(v, per_cycle);
+        }
+        let [_, issue, commit] = &mut a.cpi;
+        issue.iter_mut().chain(commit.iter_mut()).chain(&mut a.idle).for_each(|v| *v *= per_cycle);
+        // dispatch: retired slots (exact) and the gaps between them fill the clocks
+        let td = &mut self.td;
+        let base = td.slots_retired as f64 / td.width;
+        let gaps = td.wrong_path_cycles + td.recovery_cycles + td.fetch_cycles + td.backend_cycles;
+        let rest = (clocks - base - prefix_gaps).max(0.0);
+        if gaps > 0.0 {
+            let f = rest / gaps;
+            for v in [&mut td.wrong_path_cycles, &mut td.recovery_cycles, &mut td.fetch_cycles, &mut td.backend_cycles] {
+                *v *= f;
+            }
+            scale(&mut td.fetch_full_cycles, f);
+            a.cpi[0].iter_mut().for_each(|v| *v *= f);
+        } else {
+            // no window saw a gap: whatever the slots leave is the backend draining
+            td.backend_cycles = rest;
+            a.cpi[0][super::OTHER as usize] = rest;
+        }
+        let rest_instructions = self.instructions.saturating_sub(prefix_instructions) as f64;
+        let per_instruction = if s.counted_instructions > 0 { rest_instructions / s.counted_instructions as f64 } else { 0.0 };
+        let l = &mut self.lev;
+        l.loads.iter_mut().for_each(|v| scale(v, per_instruction));
+        scale(&mut l.icache_events, per_instruction);
+        scale(&mut l.btb_events, per_instruction);
+        l.icache_cycles *= per_instruction;
+        l.btb_cycles *= per_instruction;
+        self.sweep.iss_carry = 0.0;
+        if let Some(p) = &s.prefix {
+            let mut sum = Tallies { acc: self.acc, td: self.td.clone(), lev: self.lev.clone() };
+            sum.add(&p.tallies);
+            (self.acc, self.td, self.lev) = (sum.acc, sum.td, sum.lev);
+        }
+    }
+}
