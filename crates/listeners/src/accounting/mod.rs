@@ -3,7 +3,9 @@
 //! the FLOPS stack (Eyerman Table III) and Levinthal's cycle accounting.
 //!
 //! They share one reconstruction of the per-cycle picture of the
-//! instruction-driven model, which is why they are one listener. The work is
+//! instruction-driven model, which is why they are one listener. Dynamic runs
+//! may count them on samples of the run ([`sampled`]); the per-cycle sweep is in
+//! [`sweep`]. The work is
 //! per instruction wherever the stage is in order, and per *event cycle*
 //! otherwise:
 //!
