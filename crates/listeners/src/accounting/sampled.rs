@@ -12,10 +12,10 @@
 //! are *skipped*: timed by the model's cheap step, and only their executions
 //! (and mispredictions) are counted.
 //!
-//! What a counted window measured covers three spans, one per kind of tally:
-//! the dispatch timeline (`prev_slot_end` at its start and end), the commit
-//! timeline, and the swept cycles (`fin`, first cycle not swept). Cycles swept
-//! during the window hold every booking that falls into them: instructions before
+//! A counted window covers, per kind of tally, the window's instructions
+//! (per-instruction counts, the dispatch and commit gaps before each) and the
+//! cycles swept during it (`fin`, first cycle not swept, at its start and end).
+//! Those cycles hold every booking that falls into them: instructions before
 //! the warm-up committed long before (a batch is far larger than the ROB), and
 //! later ones book only at or after their own dispatch, which is past the last
 //! swept cycle.
@@ -99,13 +99,11 @@ pub(super) struct Sample {
     pub phase: Phase,
     /// The tallies not in use: while counting, the scratch ones; otherwise the real ones.
     other: Tallies,
-    /// At the start of the counted window: dispatch point, commit point, first
-    /// unswept cycle, instructions booked.
-    start: (f64, f64, i64, u64),
+    /// At the start of the counted window: first unswept cycle, instructions booked.
+    start: (i64, u64),
     pub windows: u64,
     pub counted_instructions: u64,
     pub swept_cycles: f64,
-    pub dispatch_span: f64,
 }
 
 impl Sample {
@@ -117,11 +115,10 @@ impl Sample {
             batches: 0,
             phase: if exact_batches > 0 { Phase::Exact } else { Phase::Skip },
             other: Tallies { acc: SweepAcc::default(), td, lev: LevinthalCounters::default() },
-            start: (0.0, 0.0, 0, 0),
+            start: (0, 0),
             windows: 0,
             counted_instructions: 0,
             swept_cycles: 0.0,
-            dispatch_span: 0.0,
         }
     }
 
@@ -129,7 +126,9 @@ impl Sample {
         ViewsSampling {
             exact_instructions: self.prefix.as_ref().map_or(0, |p| p.instructions),
             period: self.period,
-            windows: self.windows, counted_instructions: self.counted_instructions, counted_cycles: self.swept_cycles,
+            windows: self.windows,
+            counted_instructions: self.counted_instructions,
+            counted_cycles: self.swept_cycles,
         }
     }
 }
@@ -187,7 +186,7 @@ impl AccountingViews {
             (Phase::Warm, Phase::Count) => {
                 self.sweep_to_dispatch();
                 self.swap_tallies(&mut s);
-                s.start = (self.prev_slot_end, self.commit_end, self.fin, self.booked);
+                s.start = (self.fin, self.booked);
             }
             // (a window ending a period may be followed at once by the next one's warm-up)
             (Phase::Count, _) => self.close_window(&mut s),
@@ -202,11 +201,10 @@ impl AccountingViews {
     /// then change places with the scratch ones again.
     pub(super) fn close_window(&mut self, s: &mut Sample) {
         self.sweep_to_dispatch();
-        let (dispatch0, _, fin0, booked0) = s.start;
+        let (fin0, booked0) = s.start;
         s.windows += 1;
         s.counted_instructions += self.booked - booked0;
         s.swept_cycles += (self.fin - fin0) as f64;
-        s.dispatch_span += self.prev_slot_end - dispatch0;
         self.swap_tallies(s);
         s.phase = Phase::Skip;
     }
