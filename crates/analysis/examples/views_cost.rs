@@ -76,7 +76,7 @@ fn main() {
             let mut v = AccountingViews::new(params.clone(), facts.clone());
             let c = thread_cpu();
             let r = run_block(&block, cfg.clone(), iterations, &mut v);
-            let result = v.finish(r.total_cycles);
+            let result = v.finish(r.total_cycles, None);
             views = views.min(thread_cpu() - c);
             assert_eq!(result.cpi_stacks.cycles, r.total_cycles);
         }

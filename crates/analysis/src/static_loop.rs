@@ -102,7 +102,7 @@ pub fn analyze_block(
     );
     let base = run_block(&block, nominal.clone(), iterations, &mut views);
     let ((timeline, causes), views) = views;
-    let mut accounting = AccountingReport::new(views.finish(base.total_cycles), &view_params);
+    let mut accounting = AccountingReport::new(views.finish(base.total_cycles, None), &view_params);
     // static code has no cache misses or mispredictions: of Eyerman's
     // idealizations only the 1-cycle ALU applies
     let mut alu1 = nominal.clone();

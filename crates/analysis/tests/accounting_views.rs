@@ -125,14 +125,21 @@ fn fma_throughput_reaches_the_flops_peak() {
 /// announced to the listener, which picks the step it needs. The block changes
 /// phase every 20 batches: in one phase every 5th load misses to DRAM and every
 /// 3rd back edge is mispredicted, in the other everything hits and predicts, so
-/// that sampled windows see different things.
-fn batched(machine: &bottlenose_machine::Machine, src: &str, batches: usize, views: &mut bottlenose_listeners::AccountingViews) -> f64 {
+/// that sampled windows see different things. Returns the cycles and every
+/// instruction's executions (which sampled views take at the end).
+fn batched(
+    machine: &bottlenose_machine::Machine,
+    src: &str,
+    batches: usize,
+    views: &mut bottlenose_listeners::AccountingViews,
+) -> (f64, bottlenose_listeners::InstructionCost) {
     use bottlenose_decode::BranchKind;
     use bottlenose_timing::{resolve_block, Acceleration, Core, CoreConfig, DynInfo, Listener};
     let code = &assemble(src, "block", AsmSyntax::Auto).expect("assemble")[0];
     let insts = decode_block(&code.bytes, code.address).expect("decode");
     let (block, _) = resolve_block(machine, &insts);
     let mut core = Core::new(CoreConfig::new(machine, &Acceleration::nominal(machine)));
+    let mut cost = bottlenose_listeners::InstructionCost::new();
     let (mut loads, mut branches, mut i) = (0u64, 0u64, 0usize);
     for b in 0..batches {
         views.begin_batch();
@@ -153,11 +160,12 @@ fn batched(machine: &bottlenose_machine::Machine, src: &str, batches: usize, vie
                 dy.mispredicted = missing && branches % 3 == 0;
             }
             let t = if details { core.step(it, &dy) } else { core.step_fast(it, &dy) };
+            cost.on_instruction(k, &t);
             views.on_instruction(k, &t);
             i += 1;
         }
     }
-    core.cycles()
+    (core.cycles(), cost)
 }
 
 /// Sampled views (a dynamic run's default after its first 1 Mi instructions)
@@ -179,11 +187,12 @@ fn sampled_views_estimate_the_exact_views() {
     let (exact_batches, period, batches) = (16, 8, 400);
 
     let mut exact = new_views();
-    let cycles = batched(&m, src, batches, &mut exact);
-    let exact = exact.finish(cycles);
+    let (cycles, _) = batched(&m, src, batches, &mut exact);
+    let exact = exact.finish(cycles, None);
     let mut sampled = new_views().sampled(period, exact_batches);
-    assert_eq!(batched(&m, src, batches, &mut sampled), cycles, "sampling the views changed the timing");
-    let sampled = sampled.finish(cycles);
+    let (sampled_cycles, all) = batched(&m, src, batches, &mut sampled);
+    assert_eq!(sampled_cycles, cycles, "sampling the views changed the timing");
+    let sampled = sampled.finish(cycles, Some(&all));
 
     let s = sampled.sampling.expect("sampled views say so");
     assert_eq!(s.exact_instructions, exact_batches * 4096);
@@ -220,10 +229,10 @@ fn sampled_views_estimate_the_exact_views() {
 
     // within the exact prefix nothing is sampled: the same counts as exact views
     let mut short_exact = new_views();
-    let short_cycles = batched(&m, src, exact_batches as usize, &mut short_exact);
+    let (short_cycles, _) = batched(&m, src, exact_batches as usize, &mut short_exact);
     let mut short_sampled = new_views().sampled(period, exact_batches);
     batched(&m, src, exact_batches as usize, &mut short_sampled);
-    let (x, y) = (short_exact.finish(short_cycles), short_sampled.finish(short_cycles));
+    let (x, y) = (short_exact.finish(short_cycles, None), short_sampled.finish(short_cycles, None));
     assert!(y.sampling.is_none());
     assert_eq!(format!("{:?}", x.topdown), format!("{:?}", y.topdown));
     assert_eq!(format!("{:?}", x.cpi_stacks), format!("{:?}", y.cpi_stacks));

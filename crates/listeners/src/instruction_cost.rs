@@ -30,6 +30,11 @@ impl InstructionCost {
         self.costs.iter().map(|c| c.cycles).sum()
     }
 
+    /// The costs by static instruction index (trailing entries may be unused).
+    pub fn costs(&self) -> &[Cost] {
+        &self.costs
+    }
+
     /// The cost of static instruction `index` (zero if it never executed).
     pub fn get(&self, index: usize) -> Cost {
         self.costs.get(index).copied().unwrap_or_default()

@@ -54,6 +54,7 @@ use crate::cpi_stack::{CpiStacks, COMPONENTS, NCOMP};
 use crate::cycle_accounting::{CycleAccounting, LevinthalCounters};
 use crate::facts::{FpKind, SharedFacts, StaticFacts};
 use crate::flops_stack::{FlopsCounters, FlopsStack};
+use crate::instruction_cost::{Cost, InstructionCost};
 use crate::topdown::TopDownCounters;
 use sampled::{Phase, Sample};
 use sweep::{sweep, Sweep, SweepAcc, SweepParams};
@@ -340,7 +341,7 @@ pub struct AccountingViews {
     resync_pending: bool,
     /// Instructions booked (sampled views count the windows' share with it).
     booked: u64,
-    /// Mispredicted branches, counted in every batch (sampled or not).
+    /// Mispredicted branches (sampled views take them from `InstructionCost` at the end).
     mispredicts: u64,
 }
 
@@ -546,8 +547,10 @@ impl AccountingViews {
         self.fin = to;
     }
 
-    /// Closes the run at `clocks` cycles and returns every view.
-    pub fn finish(mut self, clocks: f64) -> AccountingResult {
+    /// Closes the run at `clocks` cycles and returns every view. `all`: the
+    /// executions and mispredictions of every instruction of the same stream,
+    /// which sampled views need (they skip batches without looking at them).
+    pub fn finish(mut self, clocks: f64, all: Option<&InstructionCost>) -> AccountingResult {
         // a sampled run that ended within its exact prefix was counted exactly
         let sample = self.sample.take().filter(|s| s.phase != Phase::Exact).map(|mut s| {
             if s.phase == Phase::Count {
@@ -556,8 +559,9 @@ impl AccountingViews {
             self.real_tallies_in(&mut s);
             s
         });
-        if sample.is_none() {
-            self.close_run(clocks);
+        match &sample {
+            None => self.close_run(clocks),
+            Some(_) => self.take_executions(all.expect("sampled views need the executions of every instruction (InstructionCost)")),
         }
         self.add_static_sums();
         self.td.mispredicts = self.mispredicts;
@@ -606,6 +610,19 @@ impl AccountingViews {
         let flops_stack = self.flops.finish(&self.p, clocks);
         let cycle_accounting = self.lev.finish(&self.p, &self.td, clocks);
         AccountingResult { topdown: self.td, cpi_stacks, flops_stack, cycle_accounting, sampling: sample.map(|s| s.report()) }
+    }
+
+    /// Every instruction's executions and the mispredictions, from a listener that saw them all.
+    fn take_executions(&mut self, all: &InstructionCost) {
+        let seen = all.costs().iter().rposition(|c| c.executions > 0).map_or(0, |i| i + 1);
+        if seen > self.bookings.len() {
+            self.refresh(seen - 1); // instructions first run in a skipped batch
+        }
+        self.mispredicts = 0;
+        for (b, c) in self.bookings.iter_mut().zip(all.costs().iter().chain(std::iter::repeat(&Cost::default()))) {
+            b.executions = c.executions;
+            self.mispredicts += c.mispredicts;
+        }
     }
 
     /// The end of an exactly counted run: the machine drains after the last
@@ -670,28 +687,17 @@ impl Listener for AccountingViews {
         self.next_batch();
     }
 
+    /// A batch that sampled views skip is not looked at (its executions come
+    /// from [`InstructionCost`] at the end).
     #[inline(always)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
-        if self.skipping {
-            self.count(index, t);
-        } else if !self.off {
+        if !self.off && !self.skipping {
             self.book(index, t);
         }
     }
 }
 
 impl AccountingViews {
-    /// An execution in a batch that sampled views skip (cheap step: only the
-    /// stage times and causes are filled).
-    #[inline(always)]
-    fn count(&mut self, index: usize, t: &StageTimes) {
-        if index >= self.bookings.len() {
-            self.refresh(index);
-        }
-        self.bookings[index].executions += 1;
-        self.mispredicts += t.mispredicted as u64;
-    }
-
     /// Starts booking again after a skipped stretch: the ring and the timelines
     /// begin at this instruction (the gaps before it are nobody's).
     #[cold]
