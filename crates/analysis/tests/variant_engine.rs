@@ -108,3 +108,43 @@ fn sampled_sweep_tracks_the_exact_one() {
     }
     assert!(exact[0] / exact[1] - 1.0 > 0.1, "p23 binds on Jacobi: {exact:?}");
 }
+
+/// A listener that samples (decides per batch whether it wants details, like
+/// the sampled accounting views) stays on the timing thread even where the
+/// listener would get a thread of its own, and is told of every batch.
+#[test]
+fn a_sampling_listener_stays_on_the_timing_thread() {
+    #[derive(Default)]
+    struct Sampler {
+        batches: usize,
+        detailed: usize,
+        threads: std::collections::BTreeSet<String>,
+    }
+    impl bottlenose_timing::Listener for Sampler {
+        fn on_instruction(&mut self, _: usize, t: &bottlenose_timing::StageTimes) {
+            // the cheap step leaves the slot times at zero
+            self.detailed += (t.commit_slot > 0.0) as usize;
+            self.threads.insert(std::thread::current().name().unwrap_or("").to_string());
+        }
+        fn begin_batch(&mut self) {
+            self.batches += 1;
+        }
+        // before the first batch it wants them (as sampled views do in their exact
+        // prefix): a listener that did would otherwise be given a thread
+        fn wants_details(&self) -> bool {
+            self.batches % 2 == 0
+        }
+        fn samples(&self) -> bool {
+            true
+        }
+    }
+    let m = machine("skylake");
+    let (block, records) = jacobi_stream(&m, 4_000);
+    let configs = vec![CoreConfig::new(&m, &bottlenose_timing::Acceleration::nominal(&m))];
+    let (_, s) = feed_all(VariantEngine::with_listener_thread(configs, Sampler::default(), 1, Some(true)), &block, &records);
+    assert_eq!(s.batches, records.len().div_ceil(4096));
+    assert_eq!(s.threads.iter().collect::<Vec<_>>(), ["bn-timing-0"]);
+    // the 2nd, 4th, ... batches were timed in detail, the others not
+    let detailed: usize = records.chunks(4096).skip(1).step_by(2).map(|c| c.len()).sum();
+    assert_eq!(s.detailed, detailed);
+}

@@ -220,6 +220,14 @@ pub trait Listener {
     #[inline]
     fn begin_batch(&mut self) {}
 
+    /// Whether this listener decides batch by batch (in `begin_batch`) whether it
+    /// wants details. The driver must then ask it on the timing thread: such a
+    /// listener never gets a thread of its own.
+    #[inline]
+    fn samples(&self) -> bool {
+        false
+    }
+
     /// [`Listener::DETAILS`] for this listener as configured: one switched off
     /// reads nothing, and its driver can then time with the cheaper step.
     #[inline]
@@ -253,5 +261,10 @@ impl<A: Listener, B: Listener> Listener for (A, B) {
     fn begin_batch(&mut self) {
         self.0.begin_batch();
         self.1.begin_batch();
+    }
+
+    #[inline]
+    fn samples(&self) -> bool {
+        self.0.samples() || self.1.samples()
     }
 }

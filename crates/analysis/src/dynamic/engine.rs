@@ -103,11 +103,11 @@ impl<L: Listener + Send + 'static> Sink<L> {
     /// handing the stage times over costs more than it overlaps (measured: 8.2 s vs 7.2 s
     /// on bench/programs/speed.c).
     ///
-    /// A listener that wants no details at the start stays inline too: one switched
-    /// off, or sampled views (which decide batch by batch in `begin_batch`, on this thread).
+    /// A listener switched off stays inline, and so does one that samples: it decides
+    /// batch by batch which step the timing thread takes, and costs little.
     fn new(listener: L, own_thread: Option<bool>) -> Self {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        if L::DETAILS && listener.wants_details() && own_thread.unwrap_or(cores >= 4) {
+        if L::DETAILS && listener.wants_details() && !listener.samples() && own_thread.unwrap_or(cores >= 4) {
             Sink::Thread(ListenerThread::spawn(listener))
         } else {
             Sink::Inline(listener)

@@ -687,6 +687,10 @@ impl Listener for AccountingViews {
         self.next_batch();
     }
 
+    fn samples(&self) -> bool {
+        self.sample.is_some()
+    }
+
     /// A batch that sampled views skip is not looked at (its executions come
     /// from [`InstructionCost`] at the end).
     #[inline(always)]
