@@ -12,8 +12,8 @@ pub fn render_accounting(a: &AccountingReport) -> String {
     if let Some(s) = &a.views_sampling {
         let _ = writeln!(
             o,
-            "Views sampled: counted on {} windows (1 batch in {}, after 1 of warm-up: {} instructions, {:.0} cycles); what follows from executions is exact, the rest is scaled to the run.\n",
-            s.windows, s.period, s.counted_instructions, s.counted_cycles
+            "Views sampled: the first {} instructions counted exactly, then {} windows (1 batch in {}, after 1 of warm-up: {} instructions, {:.0} cycles); what follows from executions is exact, the rest is scaled to the run (--exact-views counts all).\n",
+            s.exact_instructions, s.windows, s.period, s.counted_instructions, s.counted_cycles
         );
     }
     if !a.topdown.is_empty() {

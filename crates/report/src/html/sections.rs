@@ -76,7 +76,16 @@ pub fn topdown(o: &mut String, r: &Value) {
     for n in &nodes {
         node(o, n, &path);
     }
-    o.push_str("<p class=\"muted\">Hierarchical safety: a node is flagged when it is above its threshold and its parent is flagged; flagged nodes are open.</p></div></section>\n");
+    o.push_str("<p class=\"muted\">Hierarchical safety: a node is flagged when it is above its threshold and its parent is flagged; flagged nodes are open.</p>");
+    let s = &r["views_sampling"];
+    if s.is_object() {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">Views sampled: the first {} instructions counted exactly, then {} windows (one batch in {}: {} instructions); what follows from executions is exact, the rest is scaled to the run.</p>",
+            s["exact_instructions"], s["windows"], s["period"], s["counted_instructions"]
+        );
+    }
+    o.push_str("</div></section>\n");
 }
 
 fn bottleneck_path<'a>(nodes: &[&'a Value]) -> Vec<*const Value> {
