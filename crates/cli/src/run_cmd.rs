@@ -86,7 +86,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(3..))]
     pub sample_views: u32,
     /// Count the accounting views on every instruction of the run (slower on long runs).
-    #[arg(long, conflicts_with = "no_views")]
+    #[arg(long, conflicts_with_all = ["no_views", "sample_views"])]
     pub exact_views: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,

@@ -335,7 +335,7 @@ pub struct AccountingViews {
     off: bool,
     /// Sampled views: which batch is counted, and what the windows measured.
     sample: Option<Sample>,
-    /// In a batch that sampled views skip: count executions only.
+    /// In a batch that sampled views skip (they look at none of its instructions).
     skipping: bool,
     /// The next booked instruction starts a warm-up after a skipped stretch.
     resync_pending: bool,
