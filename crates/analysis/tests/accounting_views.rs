@@ -134,7 +134,7 @@ fn batched(
     views: &mut bottlenose_listeners::AccountingViews,
 ) -> (f64, bottlenose_listeners::InstructionCost) {
     use bottlenose_decode::BranchKind;
-    use bottlenose_timing::{resolve_block, Acceleration, Core, CoreConfig, DynInfo, Listener};
+    use bottlenose_timing::{resolve_block, Acceleration, Core, CoreConfig, Details, DynInfo, Listener};
     let code = &assemble(src, "block", AsmSyntax::Auto).expect("assemble")[0];
     let insts = decode_block(&code.bytes, code.address).expect("decode");
     let (block, _) = resolve_block(machine, &insts);
@@ -142,10 +142,14 @@ fn batched(
     let mut cost = bottlenose_listeners::InstructionCost::new();
     let (mut loads, mut branches, mut i) = (0u64, 0u64, 0usize);
     for b in 0..batches {
-        views.begin_batch();
-        let details = views.wants_details();
+        let detailed_from = match views.begin_batch(4096) {
+            Details::None => 4096,
+            Details::All => 0,
+            Details::From(k) => k,
+        };
         let missing = (b / 20) % 2 == 1;
-        for _ in 0..4096 {
+        for j in 0..4096 {
+            let details = j >= detailed_from;
             let k = i % block.len();
             let it = &block[k];
             let mut dy = DynInfo { new_fetch_block: k == 0, ..Default::default() };

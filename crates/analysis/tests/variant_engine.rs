@@ -126,8 +126,13 @@ fn a_sampling_listener_stays_on_the_timing_thread() {
             self.detailed += (t.commit_slot > 0.0) as usize;
             self.threads.insert(std::thread::current().name().unwrap_or("").to_string());
         }
-        fn begin_batch(&mut self) {
+        fn begin_batch(&mut self, _: usize) -> bottlenose_timing::Details {
             self.batches += 1;
+            if self.wants_details() {
+                bottlenose_timing::Details::All
+            } else {
+                bottlenose_timing::Details::None
+            }
         }
         // before the first batch it wants them (as sampled views do in their exact
         // prefix): a listener that did would otherwise be given a thread

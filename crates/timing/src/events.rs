@@ -205,6 +205,27 @@ pub struct DynInfo {
     pub fetch_stream: bool,
 }
 
+/// Which instructions of a batch a listener wants timed in detail
+/// ([`Listener::begin_batch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Details {
+    None,
+    All,
+    /// The batch's instructions from this index on.
+    From(usize),
+}
+
+impl Details {
+    /// What two listeners on the same stream need together.
+    pub fn union(self, other: Details) -> Details {
+        match (self, other) {
+            (Details::All, _) | (_, Details::All) => Details::All,
+            (Details::From(a), Details::From(b)) => Details::From(a.min(b)),
+            (d @ Details::From(_), Details::None) | (Details::None, d) => d,
+        }
+    }
+}
+
 /// A consumer of the per-instruction stream (accounting views).
 pub trait Listener {
     /// Whether the listener reads more than the stage times, their causes and
@@ -214,15 +235,21 @@ pub trait Listener {
 
     fn on_instruction(&mut self, index: usize, times: &StageTimes);
 
-    /// A batch of instructions begins (dynamic runs; static analysis has none).
-    /// A listener that samples decides here whether it wants this batch's
-    /// details, before the driver asks [`Listener::wants_details`].
+    /// A batch of `len` instructions begins (dynamic runs; static analysis has
+    /// none): which of them the listener wants timed in detail. A listener that
+    /// samples decides here; it still sees every instruction of the batch.
     #[inline]
-    fn begin_batch(&mut self) {}
+    fn begin_batch(&mut self, _len: usize) -> Details {
+        if self.wants_details() {
+            Details::All
+        } else {
+            Details::None
+        }
+    }
 
-    /// Whether this listener decides batch by batch (in `begin_batch`) whether it
-    /// wants details. The driver must then ask it on the timing thread: such a
-    /// listener never gets a thread of its own.
+    /// Whether this listener decides batch by batch (in `begin_batch`) which
+    /// details it wants. The driver must then ask it on the timing thread: such
+    /// a listener never gets a thread of its own.
     #[inline]
     fn samples(&self) -> bool {
         false
@@ -258,9 +285,8 @@ impl<A: Listener, B: Listener> Listener for (A, B) {
     }
 
     #[inline]
-    fn begin_batch(&mut self) {
-        self.0.begin_batch();
-        self.1.begin_batch();
+    fn begin_batch(&mut self, len: usize) -> Details {
+        self.0.begin_batch(len).union(self.1.begin_batch(len))
     }
 
     #[inline]

@@ -18,7 +18,7 @@ mod window;
 
 pub use calendar::Calendar;
 pub use config::{Acceleration, CoreConfig};
-pub use events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, Listener, StageTimes};
+pub use events::{CommitCause, Details, DispatchCause, DynInfo, IssueCause, LatencyClass, Listener, StageTimes};
 pub use model::Core;
 pub use prefetched::PrefetchedLines;
 pub use resolve::{resolve, resolve_block, InstrTiming, UnknownForm, Use};

@@ -10,7 +10,7 @@
 //! own, fed with the baseline's stage times batch by batch, so it overlaps with
 //! timing instead of adding to it.
 
-use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
+use bottlenose_timing::{Details, Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -75,7 +75,7 @@ impl<L: Listener + Send + 'static> ListenerThread<L> {
         let (spare_tx, spare) = sync_channel::<Vec<(u32, StageTimes)>>(8);
         let handle = spawn_named("bn-views".into(), move || {
             while let Ok(mut times) = rx.recv() {
-                listener.begin_batch();
+                listener.begin_batch(times.len());
                 for (id, t) in &times {
                     listener.on_instruction(*id as usize, t);
                 }
@@ -229,19 +229,22 @@ fn step_unobserved(core: &mut Core, batch: &Batch, table: &[InstrTiming]) {
 
 /// Times one batch on the baseline and hands the stage times to the listener.
 fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming]) {
-    if let Sink::Inline(l) = sink {
-        l.begin_batch();
-    }
     match sink {
-        Sink::Inline(l) if L::DETAILS && l.wants_details() => {
-            for r in &batch.records {
-                let t = core.step(&table[r.id as usize], &r.info);
+        Sink::Inline(l) => {
+            let records = &batch.records[..];
+            // the cheap step for the part nobody wants the details of
+            let detailed_from = match l.begin_batch(records.len()) {
+                _ if !L::DETAILS => records.len(),
+                Details::None => records.len(),
+                Details::All => 0,
+                Details::From(k) => k.min(records.len()),
+            };
+            for r in &records[..detailed_from] {
+                let t = core.step_fast(&table[r.id as usize], &r.info);
                 l.on_instruction(r.id as usize, &t);
             }
-        }
-        Sink::Inline(l) => {
-            for r in &batch.records {
-                let t = core.step_fast(&table[r.id as usize], &r.info);
+            for r in &records[detailed_from..] {
+                let t = core.step(&table[r.id as usize], &r.info);
                 l.on_instruction(r.id as usize, &t);
             }
         }

@@ -59,7 +59,7 @@ use crate::topdown::TopDownCounters;
 use sampled::{Phase, Sample};
 use sweep::{sweep, Sweep, SweepAcc, SweepParams};
 use bottlenose_machine::Machine;
-use bottlenose_timing::{CoreConfig, DispatchCause, LatencyClass, Listener, StageTimes};
+use bottlenose_timing::{CoreConfig, Details, DispatchCause, LatencyClass, Listener, StageTimes};
 
 mod sampled;
 mod sweep;
@@ -335,10 +335,13 @@ pub struct AccountingViews {
     off: bool,
     /// Sampled views: which batch is counted, and what the windows measured.
     sample: Option<Sample>,
-    /// In a batch that sampled views skip (they look at none of its instructions).
+    /// In a batch that sampled views skip (they look at none of its instructions,
+    /// or not yet: the head of a warm-up batch, `ignore`).
     skipping: bool,
     /// The next booked instruction starts a warm-up after a skipped stretch.
     resync_pending: bool,
+    /// Instructions still to pass unseen before a warm-up (the head of its batch).
+    ignore: usize,
     /// Instructions booked (sampled views count the windows' share with it).
     booked: u64,
     /// Mispredicted branches (sampled views take them from `InstructionCost` at the end).
@@ -376,6 +379,7 @@ impl AccountingViews {
             sample: None,
             skipping: false,
             resync_pending: false,
+            ignore: 0,
             booked: 0,
             mispredicts: 0,
         }
@@ -683,8 +687,11 @@ impl Listener for AccountingViews {
         !self.off && !self.skipping
     }
 
-    fn begin_batch(&mut self) {
-        self.next_batch();
+    fn begin_batch(&mut self, len: usize) -> Details {
+        if self.off {
+            return Details::None;
+        }
+        self.next_batch(len)
     }
 
     fn samples(&self) -> bool {
@@ -692,10 +699,15 @@ impl Listener for AccountingViews {
     }
 
     /// A batch that sampled views skip is not looked at (its executions come
-    /// from [`InstructionCost`] at the end).
+    /// from [`InstructionCost`] at the end); in a warm-up batch, its head is not.
     #[inline(always)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
-        if !self.off && !self.skipping {
+        if self.skipping {
+            if self.ignore > 0 {
+                self.ignore -= 1;
+                self.skipping = self.ignore > 0;
+            }
+        } else if !self.off {
             self.book(index, t);
         }
     }

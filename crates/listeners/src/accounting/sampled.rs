@@ -5,8 +5,9 @@
 //! is an exact run). After them, in every `period` batches one *warms* the
 //! views up and the next is counted, at an offset within the period drawn
 //! afresh each period (deterministic, so runs repeat), so that the windows
-//! do not alias with a program's own period. The warm-up batch: the model takes its
-//! detailed step and the views book it, into scratch tallies, so that the
+//! do not alias with a program's own period. Warming up: over the last
+//! [`WARM_UP`] instructions of the batch before the window the model takes its
+//! detailed step and the views book them, into scratch tallies, so that the
 //! per-cycle picture (loads in flight, the ROB-head timeline, blame) is complete
 //! again after the stretch nobody looked at. The batches outside the windows
 //! are *skipped*: timed by the model's cheap step, and only their executions
@@ -29,9 +30,15 @@
 //! each CPI stack share what the base leaves of the run's cycles.
 
 use super::{floor_i, AccountingViews, SweepAcc};
+use bottlenose_timing::Details;
 use crate::cycle_accounting::LevinthalCounters;
 use crate::topdown::TopDownCounters;
 use serde::Serialize;
+
+/// Instructions booked before a counted window (the tail of the batch before it):
+/// three times the largest bundled ROB (Zen 4: 320 entries), so that whatever is
+/// in flight when the window opens was booked.
+const WARM_UP: usize = 1024;
 
 /// What sampled views measured (reported beside their results).
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -153,9 +160,10 @@ impl AccountingViews {
         self
     }
 
-    /// Next batch: warm up, count, or skip it.
-    pub(super) fn next_batch(&mut self) {
-        let Some(mut s) = self.sample.take() else { return };
+    /// Next batch (of `len` instructions): warm up, count, or skip it; which of
+    /// its instructions the views want timed in detail.
+    pub(super) fn next_batch(&mut self, len: usize) -> Details {
+        let Some(mut s) = self.sample.take() else { return Details::All };
         let next = match s.batches.checked_sub(s.exact_batches) {
             None => Phase::Exact,
             Some(b) => {
@@ -182,7 +190,6 @@ impl AccountingViews {
                 };
                 s.prefix = Some(Prefix { tallies, cycles: self.fin, instructions: self.booked });
             }
-            (Phase::Skip, Phase::Warm) => self.resync_pending = true,
             (Phase::Warm, Phase::Count) => {
                 self.sweep_to_dispatch();
                 self.swap_tallies(&mut s);
@@ -193,8 +200,25 @@ impl AccountingViews {
             _ => {}
         }
         s.phase = next;
-        self.skipping = next == Phase::Skip;
         self.sample = Some(s);
+        match next {
+            Phase::Exact | Phase::Count => {
+                self.skipping = false;
+                Details::All
+            }
+            Phase::Skip => {
+                self.skipping = true;
+                Details::None
+            }
+            Phase::Warm => {
+                // only the batch's tail warms up: it starts after a stretch nobody looked at
+                self.resync_pending = true;
+                let skipped = len.saturating_sub(WARM_UP);
+                self.ignore = skipped;
+                self.skipping = skipped > 0;
+                Details::From(skipped)
+            }
+        }
     }
 
     /// Ends the counted window: its cycles are swept into the real tallies, which
