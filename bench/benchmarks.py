@@ -269,7 +269,7 @@ def section_sampled_views(quick: bool) -> str:
     return (
         "## Sampled views\n\n"
         "`bottlenose run` counts the first 1 Mi instructions exactly, then the views on one batch of 4 Ki "
-        "instructions in every 8 (after one batch of warm-up, at a pseudo-random offset in each period) and "
+        "instructions in every 8 (after a warm-up on the 1 Ki instructions before it, at a pseudo-random offset in each period) and "
         "scales the windows to the run; slots, executions and mispredictions stay exact (`--sample-views N`, "
         "`--exact-views`). The same runs with and without sampling, skylake, `--no-sensitivity --no-idealize`; "
         "every Top-Down node and every CPI-stack component compared:\n\n" + "\n".join(rows) + "\n"

@@ -79,7 +79,7 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "idealize")]
     pub no_views: bool,
     /// After the first 1 Mi instructions, count the accounting views on one batch
-    /// of 4 Ki instructions in every N (N >= 3), each after one batch of warm-up;
+    /// of 4 Ki instructions in every N (N >= 3), each after a warm-up on the 1 Ki instructions before it;
     /// the other batches are timed by the model's cheaper step. The counts that
     /// follow from executions stay exact, the rest are scaled from the windows (the
     /// report says so under `views_sampling`). Cycles and hotspots are unchanged.

@@ -411,7 +411,7 @@ fn views_do_not_change_the_timing() {
 }
 
 /// Past its first 1 Mi instructions a run counts the views on samples (one
-/// batch of 4 Ki in 8, after one of warm-up): the report says so, the timing is
+/// batch of 4 Ki in 8, after a warm-up): the report says so, the timing is
 /// the same, the invariants hold, what follows from executions is exact and the
 /// Top-Down tree lands within a point of the exact views (`--exact-views`).
 /// A run that ends within the first 1 Mi instructions is counted exactly.

@@ -12,7 +12,7 @@ pub fn render_accounting(a: &AccountingReport) -> String {
     if let Some(s) = &a.views_sampling {
         let _ = writeln!(
             o,
-            "Views sampled: the first {} instructions counted exactly, then {} windows (1 batch in {}, after 1 of warm-up: {} instructions, {:.0} cycles); what follows from executions is exact, the rest is scaled to the run (--exact-views counts all).\n",
+            "Views sampled: the first {} instructions counted exactly, then {} windows (1 batch in {}, each after a warm-up: {} instructions, {:.0} cycles); what follows from executions is exact, the rest is scaled to the run (--exact-views counts all).\n",
             s.exact_instructions, s.windows, s.period, s.counted_instructions, s.counted_cycles
         );
     }

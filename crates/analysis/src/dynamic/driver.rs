@@ -60,7 +60,7 @@ pub struct DynamicOptions {
     /// baseline (`run --no-views` turns them off: the report's views are then empty).
     pub accounting_views: bool,
     /// After the first [`EXACT_VIEW_BATCHES`] batches, count the views on one
-    /// batch in every `n` (after one batch of warm-up) instead of on every
+    /// batch in every `n` (after a warm-up on the instructions before it) instead of on every
     /// instruction (`None`: exactly throughout).
     pub sample_views: Option<u32>,
 }
