@@ -5,7 +5,7 @@
 
 use bottlenose_analysis::run_block;
 use bottlenose_decode::decode_block;
-use bottlenose_listeners::{AccountingViews, StaticFacts, ViewParams};
+use bottlenose_listeners::{AccountingViews, InstructionCost, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::{assemble, AsmSyntax};
 use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, Listener, StageTimes};
@@ -73,10 +73,11 @@ fn main() {
             if !runs("views") {
                 continue;
             }
-            let mut v = AccountingViews::new(params.clone(), facts.clone());
+            // the views take the executions from an InstructionCost beside them
+            let mut v = (InstructionCost::new(), AccountingViews::new(params.clone(), facts.clone()));
             let c = thread_cpu();
             let r = run_block(&block, cfg.clone(), iterations, &mut v);
-            let result = v.finish(r.total_cycles, None);
+            let result = v.1.finish(r.total_cycles, &v.0);
             views = views.min(thread_cpu() - c);
             assert_eq!(result.cpi_stacks.cycles, r.total_cycles);
         }

@@ -10,7 +10,7 @@ use crate::AnalysisError;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;
 use crate::accounting::{AccountingReport, Ideal};
-use bottlenose_listeners::{AccountingViews, StallCauseCounter, StallCauses, StaticFacts, Timeline, TimelineRow, ViewParams};
+use bottlenose_listeners::{AccountingViews, InstructionCost, StallCauseCounter, StallCauses, StaticFacts, Timeline, TimelineRow, ViewParams};
 use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, UnknownForm};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -98,11 +98,11 @@ pub fn analyze_block(
     let facts = StaticFacts::block(machine, insts, &block);
     let mut views = (
         (Timeline::new(block.len(), iterations), StallCauseCounter::new(machine)),
-        AccountingViews::new(view_params.clone(), facts),
+        (InstructionCost::new(), AccountingViews::new(view_params.clone(), facts)),
     );
     let base = run_block(&block, nominal.clone(), iterations, &mut views);
-    let ((timeline, causes), views) = views;
-    let mut accounting = AccountingReport::new(views.finish(base.total_cycles, None), &view_params);
+    let ((timeline, causes), (executions, views)) = views;
+    let mut accounting = AccountingReport::new(views.finish(base.total_cycles, &executions), &view_params);
     // static code has no cache misses or mispredictions: of Eyerman's
     // idealizations only the 1-cycle ALU applies
     let mut alu1 = nominal.clone();

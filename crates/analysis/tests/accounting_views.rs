@@ -126,7 +126,7 @@ fn fma_throughput_reaches_the_flops_peak() {
 /// phase every 20 batches: in one phase every 5th load misses to DRAM and every
 /// 3rd back edge is mispredicted, in the other everything hits and predicts, so
 /// that sampled windows see different things. Returns the cycles and every
-/// instruction's executions (which sampled views take at the end).
+/// instruction's executions (which the views take at the end).
 fn batched(
     machine: &bottlenose_machine::Machine,
     src: &str,
@@ -191,12 +191,12 @@ fn sampled_views_estimate_the_exact_views() {
     let (exact_batches, period, batches) = (16, 8, 400);
 
     let mut exact = new_views();
-    let (cycles, _) = batched(&m, src, batches, &mut exact);
-    let exact = exact.finish(cycles, None);
+    let (cycles, all) = batched(&m, src, batches, &mut exact);
+    let exact = exact.finish(cycles, &all);
     let mut sampled = new_views().sampled(period, exact_batches);
     let (sampled_cycles, all) = batched(&m, src, batches, &mut sampled);
     assert_eq!(sampled_cycles, cycles, "sampling the views changed the timing");
-    let sampled = sampled.finish(cycles, Some(&all));
+    let sampled = sampled.finish(cycles, &all);
 
     let s = sampled.sampling.expect("sampled views say so");
     assert_eq!(s.exact_instructions, exact_batches * 4096);
@@ -233,10 +233,10 @@ fn sampled_views_estimate_the_exact_views() {
 
     // within the exact prefix nothing is sampled: the same counts as exact views
     let mut short_exact = new_views();
-    let (short_cycles, _) = batched(&m, src, exact_batches as usize, &mut short_exact);
+    let (short_cycles, all) = batched(&m, src, exact_batches as usize, &mut short_exact);
     let mut short_sampled = new_views().sampled(period, exact_batches);
     batched(&m, src, exact_batches as usize, &mut short_sampled);
-    let (x, y) = (short_exact.finish(short_cycles, None), short_sampled.finish(short_cycles, None));
+    let (x, y) = (short_exact.finish(short_cycles, &all), short_sampled.finish(short_cycles, &all));
     assert!(y.sampling.is_none());
     assert_eq!(format!("{:?}", x.topdown), format!("{:?}", y.topdown));
     assert_eq!(format!("{:?}", x.cpi_stacks), format!("{:?}", y.cpi_stacks));

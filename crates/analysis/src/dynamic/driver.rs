@@ -646,7 +646,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let (outcomes, ((causes, cost), views)) = engine.finish();
     let base = outcomes[0].cycles.max(0.0);
     // without the views there is nothing to report (they booked nothing)
-    let mut accounting = if with_views { AccountingReport::new(views.finish(base, Some(&cost)), &view_params) } else { AccountingReport::default() };
+    let mut accounting = if with_views { AccountingReport::new(views.finish(base, &cost), &view_params) } else { AccountingReport::default() };
     let mut ideal_results: Vec<(Vec<Ideal>, f64)> = Vec::new();
     for st in ideal {
         let (o, ()) = st.engine.finish();

@@ -54,7 +54,7 @@ use crate::cpi_stack::{CpiStacks, COMPONENTS, NCOMP};
 use crate::cycle_accounting::{CycleAccounting, LevinthalCounters};
 use crate::facts::{FpKind, SharedFacts, StaticFacts};
 use crate::flops_stack::{FlopsCounters, FlopsStack};
-use crate::instruction_cost::{Cost, InstructionCost};
+use crate::instruction_cost::InstructionCost;
 use crate::topdown::TopDownCounters;
 use sampled::{Phase, Sample};
 use sweep::{sweep, Sweep, SweepAcc, SweepParams};
@@ -210,12 +210,10 @@ impl Cell {
     }
 }
 
-/// What booking one execution of a static instruction needs, beside its
-/// execution count: one small record per instruction, so that an execution
-/// touches one cache line of it.
+/// What booking one execution of a static instruction needs: one small record
+/// per instruction, so that an execution touches one cache line of them.
 #[derive(Clone, Copy, Default)]
 struct Booking {
-    executions: u64,
     /// Added to the issue cycle's [`Cell::counts`].
     issue_counts: u32,
     fused: u16,
@@ -230,7 +228,6 @@ impl Booking {
     fn new(f: &StaticFacts) -> Self {
         let is_fp = f.fp != FpKind::None;
         Booking {
-            executions: 0,
             issue_counts: f.compute_uops as u32 * Lanes::OPS + is_fp as u32 * Lanes::FP + (f.fused as u32).min(0xffff) * Lanes::ISSUED,
             fused: f.fused,
             divider_cycles: f.divider_cycles,
@@ -303,14 +300,46 @@ struct DispatchDelay {
     store_buffer: bool,
 }
 
+/// What booking and sweeping count: the sweep's sums, the Top-Down counters
+/// (those filled at the end as well) and Levinthal's event counts.
+#[derive(Clone, Debug)]
+struct Tallies {
+    acc: SweepAcc,
+    td: TopDownCounters,
+    lev: LevinthalCounters,
+}
+
+impl Tallies {
+    fn new(width: f64) -> Self {
+        Tallies { acc: SweepAcc::default(), td: TopDownCounters { width, ..Default::default() }, lev: LevinthalCounters::default() }
+    }
+
+    /// Adds what booking and sweeping count (the rest is filled in at the end).
+    fn add(&mut self, o: &Tallies) {
+        self.acc.add(&o.acc);
+        let (a, b) = (&mut self.td, &o.td);
+        a.wrong_path_cycles += b.wrong_path_cycles;
+        a.recovery_cycles += b.recovery_cycles;
+        a.fetch_cycles += b.fetch_cycles;
+        a.fetch_full_cycles += b.fetch_full_cycles;
+        a.backend_cycles += b.backend_cycles;
+        let (a, b) = (&mut self.lev, &o.lev);
+        a.loads.iter_mut().zip(&b.loads).for_each(|(x, y)| *x += y);
+        a.icache_events += b.icache_events;
+        a.icache_cycles += b.icache_cycles;
+        a.btb_events += b.btb_events;
+        a.btb_cycles += b.btb_cycles;
+    }
+}
+
 /// The listener: Top-Down events, CPI stacks, FLOPS stack, cycle accounting.
 pub struct AccountingViews {
     p: ViewParams,
     sp: SweepParams,
     facts: Vec<StaticFacts>,
-    /// Per static instruction, what booking needs and its executions: whatever
-    /// follows from the static facts alone (slots, uops, FP and divide counts)
-    /// is summed from the executions at the end instead of per execution.
+    /// Per static instruction, what booking needs. Whatever follows from the
+    /// static facts alone (slots, uops, FP and divide counts) is summed at the
+    /// end from the executions that [`InstructionCost`] counted.
     bookings: Vec<Booking>,
     shared: Option<SharedFacts>,
     ring: Vec<Cell>,
@@ -326,11 +355,10 @@ pub struct AccountingViews {
     rs_next: i64,
     vfp_next: i64,
     sweep: Sweep,
-    acc: SweepAcc,
+    /// What booking and sweeping count (sampled views swap it with scratch tallies).
+    tally: Tallies,
     instructions: u64,
-    td: TopDownCounters,
     flops: FlopsCounters,
-    lev: LevinthalCounters,
     /// Ignore every instruction (benchmarks measure the views' cost this way).
     off: bool,
     /// Sampled views: which batch is counted, and what the windows measured.
@@ -344,8 +372,6 @@ pub struct AccountingViews {
     ignore: usize,
     /// Instructions booked (sampled views count the windows' share with it).
     booked: u64,
-    /// Mispredicted branches (sampled views take them from `InstructionCost` at the end).
-    mispredicts: u64,
 }
 
 impl AccountingViews {
@@ -355,7 +381,7 @@ impl AccountingViews {
         let mut heads = Vec::with_capacity(1024);
         heads.push((0.0, OTHER));
         AccountingViews {
-            td: TopDownCounters { width: p.width, ..Default::default() },
+            tally: Tallies::new(p.width),
             flops: FlopsCounters::default(),
             sp: SweepParams { width: p.width, inv_w: 1.0 / p.width, few: p.few_ops as u8, bw: p.mem_bw_occupancy as u64, fp_units: p.fp_units },
             bookings: facts.iter().map(Booking::new).collect(),
@@ -372,16 +398,13 @@ impl AccountingViews {
             rs_next: 0,
             vfp_next: 0,
             sweep: Sweep::default(),
-            acc: SweepAcc::default(),
             instructions: 0,
-            lev: LevinthalCounters::default(),
             off: false,
             sample: None,
             skipping: false,
             resync_pending: false,
             ignore: 0,
             booked: 0,
-            mispredicts: 0,
         }
     }
 
@@ -474,7 +497,7 @@ impl AccountingViews {
             Some(&(start, label)) if start <= mid => label,
             _ => OTHER,
         };
-        self.acc.cpi[0][label as usize & 15] += to - from;
+        self.tally.acc.cpi[0][label as usize & 15] += to - from;
         self.fe_mark(from, label);
     }
 
@@ -483,22 +506,22 @@ impl AccountingViews {
         let DispatchDelay { t0, t1, b, t2, t3, store_buffer } = *d;
         if t1 > t0 {
             let resolve = fmax(t1 - self.p.mispredict_penalty, t0);
-            self.td.wrong_path_cycles += wrong;
-            self.td.recovery_cycles += t1 - resolve;
-            self.acc.cpi[0][BPRED as usize] += wrong + (t1 - resolve);
+            self.tally.td.wrong_path_cycles += wrong;
+            self.tally.td.recovery_cycles += t1 - resolve;
+            self.tally.acc.cpi[0][BPRED as usize] += wrong + (t1 - resolve);
             self.fe_mark(t0, BPRED);
             if resolve > t0 + wrong + EPS {
                 // the wrong path filled the ROB: dispatch waited behind its head
-                self.td.backend_cycles += resolve - (t0 + wrong);
+                self.tally.td.backend_cycles += resolve - (t0 + wrong);
                 self.charge_heads(t0 + wrong, resolve);
                 self.fe_mark(resolve, BPRED);
             }
         }
         if t2 > t1 {
-            self.acc.cpi[0][BPRED as usize] += b - t1;
-            self.acc.cpi[0][ICACHE as usize] += t2 - b;
-            self.td.fetch_cycles += t2 - t1;
-            self.td.fetch_full_cycles += (floor_i(t2 + EPS) - ceil_i(t1 - EPS)).max(0) as u64;
+            self.tally.acc.cpi[0][BPRED as usize] += b - t1;
+            self.tally.acc.cpi[0][ICACHE as usize] += t2 - b;
+            self.tally.td.fetch_cycles += t2 - t1;
+            self.tally.td.fetch_full_cycles += (floor_i(t2 + EPS) - ceil_i(t1 - EPS)).max(0) as u64;
             if b > t1 {
                 self.fe_mark(t1, BPRED);
             }
@@ -507,9 +530,9 @@ impl AccountingViews {
             }
         }
         if t3 > t2 {
-            self.td.backend_cycles += t3 - t2;
+            self.tally.td.backend_cycles += t3 - t2;
             if store_buffer {
-                self.acc.cpi[0][STORES as usize] += t3 - t2;
+                self.tally.acc.cpi[0][STORES as usize] += t3 - t2;
                 self.fe_mark(t2, STORES);
             } else {
                 self.charge_heads(t2, t3);
@@ -521,7 +544,7 @@ impl AccountingViews {
     /// The lost commit slots before instruction `t` (the ROB head throughout):
     /// commit stack and the ROB-head timeline.
     fn commit_gap(&mut self, g0: f64, g1: f64, t: &StageTimes, d: &DispatchDelay) {
-        let c = &mut self.acc.cpi[2];
+        let c = &mut self.tally.acc.cpi[2];
         // the ROB was empty until the instruction dispatched: its own dispatch delay
         let r = fmin(t.slot, g1);
         if r > g0 {
@@ -547,14 +570,15 @@ impl AccountingViews {
     /// Sweeps every cycle before `to`.
     #[inline(never)]
     fn finalize_to(&mut self, to: i64) {
-        sweep(&mut self.ring, self.mask, self.fin, to, &self.sp, &mut self.sweep, &mut self.acc);
+        sweep(&mut self.ring, self.mask, self.fin, to, &self.sp, &mut self.sweep, &mut self.tally.acc);
         self.fin = to;
     }
 
     /// Closes the run at `clocks` cycles and returns every view. `all`: the
-    /// executions and mispredictions of every instruction of the same stream,
-    /// which sampled views need (they skip batches without looking at them).
-    pub fn finish(mut self, clocks: f64, all: Option<&InstructionCost>) -> AccountingResult {
+    /// executions and mispredictions of every instruction, counted by an
+    /// [`InstructionCost`] beside the views on the same stream (the views do not
+    /// count them again; sampled views skip batches without looking at them).
+    pub fn finish(mut self, clocks: f64, all: &InstructionCost) -> AccountingResult {
         // a sampled run that ended within its exact prefix was counted exactly
         let sample = self.sample.take().filter(|s| s.phase != Phase::Exact).map(|mut s| {
             if s.phase == Phase::Count {
@@ -563,21 +587,18 @@ impl AccountingViews {
             self.real_tallies_in(&mut s);
             s
         });
-        match &sample {
-            None => self.close_run(clocks),
-            Some(_) => self.take_executions(all.expect("sampled views need the executions of every instruction (InstructionCost)")),
+        if sample.is_none() {
+            self.close_run(clocks);
         }
-        self.add_static_sums();
-        self.td.mispredicts = self.mispredicts;
-        self.lev.mispredicts = self.mispredicts;
+        self.add_static_sums(all);
         if let Some(s) = &sample {
             self.scale_windows(s, clocks);
         }
-        self.acc.export(&mut self.td, &mut self.flops);
+        self.tally.acc.export(&mut self.tally.td, &mut self.flops);
         let w = self.p.width;
-        let slots = self.td.slots_retired as f64;
+        let slots = self.tally.td.slots_retired as f64;
         let base = slots / w;
-        let mut cpi = self.acc.cpi;
+        let mut cpi = self.tally.acc.cpi;
         cpi[0][0] = base;
         cpi[1][0] = (slots - self.sweep.iss_carry) / w;
         // commit slots are 1/commit width: a wider commit stage's excess goes to
@@ -608,25 +629,12 @@ impl AccountingViews {
                 cpi[s][i] += missing;
             }
         }
-        self.td.clocks = clocks;
+        self.tally.td.clocks = clocks;
         let cpi: [[f64; NCOMP]; 3] = std::array::from_fn(|s| std::array::from_fn(|i| cpi[s][i]));
         let cpi_stacks = CpiStacks::new(clocks, self.instructions, w, &cpi);
         let flops_stack = self.flops.finish(&self.p, clocks);
-        let cycle_accounting = self.lev.finish(&self.p, &self.td, clocks);
-        AccountingResult { topdown: self.td, cpi_stacks, flops_stack, cycle_accounting, sampling: sample.map(|s| s.report()) }
-    }
-
-    /// Every instruction's executions and the mispredictions, from a listener that saw them all.
-    fn take_executions(&mut self, all: &InstructionCost) {
-        let seen = all.costs().iter().rposition(|c| c.executions > 0).map_or(0, |i| i + 1);
-        if seen > self.bookings.len() {
-            self.refresh(seen - 1); // instructions first run in a skipped batch
-        }
-        self.mispredicts = 0;
-        for (b, c) in self.bookings.iter_mut().zip(all.costs().iter().chain(std::iter::repeat(&Cost::default()))) {
-            b.executions = c.executions;
-            self.mispredicts += c.mispredicts;
-        }
+        let cycle_accounting = self.tally.lev.finish(&self.p, &self.tally.td, clocks);
+        AccountingResult { topdown: self.tally.td, cpi_stacks, flops_stack, cycle_accounting, sampling: sample.map(|s| s.report()) }
     }
 
     /// The end of an exactly counted run: the machine drains after the last
@@ -641,38 +649,46 @@ impl AccountingViews {
         // dispatch tail: the machine drains after the last dispatch
         if end > self.prev_slot_end + EPS {
             let t = self.prev_slot_end;
-            self.td.backend_cycles += end - t;
+            self.tally.td.backend_cycles += end - t;
             self.charge_heads(t, end);
         }
         // commit tail: the part of the last cycle after the last commit
         if end > self.commit_end {
-            self.acc.cpi[2][OTHER as usize] += end - self.commit_end;
+            self.tally.acc.cpi[2][OTHER as usize] += end - self.commit_end;
         }
         if last > self.fin {
             self.finalize_to(last);
         }
     }
 
-    /// The counts that depend only on each instruction's static facts: executions × facts.
-    fn add_static_sums(&mut self) {
-        for (f, b) in self.facts.iter().zip(&self.bookings) {
-            let n = b.executions;
+    /// The counts that depend only on each instruction's static facts
+    /// (executions × facts), and the mispredictions.
+    fn add_static_sums(&mut self, all: &InstructionCost) {
+        let seen = all.costs().iter().rposition(|c| c.executions > 0).map_or(0, |i| i + 1);
+        if seen > self.facts.len() {
+            self.refresh(seen - 1); // instructions that only ran in skipped batches
+        }
+        let mispredicts: u64 = all.costs().iter().map(|c| c.mispredicts).sum();
+        self.tally.td.mispredicts = mispredicts;
+        self.tally.lev.mispredicts = mispredicts;
+        for (f, c) in self.facts.iter().zip(all.costs()) {
+            let n = c.executions;
             if n == 0 {
                 continue;
             }
             let fused = f.fused as u64;
             self.instructions += n;
-            self.td.slots_retired += n * fused;
-            self.td.ms_slots += n * fused * f.microcoded as u64;
-            self.td.ops_executed += n * (f.load_uops as u64 + f.compute_uops as u64 + f.store_uops as u64);
+            self.tally.td.slots_retired += n * fused;
+            self.tally.td.ms_slots += n * fused * f.microcoded as u64;
+            self.tally.td.ops_executed += n * (f.load_uops as u64 + f.compute_uops as u64 + f.store_uops as u64);
             if f.is_divide {
-                self.lev.divides += n;
-                self.lev.divide_latency += n as f64 * f.op_latency as f64;
+                self.tally.lev.divides += n;
+                self.tally.lev.divide_latency += n as f64 * f.op_latency as f64;
             }
             match f.fp {
                 FpKind::None => {}
-                FpKind::Vector => self.td.fp_vector += n,
-                FpKind::Scalar => self.td.fp_scalar += n,
+                FpKind::Vector => self.tally.td.fp_vector += n,
+                FpKind::Scalar => self.tally.td.fp_scalar += n,
             }
             if f.fp != FpKind::None {
                 self.flops.issue(&self.p, f, n);
@@ -742,10 +758,7 @@ impl AccountingViews {
             self.resync(t);
         }
         self.booked += 1;
-        self.mispredicts += t.mispredicted as u64;
-        let f = &mut self.bookings[index];
-        f.executions += 1;
-        let f = *f;
+        let f = self.bookings[index];
         let t0 = self.prev_slot_end;
         // sweep in batches: cycles before the dispatch point are final
         let bound = floor_i(t0);
@@ -790,7 +803,7 @@ impl AccountingViews {
             e.counts = e.counts.wrapping_add(f.load_uops as u32 * Lanes::OPS);
             e.d_mem += LANES[lvl];
             self.cell(done_c).d_mem -= LANES[lvl];
-            self.lev.loads[lvl] += 1;
+            self.tally.lev.loads[lvl] += 1;
         }
         {
             let e = self.cell(issue_c);
@@ -826,12 +839,12 @@ impl AccountingViews {
             let btb = t.btb_stall as f64;
             let ic = t.fetch_stall as f64 - btb;
             if ic > 0.0 {
-                self.lev.icache_events += 1;
-                self.lev.icache_cycles += ic;
+                self.tally.lev.icache_events += 1;
+                self.tally.lev.icache_cycles += ic;
             }
             if btb > 0.0 {
-                self.lev.btb_events += 1;
-                self.lev.btb_cycles += btb;
+                self.tally.lev.btb_events += 1;
+                self.tally.lev.btb_cycles += btb;
             }
         }
 

@@ -29,10 +29,8 @@
 //! counts by its instructions over the windows'. Last, the stall components of
 //! each CPI stack share what the base leaves of the run's cycles.
 
-use super::{floor_i, AccountingViews, SweepAcc};
+use super::{floor_i, AccountingViews, Tallies};
 use bottlenose_timing::Details;
-use crate::cycle_accounting::LevinthalCounters;
-use crate::topdown::TopDownCounters;
 use serde::Serialize;
 
 /// Instructions booked before a counted window (the tail of the batch before it):
@@ -63,33 +61,6 @@ pub(super) enum Phase {
     Count,
 }
 
-/// The tallies a window adds to; the views swap two sets of them.
-#[derive(Clone, Debug)]
-pub(super) struct Tallies {
-    pub acc: SweepAcc,
-    pub td: TopDownCounters,
-    pub lev: LevinthalCounters,
-}
-
-impl Tallies {
-    /// Adds what booking and sweeping count (the rest is filled in at the end).
-    fn add(&mut self, o: &Tallies) {
-        self.acc.add(&o.acc);
-        let (a, b) = (&mut self.td, &o.td);
-        a.wrong_path_cycles += b.wrong_path_cycles;
-        a.recovery_cycles += b.recovery_cycles;
-        a.fetch_cycles += b.fetch_cycles;
-        a.fetch_full_cycles += b.fetch_full_cycles;
-        a.backend_cycles += b.backend_cycles;
-        let (a, b) = (&mut self.lev, &o.lev);
-        a.loads.iter_mut().zip(&b.loads).for_each(|(x, y)| *x += y);
-        a.icache_events += b.icache_events;
-        a.icache_cycles += b.icache_cycles;
-        a.btb_events += b.btb_events;
-        a.btb_cycles += b.btb_cycles;
-    }
-}
-
 /// The exact prefix, once it is over: its tallies, the cycles it swept and the
 /// instructions it booked.
 struct Prefix {
@@ -114,14 +85,14 @@ pub(super) struct Sample {
 }
 
 impl Sample {
-    pub fn new(period: u64, exact_batches: u64, td: TopDownCounters) -> Self {
+    pub fn new(period: u64, exact_batches: u64, width: f64) -> Self {
         Sample {
             period: period.max(3),
             exact_batches,
             prefix: None,
             batches: 0,
             phase: if exact_batches > 0 { Phase::Exact } else { Phase::Skip },
-            other: Tallies { acc: SweepAcc::default(), td, lev: LevinthalCounters::default() },
+            other: Tallies::new(width),
             start: (0, 0),
             windows: 0,
             counted_instructions: 0,
@@ -154,7 +125,7 @@ impl AccountingViews {
     /// Views counted exactly on the first `exact_batches` batches of a dynamic
     /// run, then on 1 of every `period` batches (≥ 3); see the module doc.
     pub fn sampled(mut self, period: u64, exact_batches: u64) -> Self {
-        let s = Sample::new(period, exact_batches, self.td.clone());
+        let s = Sample::new(period, exact_batches, self.p.width);
         self.skipping = s.phase == Phase::Skip;
         self.sample = Some(s);
         self
@@ -182,12 +153,7 @@ impl AccountingViews {
                 // the prefix ends where the window would: its cycles are swept; what it
                 // booked beyond them is swept into the scratch tallies (a few cycles)
                 self.sweep_to_dispatch();
-                let scratch = s.other.clone();
-                let tallies = Tallies {
-                    acc: std::mem::replace(&mut self.acc, scratch.acc),
-                    td: std::mem::replace(&mut self.td, scratch.td),
-                    lev: std::mem::replace(&mut self.lev, scratch.lev),
-                };
+                let tallies = std::mem::replace(&mut self.tally, s.other.clone());
                 s.prefix = Some(Prefix { tallies, cycles: self.fin, instructions: self.booked });
             }
             (Phase::Warm, Phase::Count) => {
@@ -241,9 +207,7 @@ impl AccountingViews {
     }
 
     fn swap_tallies(&mut self, s: &mut Sample) {
-        std::mem::swap(&mut self.acc, &mut s.other.acc);
-        std::mem::swap(&mut self.td, &mut s.other.td);
-        std::mem::swap(&mut self.lev, &mut s.other.lev);
+        std::mem::swap(&mut self.tally, &mut s.other);
     }
 
     /// Sweeps every cycle before the current dispatch point: no later instruction books into them.
@@ -268,7 +232,7 @@ impl AccountingViews {
         let rest_cycles = (clocks - prefix_cycles).max(0.0);
         let per_cycle = if s.swept_cycles > 0.0 { rest_cycles / s.swept_cycles } else { 0.0 };
         let scale = |v: &mut u64, f: f64| *v = (*v as f64 * f).round() as u64;
-        let a = &mut self.acc;
+        let a = &mut self.tally.acc;
         a.ops.iter_mut().chain(&mut a.mem).for_each(|v| scale(v, per_cycle));
         for v in [&mut a.mem_stores, &mut a.ext_c1, &mut a.ext_ct, &mut a.ext_occupancy, &mut a.divider_active] {
             scale(v, per_cycle);
@@ -276,7 +240,7 @@ impl AccountingViews {
         let [_, issue, commit] = &mut a.cpi;
         issue.iter_mut().chain(commit.iter_mut()).chain(&mut a.idle).for_each(|v| *v *= per_cycle);
         // dispatch: retired slots (exact) and the gaps between them fill the clocks
-        let td = &mut self.td;
+        let td = &mut self.tally.td;
         let base = td.slots_retired as f64 / td.width;
         let gaps = td.wrong_path_cycles + td.recovery_cycles + td.fetch_cycles + td.backend_cycles;
         let rest = (clocks - base - prefix_gaps).max(0.0);
@@ -294,7 +258,7 @@ impl AccountingViews {
         }
         let rest_instructions = self.instructions.saturating_sub(prefix_instructions) as f64;
         let per_instruction = if s.counted_instructions > 0 { rest_instructions / s.counted_instructions as f64 } else { 0.0 };
-        let l = &mut self.lev;
+        let l = &mut self.tally.lev;
         l.loads.iter_mut().for_each(|v| scale(v, per_instruction));
         scale(&mut l.icache_events, per_instruction);
         scale(&mut l.btb_events, per_instruction);
@@ -302,9 +266,7 @@ impl AccountingViews {
         l.btb_cycles *= per_instruction;
         self.sweep.iss_carry = 0.0;
         if let Some(p) = &s.prefix {
-            let mut sum = Tallies { acc: self.acc, td: self.td.clone(), lev: self.lev.clone() };
-            sum.add(&p.tallies);
-            (self.acc, self.td, self.lev) = (sum.acc, sum.td, sum.lev);
+            self.tally.add(&p.tallies);
         }
     }
 }
