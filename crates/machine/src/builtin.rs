@@ -1,35 +1,80 @@
-//! Machines shipped inside the binary (the files under `machines/`).
+//! Machines shipped inside the binary (the files under `machines/`), and the
+//! names they answer to. A machine's aliases live in its own file (`aliases =
+//! [...]`), so `--machine`, `--cpu` and `machines show` accept the same names.
 
 use crate::{schema, Machine, MachineError};
+use std::sync::OnceLock;
 
-const BUILTIN: &[(&str, &str, &str, &str)] = &[
-    (
-        "skylake",
-        include_str!("../../../machines/skylake.toml"),
-        "skylake.forms.toml",
-        include_str!("../../../machines/skylake.forms.toml"),
-    ),
-    (
-        "zen4",
-        include_str!("../../../machines/zen4.toml"),
-        "zen4.forms.toml",
-        include_str!("../../../machines/zen4.forms.toml"),
-    ),
-    (
-        "gus-fig4",
-        include_str!("../../../machines/gus-fig4.toml"),
-        "gus-fig4.forms.toml",
-        include_str!("../../../machines/gus-fig4.forms.toml"),
-    ),
-];
+/// One built-in machine: its name, its file and its form table.
+struct Builtin {
+    name: &'static str,
+    text: &'static str,
+    forms_file: &'static str,
+    forms: &'static str,
+}
+
+macro_rules! builtin {
+    ($name:literal) => {
+        Builtin {
+            name: $name,
+            text: include_str!(concat!("../../../machines/", $name, ".toml")),
+            forms_file: concat!($name, ".forms.toml"),
+            forms: include_str!(concat!("../../../machines/", $name, ".forms.toml")),
+        }
+    };
+}
+
+const BUILTIN: &[Builtin] = &[builtin!("skylake"), builtin!("zen4"), builtin!("gus-fig4")];
 
 pub fn builtin_names() -> Vec<&'static str> {
-    BUILTIN.iter().map(|b| b.0).collect()
+    BUILTIN.iter().map(|b| b.name).collect()
+}
+
+/// Every built-in name with its aliases, for messages and completion.
+pub fn builtin_names_with_aliases() -> Vec<(&'static str, &'static [String])> {
+    BUILTIN.iter().zip(aliases()).map(|(b, a)| (b.name, a.as_slice())).collect()
+}
+
+/// The built-in machine a name or alias selects (case-insensitive).
+pub fn canonical_name(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    BUILTIN
+        .iter()
+        .zip(aliases())
+        .find(|(b, a)| b.name == lower || a.iter().any(|x| x.eq_ignore_ascii_case(&lower)))
+        .map(|(b, _)| b.name)
 }
 
 pub fn load_builtin(name: &str) -> Option<Result<Machine, MachineError>> {
-    let (n, text, forms_name, forms) = BUILTIN.iter().find(|b| b.0 == name)?;
-    Some(schema::parse_machine(text, &format!("machines/{n}.toml"), |_| {
-        Ok((format!("machines/{forms_name}"), forms.to_string()))
+    let canonical = canonical_name(name)?;
+    let b = BUILTIN.iter().find(|b| b.name == canonical)?;
+    Some(schema::parse_machine(b.text, &format!("machines/{}.toml", b.name), |_| {
+        Ok((format!("machines/{}", b.forms_file), b.forms.to_string()))
     }))
+}
+
+/// The text of a built-in machine file (overlays patch it before parsing).
+pub(crate) fn builtin_text(name: &str) -> Option<(&'static str, &'static str, &'static str, &'static str)> {
+    let canonical = canonical_name(name)?;
+    BUILTIN.iter().find(|b| b.name == canonical).map(|b| (b.name, b.text, b.forms_file, b.forms))
+}
+
+/// Aliases of each built-in, read once from the machine files' `aliases` key
+/// (only that key: the form tables are not parsed for a name lookup).
+fn aliases() -> &'static [Vec<String>] {
+    static ALIASES: OnceLock<Vec<Vec<String>>> = OnceLock::new();
+    ALIASES.get_or_init(|| {
+        BUILTIN
+            .iter()
+            .map(|b| {
+                // A broken file is reported when it is loaded; here it just has no aliases.
+                let table: Result<toml::Table, _> = b.text.parse();
+                table
+                    .ok()
+                    .and_then(|t| t.get("aliases").cloned())
+                    .and_then(|v| v.try_into::<Vec<String>>().ok())
+                    .unwrap_or_default()
+            })
+            .collect()
+    })
 }

@@ -18,7 +18,7 @@ mod error;
 mod params;
 mod schema;
 
-pub use builtin::{builtin_names, load_builtin};
+pub use builtin::{builtin_names, builtin_names_with_aliases, canonical_name, load_builtin};
 pub use error::MachineError;
 pub use params::*;
 
@@ -59,6 +59,10 @@ pub struct Form {
 #[derive(Debug, Clone)]
 pub struct Machine {
     pub name: String,
+    /// Other names that select this machine (`--machine`, `--cpu`, `machines show`).
+    pub aliases: Vec<String>,
+    /// The peers' names for the same core.
+    pub peers: PeerNames,
     pub description: String,
     /// Where the numbers come from.
     pub provenance: Vec<String>,
@@ -103,7 +107,11 @@ impl Machine {
         if p.exists() || name_or_path.ends_with(".toml") {
             return Machine::load(p);
         }
-        Err(MachineError::Unknown { name: name_or_path.to_string(), known: builtin_names().join(", ") })
+        let known: Vec<String> = builtin_names_with_aliases()
+            .into_iter()
+            .map(|(n, a)| if a.is_empty() { n.to_string() } else { format!("{n} ({})", a.join(", ")) })
+            .collect();
+        Err(MachineError::Unknown { name: name_or_path.to_string(), known: known.join("; ") })
     }
 
     pub fn group_id(&self, name: &str) -> Option<GroupId> {

@@ -231,10 +231,27 @@ pub struct VectorParams {
     /// Widest native vector in bits.
     pub max_bits: u32,
     pub fma: bool,
+    /// The core executes AVX-512 (EVEX) instructions. Where it does not, such
+    /// forms are rejected by `analyze` and flagged by `run` instead of being
+    /// timed as the default form.
+    pub avx512: bool,
 }
 
 impl Default for VectorParams {
     fn default() -> Self {
-        Self { fp_units: 2, max_bits: 256, fma: true }
+        Self { fp_units: 2, max_bits: 256, fma: true, avx512: false }
     }
+}
+
+/// The same core as other tools name it: the peers' models closest to this one
+/// and the Top-Down event table of its PMU.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PeerNames {
+    /// `llvm-mca -mcpu=` value (also the LLVM model the form table came from).
+    pub llvm_mcpu: Option<String>,
+    /// OSACA `--arch` value.
+    pub osaca_arch: Option<String>,
+    /// The Top-Down event table (`bottlenose topdown --cpu`) of this core's PMU.
+    pub topdown_table: Option<String>,
 }

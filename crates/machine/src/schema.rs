@@ -12,6 +12,9 @@ use std::collections::{BTreeMap, HashMap};
 #[serde(deny_unknown_fields)]
 struct MachineFile {
     name: String,
+    /// Other names the machine answers to (`skl`, `spr`, LLVM's `-mcpu` names...).
+    #[serde(default)]
+    aliases: Vec<String>,
     #[serde(default)]
     description: String,
     /// Form table file, relative to the machine file.
@@ -32,6 +35,8 @@ struct MachineFile {
     branch: crate::BranchParams,
     #[serde(default)]
     vector: crate::VectorParams,
+    #[serde(default)]
+    peers: crate::PeerNames,
     default_form: FormSpec,
     /// Hand-written forms that add to or override the imported table.
     #[serde(default)]
@@ -156,6 +161,8 @@ pub(crate) fn parse_machine(
     }
     Ok(Machine {
         name: mf.name,
+        aliases: mf.aliases,
+        peers: mf.peers,
         description: mf.description,
         provenance,
         params,
