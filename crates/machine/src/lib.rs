@@ -15,11 +15,13 @@
 
 mod builtin;
 mod error;
+mod overlay;
 mod params;
 mod schema;
 
 pub use builtin::{builtin_names, builtin_names_with_aliases, canonical_name, load_builtin};
 pub use error::MachineError;
+pub use overlay::{CalibrationInfo, FormSetting, Overlay, Setting};
 pub use params::*;
 
 use std::collections::HashMap;
@@ -75,6 +77,8 @@ pub struct Machine {
     pub forms: HashMap<String, Form>,
     /// Used for forms missing from the table (counted and reported).
     pub default_form: Form,
+    /// Set when a calibration overlay was applied: where and when it was measured.
+    pub calibration: Option<CalibrationInfo>,
     supersets: Vec<Vec<GroupId>>,
 }
 
@@ -83,6 +87,10 @@ impl Machine {
     pub fn load(path: &Path) -> Result<Machine, MachineError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| MachineError::io(path, e))?;
+        if Overlay::is_overlay(&text) {
+            let file = path.display().to_string();
+            return Overlay::parse(&text, &file)?.apply(&file, &text);
+        }
         let dir = path.parent().unwrap_or(Path::new("."));
         schema::parse_machine(&text, &path.display().to_string(), |forms_file| {
             let p = dir.join(forms_file);
@@ -98,7 +106,8 @@ impl Machine {
         schema::parse_machine(machine_toml, file, |f| Ok((f.to_string(), forms_toml.to_string())))
     }
 
-    /// Loads a built-in machine by name, or a file if `name_or_path` names one.
+    /// Loads a built-in machine by name or alias, or a file if `name_or_path` names
+    /// one (a machine file, or a calibration overlay over a built-in machine).
     pub fn resolve(name_or_path: &str) -> Result<Machine, MachineError> {
         if let Some(m) = load_builtin(name_or_path) {
             return m;
@@ -130,6 +139,14 @@ impl Machine {
 
     pub fn form(&self, key: &str) -> Option<&Form> {
         self.forms.get(key)
+    }
+
+    /// A numeric parameter by the dotted path overlays use (`core.rob`,
+    /// `cache.L2.latency`, `branch.mispredict_penalty`); `None` if there is no such number.
+    pub fn param(&self, key: &str) -> Option<f64> {
+        let v = serde_json::to_value(&self.params).ok()?;
+        let n = overlay::json_at(&v, key)?;
+        n.as_f64().or_else(|| n.as_bool().map(|b| b as u8 as f64))
     }
 
     pub(crate) fn finish(mut self) -> Machine {

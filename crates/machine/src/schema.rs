@@ -170,6 +170,7 @@ pub(crate) fn parse_machine(
         groups,
         forms,
         default_form,
+        calibration: None,
         supersets: Vec::new(),
     }
     .finish())
@@ -293,7 +294,7 @@ fn natural_sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> MachineError {
+pub(crate) fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> MachineError {
     let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(0);
     let field = table_at(text, line);
     MachineError::Invalid { file: file.to_string(), line, field, message: e.message().replace('\n', " ") }
@@ -316,7 +317,7 @@ fn table_at(text: &str, line: usize) -> String {
 }
 
 /// Line of `key = ...` inside `[table]` (or of the table header when the key is empty or absent).
-fn locate(text: &str, table: &str, key: &str) -> usize {
+pub(crate) fn locate(text: &str, table: &str, key: &str) -> usize {
     let mut in_table = table.is_empty();
     let mut header_line = 0;
     for (i, l) in text.lines().enumerate() {
@@ -335,7 +336,7 @@ fn locate(text: &str, table: &str, key: &str) -> usize {
     header_line.max(1)
 }
 
-fn locate_nth(text: &str, header: &str, n: usize, key: &str) -> usize {
+pub(crate) fn locate_nth(text: &str, header: &str, n: usize, key: &str) -> usize {
     let mut seen = 0;
     let mut inside = false;
     let mut header_line = 1;
