@@ -1,6 +1,6 @@
 /* Common driver of the bench/kernels/ kernels: native timing with rdtsc, calibrated
- * to core cycles by a chain of dependent adds, and the entry points used by the
- * model runs (see README.md in this folder).
+ * to core cycles by dependent register-register add and imul chains (calib.h), and the
+ * entry points used by the model runs (see README.md in this folder).
  *
  *   PROG measure [--reps-max N] [--reps-min N] [--time SECONDS] [--warmup SECONDS] [--cpu N]
  *        native measurement, prints one JSON object
@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "kernel.h"
 #include "tsc.h"
+#include "calib.h"
 
 volatile double sink_d;
 volatile long sink_l;
@@ -51,47 +52,6 @@ void bench_cycle(uint32_t *perm, size_t n) {
 }
 
 
-/* n * 200 dependent adds: 1 core cycle each on every x86 core of the last 20 years. */
-#define CHAIN_PER_ITER 200
-static uint64_t add_chain_ticks(long n) {
-    long x = 0;
-    uint64_t t0 = tsc_begin();
-    __asm__ volatile(
-        "1:\n\t"
-        ".rept 200\n\t"
-        "add $1, %0\n\t"
-        ".endr\n\t"
-        "dec %1\n\t"
-        "jnz 1b"
-        : "+r"(x), "+r"(n) :: "cc");
-    uint64_t t1 = tsc_end();
-    sink_l = x;
-    return t1 - t0;
-}
-
-/* TSC ticks per core cycle. Short chains (200 K and 600 K adds, ~55 and ~165 us) so
- * that the minimum over many rounds is free of interrupts (a timer interrupt under KVM
- * costs microseconds); the difference of the two minima cancels the fixed cost of
- * the rdtsc pair and of the chain's start and end. The median (of the long chain
- * alone) is reported to show the noise. */
-static double calibrate(int rounds, double *median_out) {
-    const long n1 = 1000, n2 = 3000;
-    double r[512];
-    uint64_t m1 = UINT64_MAX, m2 = UINT64_MAX;
-    if (rounds > 512) rounds = 512;
-    add_chain_ticks(20000); /* ~1 ms: wake the clock up */
-    for (int i = 0; i < rounds; i++) {
-        uint64_t a = add_chain_ticks(n1), b = add_chain_ticks(n2);
-        if (a < m1) m1 = a;
-        if (b < m2) m2 = b;
-        r[i] = (double)b / ((double)n2 * CHAIN_PER_ITER);
-    }
-    for (int i = 1; i < rounds; i++)
-        for (int j = i; j > 0 && r[j] < r[j - 1]; j--) { double t = r[j]; r[j] = r[j - 1]; r[j - 1] = t; }
-    if (median_out) *median_out = r[rounds / 2];
-    return (double)(m2 - m1) / ((double)(n2 - n1) * CHAIN_PER_ITER);
-}
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -102,6 +62,7 @@ static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
+
 
 static int pin(int cpu) {
     cpu_set_t set;
@@ -126,6 +87,26 @@ static void json_str(const char *s) {
     putchar('"');
 }
 
+/* The calibration before the warm-up and after the repetitions: both chains. */
+struct full_cal { double add, imul, add_median, imul_median; };
+static struct full_cal full_calibration(void) {
+    struct full_cal c;
+    calib_wake();
+    c.add = calib_ratio(CALIB_ADD, 201, &c.add_median);
+    c.imul = calib_ratio(CALIB_IMUL, 201, &c.imul_median);
+    return c;
+}
+
+#define SEGMENT_S 0.025     /* re-calibrate after every 25 ms of timed calls */
+#define SEGMENT_ROUNDS 15   /* add-chain rounds of a calibration between repetitions (~1 ms) */
+
+static char warnings[8][256];
+static int nwarnings;
+#define WARN(...)                                                                          \
+    do {                                                                                   \
+        if (nwarnings < 8) snprintf(warnings[nwarnings++], sizeof warnings[0], __VA_ARGS__); \
+    } while (0)
+
 static int measure(int argc, char **argv) {
     int reps_min = 5, reps_max = 200, cpu = -1;
     double time_budget = 0.5, warm_budget = 0.1;
@@ -144,8 +125,7 @@ static int measure(int argc, char **argv) {
     if (reps_max < reps_min) reps_max = reps_min;
     int pinned = pin(cpu);
 
-    double cal_med_before, cal_med_after;
-    double cal_before = calibrate(101, &cal_med_before);
+    struct full_cal before = full_calibration();
     long iters = kernel_setup();
 
     /* warm-up: caches, TLBs, predictors, page faults, clock */
@@ -153,23 +133,45 @@ static int measure(int argc, char **argv) {
     double t0 = now_s();
     do { kernel(); warm_calls++; } while (warm_calls < 2 || now_s() - t0 < warm_budget);
 
+    /* Repetitions, with a short add-chain calibration after every ~25 ms of them: more
+     * chances to catch the undisturbed clock, and a check that it did not move. */
     uint64_t *ticks = malloc(sizeof(uint64_t) * reps_max);
-    int reps = 0;
+    double *seg_cal = malloc(sizeof(double) * (reps_max + 1));
+    int reps = 0, nseg = 0;
+    double cal_s = 0; /* time spent in those calibrations (not counted in the budget) */
     uint64_t tt0 = tsc_begin();
     double w0 = now_s();
-    while (reps < reps_max) {
+    seg_cal[nseg++] = calib_ratio(CALIB_ADD, SEGMENT_ROUNDS, NULL);
+    cal_s += now_s() - w0;
+    double seg_t0 = now_s();
+    for (;;) {
         uint64_t a = tsc_begin();
         kernel();
         uint64_t b = tsc_end();
         ticks[reps++] = b - a;
-        double el = now_s() - w0;
-        if (reps >= reps_min && el >= time_budget) break;
-        if (reps >= 3 && el >= 10 * time_budget) break; /* very slow kernel */
+        double t = now_s(), el = t - w0 - cal_s;
+        int done = reps >= reps_max || (reps >= reps_min && el >= time_budget) ||
+                   (reps >= 3 && el >= 10 * time_budget); /* very slow kernel */
+        if (done || t - seg_t0 >= SEGMENT_S) {
+            seg_cal[nseg++] = calib_ratio(CALIB_ADD, SEGMENT_ROUNDS, NULL);
+            seg_t0 = now_s();
+            cal_s += seg_t0 - t;
+        }
+        if (done) break;
     }
     uint64_t tt1 = tsc_end();
     double wall = now_s() - w0;
-    double cal_after = calibrate(101, &cal_med_after);
-    double ratio = cal_before < cal_after ? cal_before : cal_after;
+    struct full_cal after = full_calibration();
+
+    /* ticks per cycle: the smallest of all add-chain calibrations (the fastest clock seen;
+     * disturbances only make a chain slower, and the minimum call most likely ran at the
+     * fastest clock) */
+    double ratio = before.add < after.add ? before.add : after.add;
+    double cal_max = before.add > after.add ? before.add : after.add;
+    for (int s = 0; s < nseg; s++) {
+        if (seg_cal[s] < ratio) ratio = seg_cal[s];
+        if (seg_cal[s] > cal_max) cal_max = seg_cal[s];
+    }
 
     /* empty-region overhead of the timing itself */
     uint64_t ovh = UINT64_MAX;
@@ -178,9 +180,26 @@ static int measure(int argc, char **argv) {
         if (b - a < ovh) ovh = b - a;
     }
 
+    /* the cross-check: the smaller ratio of each chain's two full calibrations */
+    double add_min = before.add < after.add ? before.add : after.add;
+    double imul_min = before.imul < after.imul ? before.imul : after.imul;
+    double disagreement = calib_rel(add_min, imul_min);
+    if (disagreement > CALIB_TOLERANCE)
+        WARN("add and imul chains disagree by %.1f %% (ticks/cycle add %.5f / %.5f, imul %.5f / %.5f before / after): "
+             "one chain does not run at its nominal latency on this core",
+             100 * disagreement, before.add, after.add, before.imul, after.imul);
+    if (calib_rel(before.add, after.add) > CALIB_TOLERANCE)
+        WARN("core clock changed by %.1f %% between the calibrations before and after (ticks/cycle %.5f -> %.5f)",
+             100 * calib_rel(before.add, after.add), before.add, after.add);
+    else if (calib_rel(ratio, cal_max) > CALIB_TOLERANCE)
+        WARN("core clock moved by %.1f %% during the repetitions (ticks/cycle %.5f..%.5f over %d calibrations)",
+             100 * calib_rel(ratio, cal_max), ratio, cal_max, nseg + 2);
+    for (int i = 0; i < nwarnings; i++) fprintf(stderr, "%s: warning: %s\n", kernel_name, warnings[i]);
+
     qsort(ticks, reps, sizeof ticks[0], cmp_u64);
     double tmin = (double)ticks[0], tmed = reps % 2 ? (double)ticks[reps / 2] : 0.5 * (ticks[reps / 2 - 1] + ticks[reps / 2]);
     double tmax = (double)ticks[reps - 1];
+    double cmin = tmin / ratio, cmed = tmed / ratio, cmax = tmax / ratio;
     double tsc_hz = (double)(tt1 - tt0) / wall;
 
     printf("{\"kernel\": ");
@@ -190,14 +209,24 @@ static int measure(int argc, char **argv) {
     printf(", \"iterations_per_call\": %ld, \"reps\": %d, \"warmup_calls\": %d, \"cpu\": %d,\n", iters, reps, warm_calls, pinned);
     printf(" \"tsc_per_cycle\": %.6f, \"tsc_per_cycle_before\": %.6f, \"tsc_per_cycle_after\": %.6f,"
            " \"tsc_per_cycle_median_before\": %.6f, \"tsc_per_cycle_median_after\": %.6f,\n",
-           ratio, cal_before, cal_after, cal_med_before, cal_med_after);
+           ratio, before.add, after.add, before.add_median, after.add_median);
+    printf(" \"tsc_per_cycle_imul_before\": %.6f, \"tsc_per_cycle_imul_after\": %.6f,\n", before.imul, after.imul);
+    printf(" \"tsc_per_cycle_add\": %.6f, \"tsc_per_cycle_imul\": %.6f, \"add_imul_disagreement\": %.5f,\n", add_min, imul_min,
+           disagreement);
+    printf(" \"tsc_per_cycle_calibrations\": {\"n\": %d, \"min\": %.6f, \"max\": %.6f},\n", nseg + 2, ratio, cal_max);
     printf(" \"tsc_hz\": %.0f, \"core_hz_estimate\": %.0f, \"timer_overhead_ticks\": %llu,\n", tsc_hz, tsc_hz / ratio,
            (unsigned long long)ovh);
     printf(" \"ticks_per_call\": {\"min\": %.0f, \"median\": %.0f, \"max\": %.0f},\n", tmin, tmed, tmax);
-    printf(" \"cycles_per_call\": {\"min\": %.1f, \"median\": %.1f, \"max\": %.1f},\n", tmin / ratio, tmed / ratio, tmax / ratio);
-    printf(" \"cycles_per_iteration\": {\"min\": %.4f, \"median\": %.4f},\n", tmin / ratio / iters, tmed / ratio / iters);
-    printf(" \"spread\": %.4f, \"wall_s\": %.3f}\n", tmed / tmin - 1.0, wall);
+    printf(" \"cycles_per_call\": {\"min\": %.1f, \"median\": %.1f, \"max\": %.1f},\n", cmin, cmed, cmax);
+    printf(" \"cycles_per_iteration\": {\"min\": %.4f, \"median\": %.4f},\n", cmin / iters, cmed / iters);
+    printf(" \"calibration_warnings\": [");
+    for (int i = 0; i < nwarnings; i++) {
+        if (i) printf(", ");
+        json_str(warnings[i]);
+    }
+    printf("],\n \"spread\": %.4f, \"wall_s\": %.3f}\n", cmed / cmin - 1.0, wall);
     free(ticks);
+    free(seg_cal);
     return 0;
 }
 

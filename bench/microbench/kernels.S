@@ -54,16 +54,7 @@
         .size \name, .-\name
 .endm
 
-/* ======================================================================================
- * Timer calibration: 200 dependent adds per iteration = 200 core cycles.
- * ==================================================================================== */
-BEGIN add_chain
-        xor eax, eax
-LOOP
-        .rept 200
-        add rax, 1
-        .endr
-END add_chain
+/* The timer calibration chains are in bench/harness/calib.h (shared with the harness). */
 
 /* ======================================================================================
  * Gathers. Latency: the gathered data is zero, so `index = result + base_index` makes

@@ -1,8 +1,9 @@
 /* Instruction latency / throughput microbenchmarks for the zen4 machine model.
  *
  * The loops are in kernels.S; this driver times them with the TSC, converts TSC ticks
- * to core cycles with a dependent-add chain (the method of bench/harness/), and prints
- * the raw results, a summary table (Markdown) and a TOML fragment for machines/zen4.toml.
+ * to core cycles with the dependent register-register add chain of bench/harness/calib.h
+ * (cross-checked with an imul chain; the method of bench/harness/), and prints the raw
+ * results, a summary table (Markdown) and a TOML fragment for machines/zen4.toml.
  *
  *   microbench [--rounds N] [--target-ticks T] [--dump]   measure (report, or TSV with --dump)
  *   microbench --merge RUN.tsv...                          minimum per kernel over dumped runs, report
@@ -12,6 +13,8 @@
  *     the thing measured; it is timed for n1 and n2 = 3*n1 iterations, and
  *     cycles/instance = (min ticks(n2) - min ticks(n1)) / ((n2-n1) * per_iter) / tsc_per_cycle.
  *     The difference cancels the call, the timer pair and the pipeline ramp;
+ *   - tsc_per_cycle: the smallest of the add-chain calibrations before, between the rounds
+ *     and after (calib.h), cross-checked with an imul chain;
  *   - minima over `rounds` rounds; the rounds go round-robin over all kernels, so that a
  *     disturbance (interrupt, vCPU preemption, clock dip) does not hit every repetition of
  *     one kernel;
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include "../harness/tsc.h"
+#include "../harness/calib.h"
 
 typedef void (*kernel_fn)(long n, void *buf);
 
@@ -116,7 +120,6 @@ typedef void (*kernel_fn)(long n, void *buf);
 
 #define DECLARE(name, per, avx512, what) extern void name(long, void *);
 KERNELS(DECLARE)
-extern void add_chain(long, void *);
 
 struct kernel {
     const char *name;
@@ -125,7 +128,7 @@ struct kernel {
     int avx512;        /* needs AVX-512F */
     const char *what;
     long n1;           /* iterations of the short run (long run: 3 * n1) */
-    uint64_t min1, min2;
+    uint64_t min1, min2; /* TSC ticks of the short and the long run, minima over rounds */
     double cycles;     /* result: core cycles per instance, NAN if skipped */
 };
 
@@ -142,19 +145,16 @@ static uint64_t ticks(kernel_fn fn, long n) {
     return tsc_end() - t0;
 }
 
-/* TSC ticks per core cycle: 200 dependent adds per iteration run at one per cycle.
- * Minimum of many short chains (~55 and ~165 us), difference of two lengths. */
-static double calibrate(int rounds) {
-    const long n1 = 1000, n2 = 3000;
-    uint64_t m1 = UINT64_MAX, m2 = UINT64_MAX;
-    ticks(add_chain, 20000); /* wake the clock up */
-    for (int i = 0; i < rounds; i++) {
-        uint64_t a = ticks(add_chain, n1), b = ticks(add_chain, n2);
-        if (a < m1) m1 = a;
-        if (b < m2) m2 = b;
-    }
-    return (double)(m2 - m1) / ((double)(n2 - n1) * 200.0);
+/* Calibration before and after the measurements: add and imul chains (calib.h). */
+struct full_cal { double add, imul; };
+static struct full_cal full_calibration(void) {
+    struct full_cal c;
+    calib_wake();
+    c.add = calib_ratio(CALIB_ADD, 201, NULL);
+    c.imul = calib_ratio(CALIB_IMUL, 201, NULL);
+    return c;
 }
+#define ROUND_CAL_ROUNDS 15 /* add-chain rounds of the calibration between two rounds (~1 ms) */
 
 static double now_s(void) {
     struct timespec ts;
@@ -323,9 +323,16 @@ static void print_toml(void) {
     printf("```\n");
 }
 
+/* what one run measured besides the kernels: the calibrations */
+struct run_cal {
+    double tpc, add_before, add_after, imul_before, imul_after; /* ticks per core cycle */
+    double round_min, round_max; /* the calibrations between rounds */
+};
+
 /* --dump: one line per run with the calibration, then "kernel<TAB>cycles" lines. */
-static void dump(const char *date, int rounds, int has512, double tpc, double b, double a, double tsc_hz) {
-    printf("#run\t%s\t%d\t%d\t%.6f\t%.6f\t%.6f\t%.0f\n", date, rounds, has512, tpc, b, a, tsc_hz);
+static void dump(const char *date, int rounds, int has512, const struct run_cal *c, double tsc_hz) {
+    printf("#run\t%s\t%d\t%d\t%.6f\t%.6f\t%.6f\t%.0f\t%.6f\t%.6f\t%.6f\t%.6f\n", date, rounds, has512, c->tpc,
+           c->add_before, c->add_after, tsc_hz, c->imul_before, c->imul_after, c->round_min, c->round_max);
     for (size_t i = 0; i < NKERNELS; i++) printf("%s\t%.6f\n", kernels[i].name, kernels[i].cycles);
 }
 
@@ -349,11 +356,14 @@ static int merge(int nfiles, char **files) {
             double v;
             if (!strncmp(line, "#run", 4)) {
                 int rounds, has512;
-                double tpc, b, a, hz;
-                if (sscanf(line, "#run %31s %d %d %lf %lf %lf %lf", date, &rounds, &has512, &tpc, &b, &a, &hz) == 7)
+                double tpc, b, a, hz, ib = NAN, ia = NAN, rmin = NAN, rmax = NAN;
+                int got = sscanf(line, "#run %31s %d %d %lf %lf %lf %lf %lf %lf %lf %lf", date, &rounds, &has512, &tpc,
+                                 &b, &a, &hz, &ib, &ia, &rmin, &rmax);
+                if (got >= 7)
                     used += snprintf(info + used, sizeof info - used,
-                                     "- run %d: %d rounds, avx512f %s, tsc_per_cycle %.5f (before %.5f, after %.5f), TSC %.4f GHz, core ~%.3f GHz\n",
-                                     f + 1, rounds, has512 ? "yes" : "no", tpc, b, a, hz / 1e9, hz / tpc / 1e9);
+                                     "- run %d: %d rounds, avx512f %s, tsc_per_cycle %.5f (add chain before %.5f, after %.5f; "
+                                     "imul chain before %.5f, after %.5f; between rounds %.5f..%.5f), TSC %.4f GHz, core ~%.3f GHz\n",
+                                     f + 1, rounds, has512 ? "yes" : "no", tpc, b, a, ib, ia, rmin, rmax, hz / 1e9, hz / tpc / 1e9);
                 if (used >= sizeof info) used = sizeof info - 1;
             } else if (sscanf(line, "%127s %lf", name, &v) == 2) {
                 struct kernel *k = find(name);
@@ -386,7 +396,8 @@ int main(int argc, char **argv) {
 
     double t_start = now_s();
     uint64_t tsc_start = tsc_begin();
-    double tpc_before = calibrate(101);
+    struct run_cal cal = {0};
+    struct full_cal before = full_calibration();
 
     /* size each kernel: a probe run of 64 iterations (after a warm-up call) */
     for (size_t i = 0; i < NKERNELS; i++) {
@@ -398,6 +409,10 @@ int main(int argc, char **argv) {
         k->n1 = (long)(target / (best / 64.0));
         if (k->n1 < 16) k->n1 = 16;
     }
+    /* Rounds, with a short add-chain calibration after each: more chances to catch the
+     * undisturbed clock, and a check that it did not move. */
+    cal.round_min = INFINITY;
+    cal.round_max = 0;
     for (int r = 0; r < rounds; r++) {
         for (size_t i = 0; i < NKERNELS; i++) {
             struct kernel *k = &kernels[i];
@@ -406,26 +421,51 @@ int main(int argc, char **argv) {
             if (a < k->min1) k->min1 = a;
             if (b < k->min2) k->min2 = b;
         }
+        double c = calib_ratio(CALIB_ADD, ROUND_CAL_ROUNDS, NULL);
+        if (c < cal.round_min) cal.round_min = c;
+        if (c > cal.round_max) cal.round_max = c;
     }
-    double tpc_after = calibrate(101);
-    double tpc = tpc_before < tpc_after ? tpc_before : tpc_after;
+    struct full_cal after = full_calibration();
+    cal.add_before = before.add;
+    cal.add_after = after.add;
+    cal.imul_before = before.imul;
+    cal.imul_after = after.imul;
+    /* the smallest ratio seen: the fastest clock (disturbances only make a chain slower) */
+    double add_min = before.add < after.add ? before.add : after.add;
+    double imul_min = before.imul < after.imul ? before.imul : after.imul;
+    double cal_max = before.add > after.add ? before.add : after.add;
+    cal.tpc = add_min < cal.round_min ? add_min : cal.round_min;
+    if (cal.round_max > cal_max) cal_max = cal.round_max;
     double tsc_hz = (double)(tsc_end() - tsc_start) / (now_s() - t_start);
     for (size_t i = 0; i < NKERNELS; i++) {
         struct kernel *k = &kernels[i];
         if (!k->n1) continue;
-        k->cycles = (double)(k->min2 - k->min1) / (2.0 * k->n1 * k->per_iter) / tpc;
+        k->cycles = (double)(k->min2 - k->min1) / (2.0 * k->n1 * k->per_iter) / cal.tpc;
     }
+    double dis = calib_rel(add_min, imul_min);
+    if (dis > CALIB_TOLERANCE)
+        fprintf(stderr, "microbench: warning: add and imul chains disagree by %.1f %% (ticks/cycle add %.5f / %.5f, "
+                        "imul %.5f / %.5f before / after): one chain does not run at its nominal latency on this core\n",
+                100 * dis, before.add, after.add, before.imul, after.imul);
+    if (calib_rel(before.add, after.add) > CALIB_TOLERANCE)
+        fprintf(stderr, "microbench: warning: core clock changed by %.1f %% between the calibrations before and after "
+                        "(ticks/cycle %.5f -> %.5f)\n", 100 * calib_rel(before.add, after.add), before.add, after.add);
+    else if (calib_rel(cal.tpc, cal_max) > CALIB_TOLERANCE)
+        fprintf(stderr, "microbench: warning: core clock moved by %.1f %% during the rounds (ticks/cycle %.5f..%.5f)\n",
+                100 * calib_rel(cal.tpc, cal_max), cal.tpc, cal_max);
 
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
     if (do_dump) {
-        dump(date, rounds, has512, tpc, tpc_before, tpc_after, tsc_hz);
+        dump(date, rounds, has512, &cal, tsc_hz);
     } else {
         char info[512];
         snprintf(info, sizeof info,
-                 "- rounds: %d; avx512f: %s\n- tsc_per_cycle: %.5f (before %.5f, after %.5f); TSC %.4f GHz, core ~%.3f GHz\n",
-                 rounds, has512 ? "yes" : "no", tpc, tpc_before, tpc_after, tsc_hz / 1e9, tsc_hz / tpc / 1e9);
+                 "- rounds: %d; avx512f: %s\n- tsc_per_cycle: %.5f (add chain before %.5f, after %.5f; imul chain before %.5f, "
+                 "after %.5f; between rounds %.5f..%.5f); TSC %.4f GHz, core ~%.3f GHz\n",
+                 rounds, has512 ? "yes" : "no", cal.tpc, before.add, after.add, before.imul, after.imul, cal.round_min,
+                 cal.round_max, tsc_hz / 1e9, tsc_hz / cal.tpc / 1e9);
         report(date, info);
     }
     return 0;

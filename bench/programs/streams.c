@@ -1,7 +1,8 @@
 /* Dynamic-run accuracy on this host: two DRAM streams timed natively.
  *   streams REPS   prints the best of REPS native timings of each kernel in
  *                  core cycles (the clock is measured with a chain of
- *                  dependent adds, one per cycle);
+ *                  dependent register-register adds, one per cycle; see
+ *                  bench/harness/calib.h for why not `add $1`);
  *   streams 1      runs each kernel once (what `bottlenose run --roi
  *                  function:ikj|triad` times).
  * ikj: vector x matrix, rows of 2 KiB 16 KiB apart; triad: a = b + 3c over
@@ -16,14 +17,17 @@ __attribute__((noinline)) void ikj(void) { for (int k = 0; k < N; k++) { double 
 #define M (4 << 20)
 __attribute__((noinline)) void triad(double *a, const double *b, const double *c, long n) { for (long i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i]; }
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-/* cycles per second: 40 dependent adds per iteration run at one per cycle */
+/* cycles per second: 40 dependent adds per iteration run at one per cycle. The added
+ * register comes from memory, so the renamer cannot fold the adds (as it does with
+ * add-immediate chains on Golden Cove and later Intel cores). */
+static volatile long operand = 0x9E3779B97F4A7C15l;
 static double clock_hz(void) {
     double best = 0;
     for (int r = 0; r < 5; r++) {
-        long n = 20000000, x = 0;
+        long n = 20000000, x = 0, y = operand;
         double t0 = now();
         for (long i = 0; i < n; i++)
-            __asm__ volatile(".rept 40\n add $1, %0\n .endr" : "+r"(x));
+            __asm__ volatile(".rept 40\n add %1, %0\n .endr" : "+r"(x) : "r"(y));
         double hz = 40.0 * n / (now() - t0);
         if (hz > best) best = hz;
     }
