@@ -4,7 +4,6 @@ use crate::input::{load, InputSpec};
 use anyhow::{Context, Result};
 use bottlenose_analysis::{analyze_block, default_weights, StaticOptions};
 use bottlenose_decode::decode_block;
-use bottlenose_machine::Machine;
 use bottlenose_sources::AsmSyntax;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -47,8 +46,8 @@ pub struct AnalyzeArgs {
     /// Assembly syntax of the file.
     #[arg(long, value_enum, default_value = "auto")]
     pub syntax: Syntax,
-    /// Machine: built-in name (see `bottlenose machines`) or a TOML file.
-    #[arg(long, short, default_value = "skylake")]
+    /// Machine: `host` (the closest model to this CPU, calibrated if `bottlenose calibrate` ran), a built-in name or alias (see `bottlenose machines`), or a machine or calibration TOML file.
+    #[arg(long, short, default_value = "host", env = "BOTTLENOSE_MACHINE")]
     pub machine: String,
     /// Iterations of the block (default: enough for a steady state, >= 50,000 instructions).
     #[arg(long)]
@@ -74,7 +73,9 @@ pub struct AnalyzeArgs {
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
-    let machine = Machine::resolve(&a.machine)?;
+    let choice = crate::machine_choice::choose(&a.machine)?;
+    let machine = choice.machine;
+    let host = choice.host;
     let syntax = match a.syntax {
         Syntax::Auto => AsmSyntax::Auto,
         Syntax::Att => AsmSyntax::Att,
@@ -98,6 +99,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     let mut reports = Vec::new();
     for b in &blocks {
         let insts = decode_block(&b.bytes, b.address).with_context(|| format!("cannot decode {}", b.name))?;
+        crate::input::check_isa(&machine, &b.name, &insts)?;
         let r = analyze_block(&machine, &b.name, &insts, &opts)?;
         if r.unsupported_instructions.count > 0 {
             eprintln!(
@@ -113,24 +115,25 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         reports.push(r);
     }
     if let Some(path) = &a.html {
-        let value = if reports.len() == 1 { crate::output::stamped(&reports[0], "analyze")? } else { serde_json::json!({ "regions": reports }) };
+        let value = if reports.len() == 1 { crate::output::stamped_on(&reports[0], "analyze", &host)? } else { serde_json::json!({ "regions": reports }) };
         let title = format!("bottlenose analyze: {}", reports.iter().map(|r| r.block.as_str()).collect::<Vec<_>>().join(", "));
         crate::html_out::write_html(path, value, &title)?;
     }
     match a.format {
-        Format::Json if reports.len() == 1 => println!("{}", bottlenose_report::to_json(&crate::output::stamped(&reports[0], "analyze")?)),
+        Format::Json if reports.len() == 1 => println!("{}", bottlenose_report::to_json(&crate::output::stamped_on(&reports[0], "analyze", &host)?)),
         Format::Json => {
-            let all = reports.iter().map(|r| crate::output::stamped(r, "analyze")).collect::<Result<Vec<_>>>()?;
+            let all = reports.iter().map(|r| crate::output::stamped_on(r, "analyze", &host)).collect::<Result<Vec<_>>>()?;
             println!("{}", bottlenose_report::to_json(&all))
         }
         Format::Csv => {
             for (i, r) in reports.iter().enumerate() {
-                let text = crate::csv_out::instructions(&crate::output::stamped(r, "analyze")?)?;
+                let text = crate::csv_out::instructions(&crate::output::stamped_on(r, "analyze", &host)?)?;
                 // one header for all regions
                 print!("{}", if i == 0 { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") });
             }
         }
         Format::Text => {
+            println!("{}", host.line(&machine.name));
             for (i, r) in reports.iter().enumerate() {
                 if i > 0 {
                     println!();

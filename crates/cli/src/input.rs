@@ -65,3 +65,25 @@ pub fn check_weights(weights: Option<&[f64]>) -> Result<()> {
     }
     Ok(())
 }
+
+/// Rejects AVX-512 instructions on a machine without AVX-512: timing them as a
+/// default form would be a number for code that cannot run there.
+pub fn check_isa(machine: &bottlenose_machine::Machine, block: &str, insts: &[bottlenose_decode::DecodedInst]) -> Result<()> {
+    if machine.params.vector.avx512 {
+        return Ok(());
+    }
+    let Some(first) = insts.iter().find(|i| i.avx512) else { return Ok(()) };
+    let n = insts.iter().filter(|i| i.avx512).count();
+    let with: Vec<String> = bottlenose_machine::builtin_names()
+        .into_iter()
+        .filter(|name| bottlenose_machine::load_builtin(name).and_then(|m| m.ok()).is_some_and(|m| m.params.vector.avx512))
+        .map(str::to_string)
+        .collect();
+    anyhow::bail!(
+        "{block}: `{}` at {:#x} is AVX-512 ({n} such instruction(s)), which {} does not execute; choose a machine with AVX-512 ({})",
+        first.asm,
+        first.address,
+        machine.name,
+        with.join(", ")
+    )
+}

@@ -5,6 +5,7 @@ mod color;
 mod csv_out;
 mod html_out;
 mod input;
+mod machine_choice;
 mod machines_cmd;
 mod output;
 mod run_cmd;

@@ -24,3 +24,12 @@ pub fn stamped<T: serde::Serialize>(report: &T, kind: &str) -> Result<serde_json
     }
     Ok(v)
 }
+
+/// [`stamped`], plus the host the report was made on and how its model was chosen.
+pub fn stamped_on<T: serde::Serialize>(report: &T, kind: &str, host: &crate::machine_choice::HostNote) -> Result<serde_json::Value> {
+    let mut v = stamped(report, kind)?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("host".into(), serde_json::to_value(host)?);
+    }
+    Ok(v)
+}

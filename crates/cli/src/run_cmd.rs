@@ -3,7 +3,6 @@
 use anyhow::{anyhow, bail, Context, Result};
 use bottlenose_analysis::dynamic::{run_program, DynamicOptions, IdealizeLevel, Roi};
 use bottlenose_functional::{Idealization, Prefetcher};
-use bottlenose_machine::Machine;
 use clap::{Args, ValueEnum};
 use object::{Object, ObjectKind, ObjectSection};
 use std::ffi::OsString;
@@ -32,8 +31,8 @@ pub enum Format {
 The program's stdin, stdout, stderr and exit status pass through. Ctrl-C stops the
 program and prints the report of what was simulated so far.")]
 pub struct RunArgs {
-    /// Machine: built-in name or TOML file.
-    #[arg(long, short, default_value = "skylake")]
+    /// Machine: `host` (the closest model to this CPU, calibrated if `bottlenose calibrate` ran), a built-in name or alias, or a machine or calibration TOML file.
+    #[arg(long, short, default_value = "host", env = "BOTTLENOSE_MACHINE")]
     pub machine: String,
     /// Region of interest: whole, function:NAME, range:START:END, markers.
     #[arg(long, default_value = "whole")]
@@ -108,7 +107,9 @@ pub struct RunArgs {
 }
 
 pub fn run(a: RunArgs) -> Result<i32> {
-    let machine = Machine::resolve(&a.machine)?;
+    let choice = crate::machine_choice::choose(&a.machine)?;
+    let machine = choice.machine;
+    let host = choice.host;
     let program = PathBuf::from(&a.command[0]);
     let args: Vec<OsString> = a.command[1..].to_vec();
     let (roi, bias_probe) = parse_roi(&a.roi, &program)?;
@@ -186,11 +187,11 @@ pub fn run(a: RunArgs) -> Result<i32> {
         );
     }
     let text = match a.format {
-        Format::Json => bottlenose_report::to_json(&crate::output::stamped(&report, "run")?) + "\n",
-        Format::Csv => crate::csv_out::hotspots(&crate::output::stamped(&report, "run")?)?,
+        Format::Json => bottlenose_report::to_json(&crate::output::stamped_on(&report, "run", &host)?) + "\n",
+        Format::Csv => crate::csv_out::hotspots(&crate::output::stamped_on(&report, "run", &host)?)?,
         // colour only when the text goes to the terminal
-        Format::Text if a.output.is_none() => crate::color::paint(&bottlenose_report::render_dynamic(&report)),
-        Format::Text => bottlenose_report::render_dynamic(&report),
+        Format::Text if a.output.is_none() => format!("{}\n{}", host.line(&machine.name), crate::color::paint(&bottlenose_report::render_dynamic(&report))),
+        Format::Text => format!("{}\n{}", host.line(&machine.name), bottlenose_report::render_dynamic(&report)),
     };
     match &a.output {
         Some(path) => crate::output::write_atomic(path, &text)?,
@@ -198,7 +199,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     }
     if let Some(path) = &a.html {
         let title = format!("bottlenose run: {}", report.program);
-        crate::html_out::write_html(path, crate::output::stamped(&report, "run")?, &title)?;
+        crate::html_out::write_html(path, crate::output::stamped_on(&report, "run", &host)?, &title)?;
     }
     // pass the program's exit status on
     Ok(match (report.exit_code, report.signal) {

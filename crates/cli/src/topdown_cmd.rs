@@ -182,7 +182,7 @@ pub fn run(a: TopdownArgs) -> Result<i32> {
         return Err(CountersError::NoPmu.into());
     }
     let hw = match &a.cpu {
-        Some(c) => c.to_ascii_lowercase(),
+        Some(c) => table_for(c),
         None => {
             let info = cpu::detect(&sys)?;
             if !info.hybrid.is_empty() {
@@ -242,7 +242,7 @@ fn import_file(a: &TopdownArgs, file: &std::path::Path, m: Method) -> Result<i32
     let smt = a.smt == Toggle::On;
     let parsed = import::parse_file(file)?;
     let hw = match (&a.cpu, &parsed.cpu) {
-        (Some(c), _) => c.to_ascii_lowercase(),
+        (Some(c), _) => table_for(c),
         (None, Some(c)) => c.clone(),
         (None, None) => bail!(
             "{} does not name its CPU{}: pass --cpu NAME (one of {})",
@@ -284,4 +284,19 @@ fn write_html(a: &TopdownArgs, reports: &[Report], view: View) -> Result<()> {
     let (Some(path), Some(last)) = (&a.html, reports.last()) else { return Ok(()) };
     let value = last.json(View { all: true, ..view });
     crate::html_out::write_html(path, value, "bottlenose topdown")
+}
+
+/// `--cpu NAME`: an event table name (`skl`, `spr`), or any machine name or alias
+/// (`skylake`, `sapphirerapids`, `znver4`), which selects that machine's table:
+/// `--machine` and `--cpu` take the same names.
+fn table_for(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    if MetricEngine::available().contains(&lower.as_str()) {
+        return lower;
+    }
+    bottlenose_machine::canonical_name(&lower)
+        .and_then(|m| bottlenose_machine::load_builtin(m))
+        .and_then(|m| m.ok())
+        .and_then(|m| m.peers.topdown_table)
+        .unwrap_or(lower)
 }

@@ -111,3 +111,18 @@ fn elf_inputs() {
     fails_with(&bn(&["analyze", exe.to_str().unwrap()]), &["is an ELF file", "--function"]);
     fails_with(&bn(&["analyze", exe.to_str().unwrap(), "--function", "no_such_function_xyz"]), &["no_such_function_xyz"]);
 }
+
+#[test]
+fn avx512_on_a_machine_without_it() {
+    let (_d, p) = tmp("z.s", "vaddpd %zmm1, %zmm2, %zmm3\ndec %ecx\njnz .-8\n");
+    fails_with(&bn(&["analyze", &p, "--machine", "skylake"]), &["vaddpd zmm3, zmm2, zmm1", "AVX-512", "skylake does not execute", "zen4"]);
+    assert!(bn(&["analyze", &p, "--machine", "zen4"]).status.success());
+}
+
+#[test]
+fn broken_calibration_overlay() {
+    let (_d, p) = tmp("o.toml", "[calibration]\nbase = \"zen4\"\ncpu = \"c\"\nsignature = \"s\"\ndate = \"d\"\ntool = \"t\"\n\n[[set]]\nkey = \"core.robb\"\nvalue = 1\nnote = \"n\"\n");
+    fails_with(&bn(&["analyze", "examples/jacobi.s", "--machine", &p]), &["o.toml:9", "core.robb", "no such parameter"]);
+    let (_d2, p2) = tmp("o.toml", "[calibration]\nbase = \"zen4\"\n[[set]\n");
+    fails_with(&bn(&["analyze", "examples/jacobi.s", "--machine", &p2]), &["o.toml:3"]);
+}

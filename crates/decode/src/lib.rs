@@ -96,6 +96,8 @@ pub struct DecodedInst {
     /// Floating-point operations performed (lanes × 2 for FMA), 0 for non-FP-arithmetic.
     pub flops: u16,
     pub fma: bool,
+    /// An AVX-512 instruction: EVEX-encoded, or one that works on mask registers.
+    pub avx512: bool,
     /// AVX-512 write mask register number (1..7), if any.
     pub mask: Option<u8>,
     pub zeroing_mask: bool,

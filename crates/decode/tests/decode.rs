@@ -115,3 +115,17 @@ fn rip_relative_operands_are_marked() {
     let j = one(&[0x48, 0x8b, 0x43, 0x08]); // mov rax, [rbx+8]
     assert!(!j.mem[0].rip_relative);
 }
+
+#[test]
+fn avx512_is_told_by_encoding_not_width() {
+    // vaddpd ymm3, ymm2, ymm1 (VEX): AVX, not AVX-512
+    assert!(!one(&[0xc5, 0xed, 0x58, 0xd9]).avx512);
+    // vaddpd zmm3, zmm2, zmm1 (EVEX)
+    assert!(one(&[0x62, 0xf1, 0xed, 0x48, 0x58, 0xd9]).avx512);
+    // vaddpd xmm3, xmm2, xmm1 with an EVEX encoding (AVX-512VL): 128 bits but AVX-512
+    assert!(one(&[0x62, 0xf1, 0xed, 0x08, 0x58, 0xd9]).avx512);
+    // kmovw eax, k1 (VEX-encoded, mask register)
+    assert!(one(&[0xc5, 0xf8, 0x93, 0xc1]).avx512);
+    // add rax, rbx
+    assert!(!one(&[0x48, 0x01, 0xd8]).avx512);
+}

@@ -8,7 +8,8 @@ pub fn render_machine_list(machines: &[(String, Result<Machine, String>)]) -> St
     for (name, m) in machines {
         match m {
             Ok(m) => {
-                let _ = writeln!(o, "{:<10} {} ({} forms)", name, m.description, m.forms.len());
+                let aliases = if m.aliases.is_empty() { String::new() } else { format!(" [also: {}]", m.aliases.join(", ")) };
+                let _ = writeln!(o, "{:<15} {} ({} forms){aliases}", name, m.description, m.forms.len());
             }
             Err(e) => {
                 let _ = writeln!(o, "{name:<10} (fails to load: {e})");
@@ -22,6 +23,17 @@ pub fn render_machine(m: &Machine) -> String {
     let p = &m.params;
     let mut o = String::new();
     let _ = writeln!(o, "{}: {}", m.name, m.description);
+    if !m.aliases.is_empty() {
+        let _ = writeln!(o, "aliases: {}", m.aliases.join(", "));
+    }
+    let peers: Vec<String> = [("llvm-mca -mcpu", &m.peers.llvm_mcpu), ("OSACA --arch", &m.peers.osaca_arch), ("topdown --cpu", &m.peers.topdown_table)]
+        .iter()
+        .filter_map(|(what, v)| v.as_ref().map(|v| format!("{what} {v}")))
+        .collect();
+    if !peers.is_empty() {
+        let _ = writeln!(o, "same core elsewhere: {}", peers.join(", "));
+    }
+    let _ = writeln!(o, "AVX-512: {}", if p.vector.avx512 { "yes" } else { "no (AVX-512 code is rejected by analyze, flagged by run)" });
     let _ = writeln!(
         o,
         "core: dispatch {}/cycle, commit {}/cycle, ROB {}, scheduler {}, load buffer {}, store buffer {}",

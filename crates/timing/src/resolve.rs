@@ -94,9 +94,11 @@ pub fn resolve_block(machine: &Machine, insts: &[DecodedInst]) -> (Vec<InstrTimi
 /// Resolves one instruction; `prev` is the instruction before it in program order.
 pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>) -> InstrTiming {
     let p = &machine.params;
+    // An AVX-512 instruction on a core without AVX-512 would fault there: it is
+    // timed as the default form and reported, whatever the imported table says.
     let (form, unknown_form) = match machine.form(&inst.form) {
-        Some(f) => (f, false),
-        None => (&machine.default_form, true),
+        Some(f) if !inst.avx512 || p.vector.avx512 => (f, false),
+        _ => (&machine.default_form, true),
     };
     let loads = inst.loads() || form.load;
     let stores = inst.stores() || form.store;
