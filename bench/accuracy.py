@@ -1,21 +1,35 @@
 #!/usr/bin/env python3
 """Accuracy of bottlenose (dynamic run and static analysis), llvm-mca and OSACA against
-native measurements of the kernels in bench/kernels/ on this host (AMD Zen 4).
+native measurements of the kernels in bench/kernels/ on this host, whatever CPU it is.
+
+The host: `bottlenose machines host --format json` names the CPU (`cpu`, `signature`), the
+built-in model bottlenose picks for it (`machine`, with this host's calibration overlay if
+there is one) and the closest peer models (`llvm_mcpu`, `osaca_arch`). bottlenose runs with
+`--machine host`; llvm-mca and OSACA with the named models (skipped when null). If that
+command fails (an older bottlenose), the host is read from /proc/cpuinfo with a warning
+(AMD family 25 models 10-1f/60-7f/a0-af: zen4/znver4/ZEN4, other family 25: zen3/znver3/
+ZEN3, family 26: zen5/znver5/ZEN4, Intel: skylake/skylake/SKX) and bottlenose gets that
+machine by name.
 
 For every kernel (binary bench/out/bin/NAME built by bench/kernels/build.sh):
 
   measured           bench/out/bin/NAME measure: rdtsc, calibrated to core cycles,
                      minimum over repetitions (bench/harness/README.md)
-  bottlenose run     bottlenose run --machine zen4 --roi markers --warm -- NAME model 1:
+  bottlenose run     bottlenose run --machine host --roi markers --warm -- NAME model 1:
                      one warm-up call (caches and predictors kept warm outside the ROI),
                      then ONE call of kernel() between the ROI markers -> cycles per call,
                      bottlenecks[0]
   bn run +stride pf  the same with --prefetcher stride --no-sensitivity (extra column)
+  bn run skylake, bn run skylake-calibrated
+                     only if bench/out/skylake-calibrated.toml exists (`bottlenose calibrate
+                     --base skylake -o ...`): the same run with --machine skylake and with
+                     --machine bench/out/skylake-calibrated.toml, --no-sensitivity --no-views
+                     (extra columns)
   bottlenose analyze on the hot loop: cycles_per_iteration x loop-body executions per call
-  llvm-mca           llvm-mca-19 -mcpu=znver4 -iterations=1000 on the same loop (AT&T from
+  llvm-mca           llvm-mca-19 -mcpu=LLVM_MCPU -iterations=1000 on the same loop (AT&T from
                      objdump): Total Cycles / iterations x body executions per call
-  OSACA              osaca --arch ZEN4 on the same loop: max(port-pressure bound, LCD) x body
-                     executions per call
+  OSACA              osaca --arch OSACA_ARCH on the same loop: max(port-pressure bound, LCD) x
+                     body executions per call
 
 The hot loop: `hottest_loop_head` of the run JSON (the deepest loop that holds at least
 half of the ROI cycles). Its body is the address range [head, end of the last jump back
@@ -26,10 +40,14 @@ Static tools see only that loop: work outside it (outer loops, callees) is not c
 
 Metrics per tool: MAPE, median APE, Kendall tau-b between measured and predicted cycles
 per iteration (tau over cycles per call is in the JSON too). Output:
-bench/out/accuracy.json and bench/out/accuracy.md. Python 3.11 stdlib only.
+bench/out/accuracy.json and bench/out/accuracy.md; every heading names the CPU. A run over
+every kernel is also recorded in bench/accuracy_history.json (one entry per host signature
+and date), from which bench/benchmarks.py renders earlier hosts' tables. Python 3.11
+stdlib only.
 
 Usage: bench/accuracy.py [--kernels a,b,...] [--skip-native] [--skip-osaca] [--skip-mca]
-                         [--skip-stride] [--no-build] [--measure-time S]
+                         [--skip-stride] [--no-build] [--measure-time S] [--no-history]
+       BENCH_KERNELS=a,b bench/accuracy.py ...    (the same as --kernels a,b)
 """
 from __future__ import annotations
 
@@ -53,16 +71,19 @@ OUT = BENCH / "out"
 BIN = OUT / "bin"
 RUNS = OUT / "runs"
 BN = REPO / "target" / "release" / "bottlenose"
-MACHINE = "zen4"
-MCPU = "znver4"
-OSACA_ARCH = "ZEN4"
+HISTORY = BENCH / "accuracy_history.json"
+# from `bottlenose calibrate --base skylake -o ...`; $BENCH_SKYLAKE_CALIBRATED names another file (tests)
+SKYLAKE_CALIBRATED = Path(os.environ.get("BENCH_SKYLAKE_CALIBRATED") or OUT / "skylake-calibrated.toml")
 MCA_MAX_SIMULATED = 2_000_000  # instructions llvm-mca simulates at most (big loop bodies)
 OSACA_MAX_BODY = 2000  # OSACA's dependency analysis takes minutes on bigger loop bodies (16 Ki: > 5 min)
 
 TOOLS = ["bottlenose_run", "bottlenose_analyze", "llvm_mca", "osaca"]
+EXTRA_TOOLS = ["bottlenose_run_stride", "bottlenose_run_skylake", "bottlenose_run_skylake_cal"]
 TOOL_TITLES = {
     "bottlenose_run": "bottlenose run",
     "bottlenose_run_stride": "bn run +stride pf",
+    "bottlenose_run_skylake": "bn run skylake",
+    "bottlenose_run_skylake_cal": "bn run skylake-calibrated",
     "bottlenose_analyze": "bottlenose analyze",
     "llvm_mca": "llvm-mca-19",
     "osaca": "OSACA",
@@ -125,6 +146,101 @@ def host_info() -> dict:
         "osaca": first_line(["osaca", "--version"]) if shutil.which("osaca") else "not installed",
         "bottlenose": str(BN),
     }
+
+
+# ---------------------------------------------------------------- which CPU, which models
+
+# The host as `bottlenose machines host --format json` describes it, plus `machine_arg`: what
+# bottlenose gets as --machine ("host", or the fallback's machine name). Set by main().
+HOST: dict = {}
+HOST_KEYS = ("cpu", "signature", "machine", "reason", "calibration", "llvm_mcpu", "osaca_arch")
+
+
+def cpuinfo_fields() -> dict:
+    """The first processor's fields of /proc/cpuinfo."""
+    fields: dict = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if not line.strip():
+                if fields:
+                    break
+                continue
+            k, _, v = line.partition(":")
+            fields.setdefault(k.strip(), v.strip())
+    except OSError:
+        pass
+    return fields
+
+
+def host_from_cpuinfo() -> dict:
+    """Fallback when `bottlenose machines host` is not available: vendor, family and model
+    from /proc/cpuinfo, mapped to the closest built-in machine and peer models."""
+    f = cpuinfo_fields()
+    vendor = f.get("vendor_id", "unknown")
+    fam = int(f.get("cpu family", "0") or 0)
+    model = int(f.get("model", "0") or 0)
+    stepping = f.get("stepping", "0") or "0"
+    if vendor == "AuthenticAMD" and fam == 25 and (0x10 <= model <= 0x1F or 0x60 <= model <= 0x7F or 0xA0 <= model <= 0xAF):
+        machine, mcpu, arch, why = "zen4", "znver4", "ZEN4", "AMD family 25 (19h) model in 10-1f/60-7f/a0-af: Zen 4"
+    elif vendor == "AuthenticAMD" and fam == 25:
+        machine, mcpu, arch, why = "zen3", "znver3", "ZEN3", "AMD family 25 (19h), not a Zen 4 model: Zen 3"
+    elif vendor == "AuthenticAMD" and fam == 26:
+        machine, mcpu, arch, why = "zen5", "znver5", "ZEN4", "AMD family 26 (1Ah): Zen 5 (OSACA has no Zen 5: ZEN4)"
+    elif vendor == "GenuineIntel":
+        machine, mcpu, arch, why = "skylake", "skylake", "SKX", "Intel: the skylake model"
+    else:
+        machine, mcpu, arch, why = "skylake", "skylake", "SKX", f"unknown CPU ({vendor} family {fam}): the default model"
+    hyp = ""
+    if "hypervisor" in f.get("flags", "").split():
+        hyp = "hypervisor"
+        try:
+            for line in run(["lscpu"]).stdout.splitlines():
+                if line.startswith("Hypervisor vendor:"):
+                    hyp = line.split(":", 1)[1].strip()
+        except Exception:  # noqa: BLE001
+            pass
+    desc = f"{vendor} family {fam} model {model} stepping {stepping}" + (f", {hyp}" if hyp else "")
+    return {
+        "cpu": f"{f.get('model name', 'unknown CPU')} ({desc})",
+        "signature": f"{vendor}-{fam}-{model}-{stepping}",
+        "machine": machine,
+        "reason": f"from /proc/cpuinfo (bench/accuracy.py fallback): {why}",
+        "calibration": None,
+        "llvm_mcpu": mcpu,
+        "osaca_arch": arch,
+        "source": "/proc/cpuinfo",
+        "machine_arg": machine,
+    }
+
+
+def detect_host() -> dict:
+    """`bottlenose machines host --format json`, or the /proc/cpuinfo fallback with a warning."""
+    why = ""
+    try:
+        p = subprocess.run([str(BN), "machines", "host", "--format", "json"], capture_output=True, text=True, timeout=120)
+        if p.returncode == 0:
+            d = json.loads(p.stdout)
+            missing = [k for k in HOST_KEYS if k not in d]
+            if not missing:
+                d["source"] = "bottlenose machines host"
+                d["machine_arg"] = "host"
+                return d
+            why = f"its JSON lacks {', '.join(missing)}"
+        else:
+            why = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1][:200]
+    except (OSError, ValueError, subprocess.TimeoutExpired) as e:
+        why = str(e)[:200]
+    d = host_from_cpuinfo()
+    log(f"warning: `bottlenose machines host --format json` failed ({why}); host read from /proc/cpuinfo: "
+        f"{d['cpu']} -> --machine {d['machine']}, llvm-mca -mcpu={d['llvm_mcpu']}, OSACA --arch {d['osaca_arch']}")
+    return d
+
+
+def host_label(h: dict) -> str:
+    """The CPU as every heading names it: the `cpu` line and the signature (once: the line of
+    `bottlenose machines host` already holds it)."""
+    cpu, sig = h.get("cpu") or "unknown CPU", h.get("signature") or "?"
+    return cpu if sig in cpu else f"{cpu} `{sig}`"
 
 
 # ---------------------------------------------------------------- objdump and the hot loop
@@ -240,10 +356,10 @@ def bottleneck_text(bs: list[dict], sensitivity: list[dict] | None = None) -> st
     return "+".join(b["resources"]) + f" (+{100 * b['speedup']:.1f}%)"
 
 
-def bottlenose_run(name: str, extra: list[str], tag: str) -> dict:
+def bottlenose_run(name: str, extra: list[str], tag: str, machine: str | None = None) -> dict:
     RUNS.mkdir(parents=True, exist_ok=True)
     out = RUNS / f"{name}.{tag}.json"
-    cmd = [str(BN), "run", "--machine", MACHINE, "--roi", "markers", "--warm", "--format", "json",
+    cmd = [str(BN), "run", "--machine", machine or HOST["machine_arg"], "--roi", "markers", "--warm", "--format", "json",
            "-o", str(out), "--quiet", *extra, "--", str(BIN / name), "model", "1"]
     t0 = time.monotonic()
     run(cmd, timeout=1800)
@@ -269,13 +385,13 @@ def bottlenose_run(name: str, extra: list[str], tag: str) -> dict:
 
 def head_executions(name: str, head: int) -> int:
     out = RUNS / f"{name}.head.json"
-    run([str(BN), "run", "--machine", MACHINE, "--roi", f"range:0x{head:x}:0x{head + 1:x}", "--no-sensitivity",
+    run([str(BN), "run", "--machine", HOST["machine_arg"], "--roi", f"range:0x{head:x}:0x{head + 1:x}", "--no-sensitivity",
          "--format", "json", "-o", str(out), "--quiet", "--", str(BIN / name), "calls", "1"], timeout=1800)
     return int(json.loads(out.read_text())["instructions_simulated"])
 
 
 def bottlenose_analyze(name: str, start: int, end: int) -> dict:
-    p = run([str(BN), "analyze", str(BIN / name), "--range", f"0x{start:x}:0x{end:x}", "--machine", MACHINE,
+    p = run([str(BN), "analyze", str(BIN / name), "--range", f"0x{start:x}:0x{end:x}", "--machine", HOST["machine_arg"],
              "--format", "json"], timeout=900)
     d = json.loads(p.stdout)
     return {
@@ -287,10 +403,12 @@ def bottlenose_analyze(name: str, start: int, end: int) -> dict:
 
 
 def llvm_mca(asm: str, n_insns: int, workdir: Path) -> dict:
+    if not HOST.get("llvm_mcpu"):
+        return {"error": "no llvm-mca model named for this host"}
     iters = 1000 if n_insns * 1000 <= MCA_MAX_SIMULATED else max(10, MCA_MAX_SIMULATED // max(1, n_insns))
     f = workdir / "loop.mca.s"
     f.write_text(asm)
-    p = run(["llvm-mca-19", f"-mcpu={MCPU}", f"-iterations={iters}", "-bottleneck-analysis", str(f)],
+    p = run(["llvm-mca-19", f"-mcpu={HOST['llvm_mcpu']}", f"-iterations={iters}", "-bottleneck-analysis", str(f)],
             timeout=900, check=False)
     if p.returncode != 0:
         return {"error": p.stderr.strip().splitlines()[0] if p.stderr.strip() else f"exit {p.returncode}"}
@@ -336,10 +454,12 @@ def mca_max_pressure(o: str) -> str:
 def osaca(asm: str, workdir: Path) -> dict:
     if not shutil.which("osaca"):
         return {"error": "osaca not installed"}
+    if not HOST.get("osaca_arch"):
+        return {"error": "no OSACA model named for this host"}
     f = workdir / "loop.osaca.s"
     f.write_text("# OSACA-BEGIN\n" + asm + "# OSACA-END\n")
     try:
-        p = run(["osaca", "--arch", OSACA_ARCH, "--ignore-unknown", "--lcd-timeout", "30", str(f)],
+        p = run(["osaca", "--arch", HOST["osaca_arch"], "--ignore-unknown", "--lcd-timeout", "30", str(f)],
                 timeout=300, check=False)
     except subprocess.TimeoutExpired:
         return {"error": "timed out after 300 s"}
@@ -467,29 +587,54 @@ def cell(k: dict, tool: str) -> str:
     return f"{fmt(t['cycles_per_iteration'])} ({err:+.0f}%)"
 
 
+def extra_tools(result: dict) -> list[str]:
+    """The extra columns this run has (stride always unless skipped; skylake ones if run)."""
+    return [t for t in EXTRA_TOOLS if any(t in k["tools"] for k in result["kernels"])]
+
+
 def markdown(result: dict) -> str:
     h = result["host"]
+    hc = result["host_cpu"]
+    label = host_label(hc)
     ks = result["kernels"]
+    extras = extra_tools(result)
+    cal = result.get("calibration") or {}
     L = []
-    L.append("# Accuracy of cycle predictions against measurements (bench/accuracy.py)")
+    L.append(f"# Accuracy of cycle predictions against measurements on {label} (bench/accuracy.py)")
     L.append("")
     L.append(f"- date: {h['date']}")
-    L.append(f"- machine: {h['cpu_model']} ({h['hypervisor'] or 'bare metal'}, {h['cpus']} CPUs), Linux {h['kernel']}; "
-             f"core clock ~{result['core_ghz']:.2f} GHz (TSC {result['tsc_ghz']:.3f} GHz, "
-             f"{result['tsc_per_cycle']:.4f} ticks/cycle)")
-    L.append(f"- tools: bottlenose (--machine {MACHINE}), {h['llvm_mca']} -mcpu={MCPU}, OSACA {h['osaca']} --arch {OSACA_ARCH}; "
-             f"{h['gcc']}; {h['qemu']}")
+    L.append(f"- host CPU: {hc['cpu']}, signature `{hc['signature']}` ({hc['source']}); "
+             f"{h['cpus']} CPUs{', ' + h['hypervisor'] if h['hypervisor'] else ''}, Linux {h['kernel']}")
+    L.append(f"- core clock ~{result['core_ghz']:.2f} GHz (TSC {result['tsc_ghz']:.3f} GHz, {result['tsc_per_cycle']:.4f} "
+             f"ticks/cycle; medians over the kernels: add chain {cal.get('add') or float('nan'):.4f}, imul chain "
+             f"{cal.get('imul') or float('nan'):.4f}, largest add/imul disagreement "
+             f"{100 * (cal.get('max_disagreement') or 0.0):.2f} %, {cal.get('warnings', 0)} calibration warning(s))")
+    cal_note = f", calibration overlay {hc['calibration']}" if hc.get("calibration") else ", no calibration overlay"
+    L.append(f"- model: bottlenose --machine {hc['machine_arg']} (built-in {hc['machine']}{cal_note}: {hc['reason']})")
+    mca = f"{h['llvm_mca']} -mcpu={hc['llvm_mcpu']}" if hc.get("llvm_mcpu") else "llvm-mca: no model for this host"
+    osa = (f"OSACA {h['osaca']} --arch {hc['osaca_arch']}" if hc.get("osaca_arch") else "OSACA: no model for this host") \
+        if shutil.which("osaca") else "OSACA: not installed"
+    L.append(f"- peers: {mca}, {osa}; {h['gcc']}; {h['qemu']}")
+    if "bottlenose_run_skylake_cal" in extras:
+        cal_file = next((t.get("machine") for k in ks for t in [k["tools"].get("bottlenose_run_skylake_cal") or {}]
+                         if t.get("machine")), str(SKYLAKE_CALIBRATED))
+        try:
+            cal_file = str(Path(cal_file).relative_to(REPO))
+        except ValueError:
+            pass
+        L.append(f"- extra: bn run skylake (`--machine skylake`) and bn run skylake-calibrated "
+                 f"(`--machine {cal_file}`), both `--no-sensitivity --no-views`")
     L.append(f"- {len(ks)} kernels from bench/kernels/ (gcc -O3 -march=x86-64-v3 -mtune=znver3); measured = minimum over "
              "repetitions of rdtsc, converted to core cycles (bench/harness/README.md)")
     L.append("")
-    L.append("## Summary")
+    L.append(f"## Summary: {label}")
     L.append("")
     L.append("APE = |predicted - measured| / measured of cycles per kernel call; Kendall tau-b between measured and "
              "predicted cycles per iteration over the kernels the tool handled.")
     L.append("")
     L.append("| tool | kernels | MAPE | median APE | Kendall tau | within 10 % | within 25 % |")
     L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for tool in TOOLS + ["bottlenose_run_stride"]:
+    for tool in TOOLS + extras:
         s = result["summary"].get(tool, {})
         if not s.get("n"):
             L.append(f"| {TOOL_TITLES[tool]} | 0 | - | - | - | - | - |")
@@ -505,20 +650,21 @@ def markdown(result: dict) -> str:
             f"{'-' if cs[t]['kendall_tau'] is None else format(cs[t]['kendall_tau'], '.3f')}"
             for t in TOOLS if cs.get(t, {}).get("n")))
     L.append("")
-    L.append("## Per kernel: cycles per iteration (error of cycles per call)")
+    L.append(f"## Per kernel: cycles per iteration (error of cycles per call), {label}")
     L.append("")
     L.append("Iteration = one execution of the kernel's innermost source loop body (vectorised loops: one element). "
              "Static tools (analyze, llvm-mca, OSACA) see only the hot loop; their per-call figure is cycles per loop "
              "iteration x loop-body executions per call.")
     L.append("")
-    L.append("| kernel | iterations/call | measured | bottlenose run | bottlenose analyze | llvm-mca | OSACA | bn run +stride pf |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    L.append("| kernel | iterations/call | measured | bottlenose run | bottlenose analyze | llvm-mca | OSACA |"
+             + "".join(f" {TOOL_TITLES[t]} |" for t in extras))
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |" + " ---: |" * len(extras))
     for k in ks:
         L.append(f"| {k['name']} | {k['iterations_per_call']:,} | {fmt(k['measured']['cycles_per_iteration'])} | "
                  f"{cell(k, 'bottlenose_run')} | {cell(k, 'bottlenose_analyze')} | {cell(k, 'llvm_mca')} | "
-                 f"{cell(k, 'osaca')} | {cell(k, 'bottlenose_run_stride')} |")
+                 f"{cell(k, 'osaca')} |" + "".join(f" {cell(k, t)} |" for t in extras))
     L.append("")
-    L.append("## Per kernel: named bottleneck")
+    L.append(f"## Per kernel: named bottleneck, {label}")
     L.append("")
     L.append("bottlenose: bottlenecks[0] (resources and the speedup of accelerating them by 15 %); llvm-mca: "
              "-bottleneck-analysis (resource pressure vs data dependencies); OSACA: max(port-pressure bound, "
@@ -534,39 +680,44 @@ def markdown(result: dict) -> str:
             return (t.get("bottleneck") or "-").replace("|", "/")
         L.append(f"| {k['name']} | {b('bottlenose_run')} | {b('bottlenose_analyze')} | {b('llvm_mca')} | {b('osaca')} |")
     L.append("")
-    L.append("## Per kernel: details")
+    L.append(f"## Per kernel: details, {label}")
     L.append("")
     L.append("| kernel | measured cycles/call (min / median) | reps | bn run cycles/call | instructions/call (model) | hot loop | loop insns | loop execs/call | notes |")
     L.append("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |")
     for k in ks:
         r = k["tools"].get("bottlenose_run") or {}
         lp = k.get("loop") or {}
-        notes = "; ".join(k.get("notes", []))
+        notes = "; ".join(k.get("notes", [])).replace("|", "/")
         loop = f"0x{lp['start']:x}-0x{lp['end']:x} ({lp.get('function') or '?'})" if lp.get("start") else "-"
         L.append(f"| {k['name']} | {fmt(k['measured']['cycles_per_call'])} / {fmt(k['measured']['cycles_per_call_median'])} | "
                  f"{k['measured']['reps']} | {fmt(r.get('cycles_per_call'))} | {fmt(r.get('instructions_per_call'))} | {loop} | "
                  f"{lp.get('instructions', '-')} | {fmt(lp.get('executions_per_call'))} | {notes} |")
     L.append("")
-    L.append("## Method")
+    L.append(f"## Method ({label})")
     L.append("")
+    L.append("- host: `bottlenose machines host --format json` names the CPU, the built-in model bottlenose picks for it "
+             "(`--machine host`, with the host's calibration overlay if there is one) and the closest llvm-mca and OSACA "
+             "models; without that command, /proc/cpuinfo and a fixed vendor/family/model table (bench/accuracy.py).")
     L.append("- measured: `bench/out/bin/NAME measure`, pinned, warm, minimum over up to 200 calls, in two passes "
              "(before and after the model runs; the faster counts); TSC ticks / (ticks per core cycle from a dependent "
-             "add chain). Noisy kernels (DRAM, L3) are marked in the notes when the passes differ by > 10 %.")
-    L.append("- bottlenose run: `bottlenose run --machine zen4 --roi markers --warm --format json -- NAME model 1`: setup and "
-             "one warm-up call run functionally (caches, TLBs, predictors warm), then exactly one call of kernel() is "
-             "timed between the markers `xchg rbx,rbx` / `xchg rcx,rcx`. bn run +stride pf: the same with "
-             "`--prefetcher stride --no-sensitivity`.")
+             "register-register add chain, cross-checked with an imul chain; calibration warnings appear in the notes). "
+             "Noisy kernels (DRAM, L3) are marked in the notes when the passes differ by > 10 %.")
+    L.append(f"- bottlenose run: `bottlenose run --machine {hc['machine_arg']} --roi markers --warm --format json -- NAME "
+             "model 1`: setup and one warm-up call run functionally (caches, TLBs, predictors warm), then exactly one call "
+             "of kernel() is timed between the markers `xchg rbx,rbx` / `xchg rcx,rcx`. bn run +stride pf: the same "
+             "with `--prefetcher stride --no-sensitivity`.")
     L.append("- hot loop: `hottest_loop_head` of that run; body = [head, end of the last jump back to head] in `objdump -d` "
              "(if that range holds inner loops, the hottest innermost loop of the run's `loops`; if the run names no "
              "loop, the innermost loop of kernel() in objdump). Body executions per call are counted exactly with "
              "`bottlenose run --roi range:HEAD:HEAD+1 --no-sensitivity -- NAME calls 1`.")
-    L.append("- bottlenose analyze: `bottlenose analyze NAME --range START:END --machine zen4 --format json`; llvm-mca: "
-             "`llvm-mca-19 -mcpu=znver4 -iterations=1000 -bottleneck-analysis` on the body as AT&T text (objdump, jump "
-             "targets replaced by a label); OSACA: `osaca --arch ZEN4 --ignore-unknown` on the same text between "
+    L.append(f"- bottlenose analyze: `bottlenose analyze NAME --range START:END --machine {hc['machine_arg']} --format json`; "
+             f"llvm-mca: `llvm-mca-19 -mcpu={hc.get('llvm_mcpu') or '-'} -iterations=1000 -bottleneck-analysis` on the body "
+             "as AT&T text (objdump, jump targets replaced by a label); OSACA: "
+             f"`osaca --arch {hc.get('osaca_arch') or '-'} --ignore-unknown` on the same text between "
              "`# OSACA-BEGIN/END` markers, prediction max(port bound, LCD). Static per-call figure = cycles per loop "
              "iteration x body executions per call.")
     L.append("")
-    L.append("## Kernels")
+    L.append(f"## Kernels (measured on {label})")
     L.append("")
     L.append("| kernel | what it does |")
     L.append("| --- | --- |")
@@ -577,11 +728,39 @@ def markdown(result: dict) -> str:
     return "\n".join(L) + "\n"
 
 
+def record_history(result: dict, md: str, path: Path) -> None:
+    """Adds this run to the accuracy history (one entry per signature and date, newest first),
+    so that bench/benchmarks.py can keep showing an earlier host's tables after the host changed."""
+    hc = result["host_cpu"]
+    hist = json.loads(path.read_text()) if path.exists() else {"entries": []}
+    entry = {
+        "signature": hc["signature"],
+        "cpu": hc["cpu"],
+        "date": result["host"]["date"],
+        "machine": hc["machine"],
+        "machine_arg": hc["machine_arg"],
+        "calibration": hc.get("calibration"),
+        "llvm_mcpu": hc.get("llvm_mcpu"),
+        "osaca_arch": hc.get("osaca_arch"),
+        "kernels": len(result["kernels"]),
+        "summary": result["summary"],
+        "summary_common": result.get("summary_common"),
+        "markdown": md.split("\n", 1)[1].lstrip("\n"),  # without the title line
+    }
+    hist["entries"] = [e for e in hist["entries"] if (e["signature"], e["date"]) != (entry["signature"], entry["date"])]
+    hist["entries"].insert(0, entry)
+    hist["entries"].sort(key=lambda e: e["date"], reverse=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(hist, indent=1, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+
+
 # ---------------------------------------------------------------- main
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kernels", help="comma-separated subset (default: every bench/kernels/*.c)")
+    ap.add_argument("--kernels", default=os.environ.get("BENCH_KERNELS") or None,
+                    help="comma-separated subset (default: $BENCH_KERNELS, else every bench/kernels/*.c)")
     ap.add_argument("--skip-native", action="store_true", help="reuse bench/out/native.json")
     ap.add_argument("--skip-osaca", action="store_true")
     ap.add_argument("--skip-mca", action="store_true")
@@ -592,6 +771,9 @@ def main() -> int:
                     help="native measurement passes (first before, the others after the model runs); "
                          "the pass with the smallest cycles per call counts")
     ap.add_argument("--out", default=str(OUT), help="output folder (default bench/out)")
+    ap.add_argument("--history", default=str(HISTORY),
+                    help="accuracy history to add a run over every kernel to (default bench/accuracy_history.json)")
+    ap.add_argument("--no-history", action="store_true", help="do not record this run in the history")
     args = ap.parse_args()
     t_start = time.monotonic()
     out_dir = Path(args.out)
@@ -607,10 +789,17 @@ def main() -> int:
             log(f"error: unknown kernel(s) {', '.join(unknown)}")
             return 1
         names = want
+    subset = len(names) < len(list((BENCH / "kernels").glob("*.c")))
     if not args.no_build:
         run([str(BENCH / "kernels" / "build.sh"), *names], timeout=900)
     host = host_info()
-    log(f"{host['date']}  {host['cpu_model']}  ({len(names)} kernels)")
+    HOST.clear()
+    HOST.update(detect_host())
+    skylake_cal = SKYLAKE_CALIBRATED if SKYLAKE_CALIBRATED.exists() else None
+    log(f"{host['date']}  {HOST['cpu']} [{HOST['signature']}]  --machine {HOST['machine_arg']} ({HOST['machine']}"
+        f"{', overlay ' + str(HOST['calibration']) if HOST.get('calibration') else ''}), llvm-mca -mcpu={HOST['llvm_mcpu']}, "
+        f"OSACA --arch {HOST['osaca_arch']}  ({len(names)} kernels"
+        f"{'; + skylake and ' + str(skylake_cal) if skylake_cal else ''})")
 
     # 1. native measurements first, while nothing of ours runs beside them
     native_file = out_dir / "native.json"
@@ -679,6 +868,14 @@ def main() -> int:
                 put("bottlenose_run_stride", {"wall_s": rs["wall_s"]}, rs["cycles_per_call"])
             except Exception as e:  # noqa: BLE001
                 put("bottlenose_run_stride", {"error": str(e)[:300]}, None)
+        if skylake_cal is not None:
+            for tool, tag, machine in (("bottlenose_run_skylake", "skylake", "skylake"),
+                                       ("bottlenose_run_skylake_cal", "skylake-calibrated", str(skylake_cal))):
+                try:
+                    rk = bottlenose_run(n, ["--no-sensitivity", "--no-views"], tag, machine)
+                    put(tool, {"wall_s": rk["wall_s"], "machine": machine}, rk["cycles_per_call"])
+                except Exception as e:  # noqa: BLE001
+                    put(tool, {"error": str(e)[:300]}, None)
 
         # 3. the hot loop
         head = r.get("hottest_loop_head")
@@ -735,7 +932,7 @@ def main() -> int:
         ua = (k["tools"].get("bottlenose_analyze") or {}).get("unsupported_forms")
         if ua:
             k["notes"].append("forms bottlenose times by default: " + ", ".join(sorted(set(ua)))[:120])
-        msg = "  ".join(f"{TOOL_TITLES[t]} {k['tools'][t]['cycles_per_iteration']:.3f}" for t in TOOLS + ["bottlenose_run_stride"]
+        msg = "  ".join(f"{TOOL_TITLES[t]} {k['tools'][t]['cycles_per_iteration']:.3f}" for t in TOOLS + EXTRA_TOOLS
                         if k["tools"].get(t, {}).get("cycles_per_iteration") is not None)
         log(f"  model   {n:24s} measured {k['measured']['cycles_per_iteration']:.3f}  {msg}")
         kernels.append(k)
@@ -757,16 +954,29 @@ def main() -> int:
         ps = m["passes"]
         if len(ps) > 1 and max(ps) > 1.1 * min(ps):
             k["notes"].append(f"native passes differ by {100 * (max(ps) / min(ps) - 1):.0f}%")
+        for w in nd.get("calibration_warnings") or []:
+            k["notes"].append("native: " + w)
 
-    summary = {t: summarize(kernels, t) for t in TOOLS + ["bottlenose_run_stride"]}
-    common = {k["name"] for k in kernels if all(k["tools"].get(t, {}).get("cycles_per_call") is not None for t in TOOLS)}
-    summary_common = {t: summarize(kernels, t, common) for t in TOOLS}
+    summary = {t: summarize(kernels, t) for t in TOOLS + EXTRA_TOOLS if any(t in k["tools"] for k in kernels)}
+    # the kernels every tool that ran handled (a tool that handled none, e.g. OSACA not installed, does not count)
+    ran = [t for t in TOOLS if summary.get(t, {}).get("n")]
+    common = {k["name"] for k in kernels if all(k["tools"].get(t, {}).get("cycles_per_call") is not None for t in ran)}
+    summary_common = {t: summarize(kernels, t, common) for t in ran}
     summary_common["_n"] = len(common)
     ratios = [k["measured"]["tsc_per_cycle"] for k in kernels]
     tsc_hz = statistics.median(natives[n]["tsc_hz"] for n in names)
+    adds = [natives[n].get("tsc_per_cycle_add", natives[n]["tsc_per_cycle"]) for n in names]
+    imuls = [natives[n]["tsc_per_cycle_imul"] for n in names if "tsc_per_cycle_imul" in natives[n]]
     result = {
         "host": host,
-        "machine": MACHINE,
+        "host_cpu": dict(HOST),
+        "machine": HOST["machine_arg"],
+        "calibration": {
+            "add": statistics.median(adds),
+            "imul": statistics.median(imuls) if imuls else None,
+            "max_disagreement": max((natives[n].get("add_imul_disagreement", 0.0) for n in names), default=0.0),
+            "warnings": sum(len(natives[n].get("calibration_warnings") or []) for n in names),
+        },
         "tsc_per_cycle": statistics.median(ratios),
         "tsc_ghz": tsc_hz / 1e9,
         "core_ghz": tsc_hz / statistics.median(ratios) / 1e9,
@@ -776,8 +986,16 @@ def main() -> int:
         "wall_s": time.monotonic() - t_start,
     }
     (out_dir / "accuracy.json").write_text(json.dumps(result, indent=1))
-    (out_dir / "accuracy.md").write_text(markdown(result))
+    md = markdown(result)
+    (out_dir / "accuracy.md").write_text(md)
     log(f"wrote {out_dir / 'accuracy.json'} and {out_dir / 'accuracy.md'} in {result['wall_s']:.0f} s")
+    if args.no_history:
+        pass
+    elif subset:
+        log(f"not recorded in {args.history}: a subset of the kernels")
+    else:
+        record_history(result, md, Path(args.history))
+        log(f"recorded in {args.history} ({HOST['signature']}, {host['date']})")
     return 0
 
 

@@ -1,32 +1,45 @@
 #!/usr/bin/env bash
 # Regenerates every measurement output under bench/out/:
-#   accuracy.md / accuracy.json   bench/accuracy.py: native measurements of bench/kernels/ vs
-#                                 bottlenose run, bottlenose analyze, llvm-mca-19, OSACA
+#   accuracy.md / accuracy.json   bench/accuracy.py: native measurements of bench/kernels/ on this
+#                                 host vs bottlenose run/analyze --machine host, llvm-mca-19 and
+#                                 OSACA on the models `bottlenose machines host` names (a full run
+#                                 is also recorded in bench/accuracy_history.json)
 #   native.json, runs/            raw native measurements and model-run JSON
 #   compare_blocks_skylake.md     bench/compare_blocks.sh skylake (bottlenose vs llvm-mca, bench/blocks/)
 #   compare_blocks_zen4.md        bench/compare_blocks.sh zen4
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
 # speed, views cost, and the outputs above).
-# Each output starts with the date and the machine (lscpu model name). ~10-15 min on the
-# 2-core development VM. Extra arguments go to accuracy.py (e.g. --kernels a,b --skip-osaca).
+# Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min
+# on the 2-core development VM. Extra arguments go to accuracy.py (e.g. --skip-osaca).
+# BENCH_KERNELS=a,b bench/run.sh: a quick check on those kernels only: builds them, runs
+# accuracy.py on them (not recorded in the history) and stops there (BENCHMARKS.md untouched).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 stamp() { echo "Generated $(date -u '+%Y-%m-%d %H:%M:%S UTC') on ${model:-unknown CPU} ($(nproc) CPUs, $(uname -r))"; }
-echo "== $(stamp)"
 
 echo "== building bottlenose and the QEMU plugin"
 cargo build --release -q -p bottlenose -p bottlenose-qemu-plugin
+# the CPU as bottlenose identifies it (one line with its signature); lscpu's model name otherwise
+host=$(target/release/bottlenose machines host --format json 2>/dev/null |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["cpu"])' 2>/dev/null) && model=$host ||
+  echo "warning: \`bottlenose machines host\` failed; naming the CPU by lscpu" >&2
+echo "== $(stamp)"
 echo "== building the kernels"
-bench/kernels/build.sh
+# shellcheck disable=SC2086
+bench/kernels/build.sh ${BENCH_KERNELS:+$(echo "$BENCH_KERNELS" | tr ',' ' ')}
 
 if ! command -v osaca >/dev/null 2>&1; then
   echo "note: osaca not found (pip install osaca); its column will be empty" >&2
 fi
 
 echo "== accuracy (bench/accuracy.py)"
-python3 bench/accuracy.py --no-build "$@"
+python3 bench/accuracy.py --no-build "$@"   # reads BENCH_KERNELS
+if [ -n "${BENCH_KERNELS:-}" ]; then
+  echo "== BENCH_KERNELS=$BENCH_KERNELS: subset only: accuracy.md/json written, compare_blocks and BENCHMARKS.md skipped"
+  exit 0
+fi
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"
