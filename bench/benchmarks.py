@@ -5,8 +5,11 @@ Every figure in the file comes from a command this script runs now (the command 
 printed next to it): the timing model's speed and the views' cost (examples of the
 analysis crate), the paper reproductions (bottlenose on examples/ and the paper tests,
 whose figures they print), dynamic-run speed on bench/programs/speed.c, and the
-outputs bench/run.sh produced just before (accuracy, llvm-mca comparison). Hand-written
-notes that are not measurements live in bench/notes/ and are included as they are.
+outputs bench/run.sh produced just before (accuracy, llvm-mca comparison). The one
+exception is "Earlier hosts": accuracy tables measured on other CPUs, kept in
+bench/accuracy_history.json (bench/accuracy.py records every full run there). Hand-written
+notes that are not measurements live in bench/notes/ and are included as they are
+(bench/notes/accuracy-SIGNATURE.md next to the accuracy tables of that CPU).
 
     python3 bench/benchmarks.py [--out BENCHMARKS.md] [--quick]
 
@@ -28,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 NOTES = ROOT / "bench" / "notes"
+HISTORY = ROOT / "bench" / "accuracy_history.json"
 BN = ROOT / "target" / "release" / "bottlenose"
 
 # the 16 resources of the sweep figure (skylake names)
@@ -276,10 +280,24 @@ def section_sampled_views(quick: bool) -> str:
     )
 
 
+def this_host() -> dict:
+    """The host as bench/accuracy.py sees it (`bottlenose machines host`, or /proc/cpuinfo)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import accuracy  # noqa: PLC0415  (bench/accuracy.py, stdlib only)
+    return accuracy.detect_host()
+
+
+def host_label(h: dict) -> str:
+    cpu, sig = h.get("cpu") or "unknown CPU", h.get("signature") or "?"
+    return cpu if sig in cpu else f"{cpu} `{sig}`"
+
+
 def section_dynamic_accuracy(quick: bool) -> str:
-    """Dynamic runs against this host: two DRAM streams, native against the zen4 model."""
+    """Dynamic runs against this host: two DRAM streams, native against the host's model."""
     if quick:
         return "## Dynamic runs against this host\n\n(skipped: --quick)\n"
+    h = this_host()
+    machine = h["machine_arg"]
     tmp = Path(tempfile.mkdtemp(prefix="bn-streams-"))
     exe = tmp / "streams"
     sh(["gcc", "-O1", "-fno-tree-vectorize", "-o", str(exe), "bench/programs/streams.c"])
@@ -289,29 +307,90 @@ def section_dynamic_accuracy(quick: bool) -> str:
         got = {}
         for pf in ("stride", "none"):
             out = tmp / f"{k}-{pf}.json"
-            sh([str(BN), "run", "--machine", "zen4", "-q", "--format", "json", "--no-sensitivity", "--no-idealize",
+            sh([str(BN), "run", "--machine", machine, "-q", "--format", "json", "--no-sensitivity", "--no-idealize",
                 "--prefetcher", pf, "--roi", f"function:{k}", "-o", str(out), "--", str(exe), "1"])
             got[pf] = json.loads(out.read_text())["cycles"]
         n = float(native[k])
         rows.append(f"| {k} | {n:,.0f} | {got['stride']:,.0f} | {(got['stride'] / n - 1) * 100:+.0f} % | {got['none']:,.0f} | {(got['none'] / n - 1) * 100:+.0f} % |")
     shutil.rmtree(tmp, ignore_errors=True)
+    model = f"{h['machine']}" + (f" + {h['calibration']}" if h.get("calibration") else "")
     return (
-        "## Dynamic runs against this host\n\n"
+        f"## Dynamic runs against this host: {host_label(h)}\n\n"
         "`bench/programs/streams.c` (gcc -O1 -fno-tree-vectorize): a vector × matrix product reading 2 KiB of "
         "each 16 KiB row (`ikj`) and a triad over three 32 MiB arrays, timed natively (clock_gettime, converted "
-        f"at the {native['clock']} GHz measured by a chain of dependent adds) and by `bottlenose run --machine zen4 "
-        "--roi function:K` on one call each:\n\n" + "\n".join(rows) + "\n"
+        f"at the {native['clock']} GHz measured by a chain of dependent register-register adds) and by "
+        f"`bottlenose run --machine {machine} --roi function:K` ({model}) on one call each:\n\n" + "\n".join(rows) + "\n"
     )
 
 
+def demote(md: str, levels: int) -> str:
+    """Markdown headings `levels` deeper."""
+    return re.sub(r"^(#+) ", lambda m: "#" * (len(m.group(1)) + levels) + " ", md, flags=re.M)
+
+
+def drop_section(md: str, title: str) -> str:
+    """Removes the section whose `## ` heading starts with title (up to the next `## ` heading)."""
+    return re.sub(rf"^## {re.escape(title)}\b[^\n]*\n.*?(?=^## |\Z)", "", md, flags=re.M | re.S)
+
+
+def host_notes(signature: str | None, levels: int) -> str:
+    """bench/notes/accuracy-SIGNATURE.md (hand-written notes about that CPU's tables), with its
+    `###` headings moved `levels` deeper."""
+    f = NOTES / f"accuracy-{signature}.md" if signature else None
+    return demote(f.read_text(), levels).rstrip() + "\n" if f and f.exists() else ""
+
+
 def section_accuracy() -> str:
-    f = OUT / "accuracy.md"
-    if not f.exists():
-        return "## Accuracy against this host (issue 7)\n\n(bench/out/accuracy.md missing: run bench/run.sh)\n"
-    body = f.read_text().split("\n", 1)[1]
-    body = re.sub(r"^## ", "### ", body, flags=re.M)
-    notes = (NOTES / "accuracy.md").read_text() if (NOTES / "accuracy.md").exists() else ""
-    return "## Accuracy against this host (issue 7)\n\n`bash bench/run.sh` (bench/accuracy.py):\n" + body.rstrip() + "\n\n" + notes
+    f, j = OUT / "accuracy.md", OUT / "accuracy.json"
+    acc = json.loads(j.read_text()) if j.exists() else {}
+    cur, cur_date = acc.get("host_cpu"), (acc.get("host") or {}).get("date")
+    general = (NOTES / "accuracy.md").read_text().rstrip() + "\n" if (NOTES / "accuracy.md").exists() else ""
+    if f.exists() and cur:
+        sig = cur.get("signature")
+        body = demote(f.read_text().split("\n", 1)[1], 1)
+        parts = [f"## Accuracy against this host: {host_label(cur)} (issue 7)\n\n`bash bench/run.sh` (bench/accuracy.py):\n"
+                 + body.rstrip() + "\n", host_notes(sig, 0), general]
+    else:
+        sig = None
+        why = "bench/out/accuracy.md missing" if not f.exists() else "bench/out/accuracy.json names no host (older accuracy.py)"
+        parts = [f"## Accuracy against this host (issue 7)\n\n({why}: run bench/run.sh)\n", general]
+    parts.append(section_earlier_hosts(sig, cur_date))
+    return "\n".join(p.rstrip() + "\n" for p in parts if p.strip())
+
+
+def section_earlier_hosts(current_signature: str | None, current_date: str | None) -> str:
+    """The newest recorded accuracy run of every other CPU in bench/accuracy_history.json, and a
+    line for each earlier run on this CPU (not the run shown above, of current_date)."""
+    if not HISTORY.exists():
+        return ""
+    entries = sorted(json.loads(HISTORY.read_text()).get("entries", []), key=lambda e: e["date"], reverse=True)
+    newest: dict[str, dict] = {}
+    for e in entries:
+        if e["signature"] != current_signature:
+            newest.setdefault(e["signature"], e)
+    # this CPU's own earlier runs: one line each (the tables above supersede them)
+    mine = [e for e in entries if e["signature"] == current_signature and e["date"] != current_date]
+    own = ""
+    if mine:
+        own = ("Earlier runs on this CPU (tables in `bench/accuracy_history.json`): " + "; ".join(
+            f"{e['date'][:10]}, {e['kernels']} kernels: " + ", ".join(
+                f"{t.replace('_', ' ')} MAPE {v['mape']:.1f} % (median {v['median_ape']:.1f} %)"
+                for t, v in e.get("summary", {}).items() if t in ("bottlenose_run", "bottlenose_analyze") and v.get("n"))
+            for e in mine) + ".\n")
+    if not newest:
+        return own
+    out = [own, "### Earlier hosts\n\n"
+           "Accuracy measured on other CPUs by earlier runs of `bash bench/run.sh`, newest run per CPU, kept from "
+           "`bench/accuracy_history.json` (bench/accuracy.py records every run over all kernels there). They were not "
+           "re-measured: the model and the tools may have changed since; each table says its date.\n"]
+    for e in newest.values():
+        note = f"\n{e['signature_note']}\n" if e.get("signature_note") else ""
+        s = e.get("summary", {}).get("bottlenose_run") or {}
+        short = f" (bottlenose run MAPE {s['mape']:.1f} %, median {s['median_ape']:.1f} %)" if s.get("n") else ""
+        body = demote(drop_section(e["markdown"], "Kernels"), 3)
+        out.append(f"#### {host_label(e)}, {e['date'][:10]}{short}\n{note}\n" + body.rstrip() + "\n\n"
+                   + host_notes(e["signature"], 2))
+    return "\n".join(o.rstrip() + "\n" for o in out if o)
 
 
 def main() -> None:
