@@ -56,7 +56,11 @@ def block(text: str) -> str:
 
 
 def host() -> str:
-    model = next((l.split(":", 1)[1].strip() for l in sh(["lscpu"]).splitlines() if l.startswith("Model name")), "unknown CPU")
+    """The CPU as `bottlenose machines host` names it (signature included), else lscpu's model name."""
+    try:
+        model = host_label(this_host())
+    except Exception:  # noqa: BLE001
+        model = next((l.split(":", 1)[1].strip() for l in sh(["lscpu"]).splitlines() if l.startswith("Model name")), "unknown CPU")
     return f"{model}, {os.cpu_count()} CPUs, Linux {os.uname().release}"
 
 
