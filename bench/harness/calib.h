@@ -7,10 +7,11 @@
  *     chain register: 1 cycle each, 200 cycles per iteration;
  *   - calib_imul_ticks: 200 `imul r64, r64` per iteration: 3 cycles each, 600 cycles.
  * An add *immediate* chain (`add $1, %reg`) must not be used: Golden Cove and later
- * Intel cores fold small immediate adds into the register rename (several per cycle),
- * so such a chain runs at ~0.27 cycles per add there and every cycle figure derived
- * from it comes out ~3.7x too large. The add and imul figures agree only if neither
- * chain is shortened that way; the callers report both and warn when they do not.
+ * Intel cores fold small immediate adds into the register rename, several per cycle, so
+ * such a chain takes a fraction of a cycle per add there and every cycle figure derived
+ * from it comes out several times too large. The add and imul figures agree only if
+ * neither chain is shortened in some such way; the callers report both and warn when
+ * they do not.
  *
  * Each chain is timed at two lengths, n1 and n2 = 5 n1 iterations (40 K and 200 K
  * cycles), `rounds` times each; ticks per cycle = (min t(n2) - min t(n1)) / ((n2 - n1) *
