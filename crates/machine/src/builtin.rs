@@ -24,7 +24,28 @@ macro_rules! builtin {
     };
 }
 
-const BUILTIN: &[Builtin] = &[builtin!("skylake"), builtin!("zen4"), builtin!("gus-fig4")];
+const BUILTIN: &[Builtin] = &[
+    builtin!("skylake"),
+    builtin!("zen4"),
+    builtin!("goldencove"),
+    // LLVM 19 times graniterapids and znver5 with the SapphireRapids and Znver4 models: these
+    // machines share goldencove's and zen4's imported tables (their files say `forms = ...`).
+    Builtin {
+        name: "graniterapids",
+        text: include_str!("../../../machines/graniterapids.toml"),
+        forms_file: "goldencove.forms.toml",
+        forms: include_str!("../../../machines/goldencove.forms.toml"),
+    },
+    builtin!("icelake-server"),
+    builtin!("zen3"),
+    Builtin {
+        name: "zen5",
+        text: include_str!("../../../machines/zen5.toml"),
+        forms_file: "zen4.forms.toml",
+        forms: include_str!("../../../machines/zen4.forms.toml"),
+    },
+    builtin!("gus-fig4"),
+];
 
 pub fn builtin_names() -> Vec<&'static str> {
     BUILTIN.iter().map(|b| b.name).collect()
