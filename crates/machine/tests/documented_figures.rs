@@ -1,0 +1,312 @@
+//! Every built-in model of a real core against the figures its file cites: FP add / multiply /
+//! FMA / divide latencies, L1 and L2 load-to-use, mispredict penalty, ROB and dispatch width.
+//! Each expected value names its source; where the source gives a range or the model rounds,
+//! the range is the tolerance. A figure that moves out of its range means the machine file (or
+//! a re-import of its form table) no longer says what its provenance claims.
+
+use bottlenose_machine::{load_builtin, CacheKind, Machine};
+
+fn machine(name: &str) -> Machine {
+    load_builtin(name).unwrap_or_else(|| panic!("no built-in machine {name}")).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn latency(m: &Machine, form: &str) -> f64 {
+    m.form(form).unwrap_or_else(|| panic!("{}: no form '{form}'", m.name)).latency
+}
+
+/// Busy cycles of `form` on resource group `group` (0 when it does not use it).
+fn busy(m: &Machine, form: &str, group: &str) -> f64 {
+    let f = m.form(form).unwrap_or_else(|| panic!("{}: no form '{form}'", m.name));
+    let g = m.group_id(group).unwrap_or_else(|| panic!("{}: no group '{group}'", m.name));
+    f.uses.iter().filter(|(id, _)| *id == g).map(|(_, c)| c).sum()
+}
+
+fn assert_in(what: &str, value: f64, lo: f64, hi: f64) {
+    assert!(value >= lo && value <= hi, "{what} = {value}, documented {lo}..={hi}");
+}
+
+fn cache_latency(m: &Machine, level: u8) -> f64 {
+    m.params
+        .caches
+        .iter()
+        .find(|c| c.level == level && c.kind != CacheKind::Instruction)
+        .unwrap_or_else(|| panic!("{}: no L{level} data cache", m.name))
+        .latency
+}
+
+/// What each model's documented figures are.
+struct Figures {
+    name: &'static str,
+    fadd: (f64, f64),
+    fmul: (f64, f64),
+    fma: (f64, f64),
+    /// `vdivpd ymm` and `divsd` latencies
+    vdivpd: (f64, f64),
+    divsd: (f64, f64),
+    l1: (f64, f64),
+    l2: (f64, f64),
+    mispredict: (f64, f64),
+    rob: u32,
+    dispatch: f64,
+}
+
+fn check(f: &Figures) {
+    let m = machine(f.name);
+    let n = f.name;
+    assert_in(&format!("{n} vaddpd ymm latency"), latency(&m, "vaddpd ymm, ymm, ymm"), f.fadd.0, f.fadd.1);
+    assert_in(&format!("{n} vmulpd ymm latency"), latency(&m, "vmulpd ymm, ymm, ymm"), f.fmul.0, f.fmul.1);
+    assert_in(&format!("{n} vfmadd231pd ymm latency"), latency(&m, "vfmadd231pd ymm, ymm, ymm"), f.fma.0, f.fma.1);
+    assert_in(&format!("{n} vdivpd ymm latency"), latency(&m, "vdivpd ymm, ymm, ymm"), f.vdivpd.0, f.vdivpd.1);
+    assert_in(&format!("{n} divsd latency"), latency(&m, "divsd xmm, xmm"), f.divsd.0, f.divsd.1);
+    assert_in(&format!("{n} L1D load-to-use"), cache_latency(&m, 1), f.l1.0, f.l1.1);
+    assert_in(&format!("{n} L2 load-to-use"), cache_latency(&m, 2), f.l2.0, f.l2.1);
+    assert_in(&format!("{n} mispredict penalty"), m.params.branch.mispredict_penalty, f.mispredict.0, f.mispredict.1);
+    assert_eq!(m.params.core.rob, f.rob, "{n} ROB");
+    assert_eq!(m.params.core.dispatch_width, f.dispatch, "{n} dispatch width");
+}
+
+#[test]
+fn skylake() {
+    // Intel 64 and IA-32 Optimization Reference Manual, Skylake: FP add/mul/FMA 4 cycles on
+    // p0/p1; divsd / vdivpd ymm 13-14 (uops.info SKL: 13-14); L1D 4-5 cycles, L2 12; mispredict
+    // ~16.5 (uop-cache hit); ROB 224; 4-wide allocation.
+    check(&Figures {
+        name: "skylake",
+        fadd: (4.0, 4.0),
+        fmul: (4.0, 4.0),
+        fma: (4.0, 4.0),
+        vdivpd: (13.0, 14.0),
+        divsd: (13.0, 14.0),
+        l1: (4.0, 5.0),
+        l2: (12.0, 12.0),
+        mispredict: (16.0, 17.0),
+        rob: 224,
+        dispatch: 4.0,
+    });
+}
+
+#[test]
+fn zen4() {
+    // AMD Software Optimization Guide for Zen 4 (pub. 57647): FADD 3, FMUL 3, FMA 4 cycles;
+    // divsd / vdivpd 13-15; L1D 4-cycle integer load-to-use, L2 14; ROB 320; 6-wide dispatch.
+    // Mispredict: the guide's ~13-cycle minimum; the model's 16 is calibrated on the host
+    // (~22 cycles per mispredicted branch measured, the model adding the branch's resolution).
+    check(&Figures {
+        name: "zen4",
+        fadd: (3.0, 3.0),
+        fmul: (3.0, 3.0),
+        fma: (4.0, 4.0),
+        vdivpd: (13.0, 15.0),
+        divsd: (13.0, 15.0),
+        l1: (4.0, 4.0),
+        l2: (14.0, 14.0),
+        mispredict: (13.0, 16.0),
+        rob: 320,
+        dispatch: 6.0,
+    });
+}
+
+#[test]
+fn zen3() {
+    // AMD Software Optimization Guide for Family 19h (Zen 3, pub. 56665): FADD 3, FMUL 3,
+    // FMA 4; divsd / vdivpd 13-15; L1D 4 cycles, L2 12; ROB 256; 6-wide dispatch. Mispredict:
+    // ~13 minimum (guide), 16 with zen4's calibration carried over.
+    check(&Figures {
+        name: "zen3",
+        fadd: (3.0, 3.0),
+        fmul: (3.0, 3.0),
+        fma: (4.0, 4.0),
+        vdivpd: (13.0, 15.0),
+        divsd: (13.0, 15.0),
+        l1: (4.0, 4.0),
+        l2: (12.0, 12.0),
+        mispredict: (13.0, 16.0),
+        rob: 256,
+        dispatch: 6.0,
+    });
+}
+
+#[test]
+fn zen5() {
+    // AMD Zen 5 disclosures (Tech Day / Hot Chips 2024): 8-wide dispatch, ROB 448, L1D 48 KiB
+    // 4-cycle, L2 14 cycles; FP latencies as Zen 4's in LLVM 19's znver5 (= Znver4 model):
+    // FADD 3 (AMD quotes a shorter FADD for Zen 5; not applied, see zen5.toml), FMUL 3, FMA 4,
+    // divides 13-15. Mispredict as zen4 (calibration carried over).
+    check(&Figures {
+        name: "zen5",
+        fadd: (2.0, 3.0),
+        fmul: (3.0, 3.0),
+        fma: (4.0, 4.0),
+        vdivpd: (13.0, 15.0),
+        divsd: (13.0, 15.0),
+        l1: (4.0, 4.0),
+        l2: (14.0, 14.0),
+        mispredict: (13.0, 16.0),
+        rob: 448,
+        dispatch: 8.0,
+    });
+    let m = machine("zen5");
+    assert_eq!(m.params.caches.iter().find(|c| c.name == "L1D").unwrap().size_kib, 48);
+    // Full 512-bit datapath: a zmm FMA takes one pass on the FMA pipes (zen4: two).
+    assert_eq!(busy(&m, "vfmadd231pd zmm, zmm, zmm", "fp01"), 1.0);
+    assert_eq!(busy(&machine("zen4"), "vfmadd231pd zmm, zmm, zmm", "fp01"), 2.0);
+    assert_eq!(busy(&m, "vaddpd zmm, zmm, zmm", "fp23"), 1.0);
+}
+
+#[test]
+fn icelake_server() {
+    // Intel Optimization Reference Manual, Ice Lake (Sunny Cove): FP add/mul/FMA 4 cycles;
+    // divsd / vdivpd ymm 13-15 (uops.info ICL); L1D 5 cycles, L2 14; ROB 352; 5-wide
+    // allocation; mispredict ~16 (as Skylake).
+    check(&Figures {
+        name: "icelake-server",
+        fadd: (4.0, 4.0),
+        fmul: (4.0, 4.0),
+        fma: (4.0, 4.0),
+        vdivpd: (13.0, 15.0),
+        divsd: (13.0, 15.0),
+        l1: (5.0, 5.0),
+        l2: (14.0, 14.0),
+        mispredict: (16.0, 17.0),
+        rob: 352,
+        dispatch: 5.0,
+    });
+    let m = machine("icx");
+    // divider busy cycles (uops.info ICL reciprocal throughputs): divsd 4, vdivpd ymm 8
+    assert_eq!(busy(&m, "divsd xmm, xmm", "fpdiv"), 4.0);
+    assert_eq!(busy(&m, "vdivpd ymm, ymm, ymm", "fpdiv"), 8.0);
+    // integer divide (Agner Fog, Ice Lake): div r64 latency 15, one every 10 cycles
+    assert_eq!(latency(&m, "div r64"), 15.0);
+    assert_eq!(busy(&m, "div r64", "div"), 10.0);
+}
+
+#[test]
+fn goldencove() {
+    // Golden Cove (Intel Optimization Reference Manual; Chips and Cheese, SPR): FMA and FP
+    // multiply 4 cycles on p0/p1; FP add on the fast adders of p1/p5: 3 cycles in LLVM 19's
+    // SapphireRapids model (measurement-derived; Intel quotes a shorter fast-adder latency
+    // than the FMA's 4, the range covers 2..3); divsd / vdivpd ymm 13-15 (uops.info ADL-P);
+    // L1D 5 cycles, L2 ~16 (15-16); ROB 512; 6-wide allocation; mispredict ~17.
+    for name in ["goldencove", "graniterapids"] {
+        check(&Figures {
+            name,
+            fadd: (2.0, 3.0),
+            fmul: (4.0, 4.0),
+            fma: (4.0, 4.0),
+            vdivpd: (13.0, 15.0),
+            divsd: (13.0, 15.0),
+            l1: (5.0, 5.0),
+            l2: (15.0, 16.0),
+            mispredict: (17.0, 17.0),
+            rob: 512,
+            dispatch: 6.0,
+        });
+        let m = machine(name);
+        // the fast adders are ports 1 and 5; FMA on 0 and 1
+        assert_eq!(busy(&m, "vaddpd ymm, ymm, ymm", "p01+p05"), 1.0, "{name}");
+        assert_eq!(busy(&m, "vfmadd231pd ymm, ymm, ymm", "p00+p01"), 1.0, "{name}");
+        // the FP divider (uops.info ADL-P/SPR reciprocal throughputs): divsd 4, vdivpd ymm 8,
+        // vdivpd zmm 16; LLVM's model has no divider and would give 1, 1 and 2
+        assert_eq!(busy(&m, "divsd xmm, xmm", "portinvalid"), 4.0, "{name}");
+        assert_eq!(busy(&m, "vdivpd ymm, ymm, ymm", "portinvalid"), 8.0, "{name}");
+        assert_eq!(busy(&m, "vdivpd zmm, zmm, zmm", "portinvalid"), 16.0, "{name}");
+        // 5 integer ALU ports, 3 load ports, 2 stores per cycle
+        let alu = m.group_id("p00+p01+p05+p06+p10").unwrap();
+        assert_eq!(m.group_capacity(alu), 5.0);
+        let load = m.group_id("p02+p03+p11").unwrap();
+        assert_eq!(m.group_capacity(load), 3.0);
+        assert_eq!(m.params.core.load_buffer, 192);
+        assert_eq!(m.params.core.store_buffer, 114);
+        let l1d = m.params.caches.iter().find(|c| c.name == "L1D").unwrap();
+        assert_eq!((l1d.size_kib, l1d.ways), (48, 12));
+        let l2 = m.params.caches.iter().find(|c| c.name == "L2").unwrap();
+        assert_eq!((l2.size_kib, l2.ways), (2048, 16));
+        // L3 over the mesh: ~100+ cycles (Chips and Cheese: ~33 ns on SPR, slower on GNR)
+        assert!(cache_latency(&m, 3) >= 100.0, "{name} L3");
+    }
+    // Redwood Cove's 64 KiB L1I (Golden Cove: 32 KiB)
+    let l1i = |n: &str| machine(n).params.caches.iter().find(|c| c.name == "L1I").unwrap().size_kib;
+    assert_eq!(l1i("goldencove"), 32);
+    assert_eq!(l1i("graniterapids"), 64);
+}
+
+/// A core without AVX-512 has no zmm form in its table; one with it has zmm forms of the
+/// common FP operations.
+#[test]
+fn avx512_forms_follow_the_vector_flag() {
+    for name in ["skylake", "zen3", "zen4", "zen5", "icelake-server", "goldencove", "graniterapids"] {
+        let m = machine(name);
+        let zmm: Vec<&String> = m.forms.keys().filter(|k| k.contains("zmm")).collect();
+        if m.params.vector.avx512 {
+            for op in ["vaddpd", "vaddps", "vmulpd", "vmulps", "vfmadd231pd", "vfmadd231ps", "vdivpd", "vsqrtpd"] {
+                let key = match op {
+                    "vsqrtpd" => format!("{op} zmm, zmm"),
+                    _ => format!("{op} zmm, zmm, zmm"),
+                };
+                assert!(m.form(&key).is_some(), "{name} (avx512 = true) lacks '{key}'");
+            }
+        } else {
+            assert!(zmm.is_empty(), "{name} (avx512 = false) has zmm forms: {:?}", &zmm[..zmm.len().min(5)]);
+            assert!(!m.forms.keys().any(|k| k.starts_with("kmov")), "{name} (avx512 = false) has mask-register forms");
+        }
+    }
+}
+
+#[test]
+fn aliases_resolve() {
+    for (alias, name) in [
+        ("spr", "goldencove"),
+        ("SapphireRapids", "goldencove"),
+        ("emr", "goldencove"),
+        ("golden-cove", "goldencove"),
+        ("gnr", "graniterapids"),
+        ("redwoodcove", "graniterapids"),
+        ("icx", "icelake-server"),
+        ("icelake-sp", "icelake-server"),
+        ("sunnycove", "icelake-server"),
+        ("znver3", "zen3"),
+        ("milan", "zen3"),
+        ("znver5", "zen5"),
+        ("turin", "zen5"),
+        ("znver4", "zen4"),
+        ("skl", "skylake"),
+    ] {
+        assert_eq!(machine(alias).name, name, "{alias}");
+    }
+}
+
+/// Each model names the peers it is compared with: LLVM's -mcpu (also the model its table
+/// came from), OSACA's arch and the Top-Down table of its PMU.
+#[test]
+fn peers_are_named() {
+    for (name, mcpu, osaca, topdown) in [
+        ("goldencove", "sapphirerapids", "SPR", "spr"),
+        ("graniterapids", "graniterapids", "SPR", "spr"),
+        ("icelake-server", "icelake-server", "ICX", "icl"),
+        ("zen3", "znver3", "ZEN3", "zen3"),
+        ("zen4", "znver4", "ZEN4", "zen4"),
+        ("zen5", "znver5", "ZEN5", "zen5"),
+    ] {
+        let p = machine(name).peers;
+        assert_eq!(p.llvm_mcpu.as_deref(), Some(mcpu), "{name}");
+        assert_eq!(p.osaca_arch.as_deref(), Some(osaca), "{name}");
+        assert_eq!(p.topdown_table.as_deref(), Some(topdown), "{name}");
+    }
+}
+
+/// The import artifacts fixed in zen4.toml are fixed wherever they appear.
+#[test]
+fn import_artifacts_are_fixed() {
+    for name in ["skylake", "zen3", "zen4", "zen5", "icelake-server", "goldencove", "graniterapids"] {
+        let m = machine(name);
+        for key in ["nop", "endbr64"] {
+            let f = m.form(key).unwrap();
+            assert!(f.uops == 1 && f.latency == 0.0 && f.uses.is_empty(), "{name} {key}");
+        }
+    }
+    // gathers: one uop per element at least, not LLVM znver3's single load uop
+    for name in ["zen3", "zen4", "zen5"] {
+        let f = machine(name).form("vpgatherdd ymm, m32, ymm").cloned().unwrap();
+        assert!(f.uops >= 8 && f.latency > 10.0, "{name} vpgatherdd ymm");
+    }
+}
