@@ -102,6 +102,8 @@ fn load_overlay(path: &Path, cpu: &HostCpu, expected_base: Option<&str>) -> Resu
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {file}"))?;
     let overlay = Overlay::parse(&text, &file)?;
+    // a broken overlay is reported as such before anything else is said about it
+    let machine = overlay.apply(&file, &text)?;
     let c = &overlay.calibration;
     if c.signature != cpu.signature() {
         bail!(
@@ -117,5 +119,5 @@ fn load_overlay(path: &Path, cpu: &HostCpu, expected_base: Option<&str>) -> Resu
             bail!("{file} calibrates {}, but this host is identified as {base}: run `bottlenose calibrate` again", c.base);
         }
     }
-    Ok(overlay.apply(&file, &text)?)
+    Ok(machine)
 }

@@ -126,3 +126,22 @@ fn broken_calibration_overlay() {
     let (_d2, p2) = tmp("o.toml", "[calibration]\nbase = \"zen4\"\n[[set]\n");
     fails_with(&bn(&["analyze", "examples/jacobi.s", "--machine", &p2]), &["o.toml:3"]);
 }
+
+#[test]
+fn calibration_from_another_cpu() {
+    let (_d, p) = tmp("other.toml", "[calibration]\nbase = \"zen4\"\ncpu = \"Some Other CPU\"\nsignature = \"GenuineIntel-6-999-0\"\ndate = \"d\"\ntool = \"t\"\n");
+    fails_with(
+        &bn(&["analyze", "examples/jacobi.s", "--machine", &p]),
+        &["other.toml was measured on Some Other CPU (GenuineIntel-6-999-0), but this host is", "bottlenose calibrate", "--machine zen4"],
+    );
+}
+
+#[test]
+fn unknown_machine_names_the_aliases() {
+    fails_with(&bn(&["analyze", "examples/jacobi.s", "--machine", "pentium9"]), &["unknown machine 'pentium9'", "skylake (skl"]);
+    // every alias works wherever a machine is named
+    for alias in ["skl", "SKYLAKE", "znver4"] {
+        let out = bn(&["machines", "show", alias]);
+        assert!(out.status.success(), "{alias}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
