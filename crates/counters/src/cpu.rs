@@ -1,10 +1,16 @@
-//! CPU detection: CPUID vendor/family/model/stepping mapped to a table through
-//! the metrics crate's mapfile rules (Intel by model, AMD family 19h → Zen 3/4,
-//! 1Ah → Zen 5), and hybrid Intel parts (Alder Lake and later): which core
-//! type this thread runs on and which PMU (`cpu_core` for P-cores,
-//! `cpu_atom` for E-cores) has a table.
+//! CPU detection: CPUID (read through `bottlenose-host`) vendor/family/model/stepping
+//! mapped to a table through the metrics crate's mapfile rules (Intel by model, AMD
+//! family 19h → Zen 3/4, 1Ah → Zen 5), and hybrid Intel parts (Alder Lake and
+//! later): which core type this thread runs on and which PMU (`cpu_core` for
+//! P-cores, `cpu_atom` for E-cores) has a table.
+//!
+//! When the mapfile has no table for the signature (a model without a table, or
+//! one a hypervisor masks: KVM shows Granite Rapids class Xeons as
+//! `GenuineIntel-6-A7`), [`identify_host`] takes the table of the built-in machine
+//! `bottlenose-host` identifies from the features and caches ([`machine_table`]).
 
 use crate::errors::{CountersError, SysInfo};
+use bottlenose_host::{HostCpu, Match};
 use bottlenose_metrics::cpuid::{cpuid_string, rules, uarch_for_cpuid};
 use bottlenose_metrics::MetricEngine;
 
@@ -28,7 +34,12 @@ pub struct CpuId {
 impl CpuId {
     /// Reads CPUID on this CPU (`None` off x86-64).
     pub fn detect() -> Option<CpuId> {
-        detect_impl()
+        HostCpu::detect().map(|h| CpuId::from_host(&h))
+    }
+
+    /// The identification part of a decoded CPUID dump.
+    pub fn from_host(h: &HostCpu) -> CpuId {
+        CpuId { vendor: h.vendor.clone(), family: h.family, model: h.model, stepping: h.stepping, hybrid: h.features.hybrid, core_type: h.core_type }
     }
 
     /// The mapfile identifier with stepping (`GenuineIntel-6-55-4`).
@@ -37,35 +48,39 @@ impl CpuId {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)] // __cpuid is a safe fn in recent toolchains, unsafe in older ones
-fn detect_impl() -> Option<CpuId> {
-    use std::arch::x86_64::{__cpuid, __cpuid_count};
-    // SAFETY: CPUID is available on every x86-64 CPU; leaves above the maximum are not queried.
-    unsafe {
-        let l0 = __cpuid(0);
-        let mut v = Vec::with_capacity(12);
-        for r in [l0.ebx, l0.edx, l0.ecx] {
-            v.extend_from_slice(&r.to_le_bytes());
-        }
-        let vendor = String::from_utf8_lossy(&v).into_owned();
-        let l1 = __cpuid(1);
-        let base_family = (l1.eax >> 8) & 0xf;
-        let base_model = (l1.eax >> 4) & 0xf;
-        let ext_family = (l1.eax >> 20) & 0xff;
-        let ext_model = (l1.eax >> 16) & 0xf;
-        let family = if base_family == 0xf { base_family + ext_family } else { base_family };
-        let model = if base_family == 0x6 || base_family == 0xf { ext_model << 4 | base_model } else { base_model };
-        let stepping = l1.eax & 0xf;
-        let hybrid = l0.eax >= 7 && (__cpuid_count(7, 0).edx >> 15) & 1 == 1;
-        let core_type = (hybrid && l0.eax >= 0x1a).then(|| (__cpuid_count(0x1a, 0).eax >> 24) as u8).filter(|t| *t != 0);
-        Some(CpuId { vendor, family, model, stepping, hybrid, core_type })
-    }
+/// The Top-Down table of each built-in machine `bottlenose-host` may identify, in
+/// order of preference (the machine files' `[peers] topdown_table`; kept here so
+/// that this crate does not depend on the machine crate). The first shipped one is used.
+const MACHINE_TABLES: &[(&str, &[&str])] = &[
+    ("skylake", &["skl"]),
+    ("icelake-server", &["icx", "icl"]),
+    ("goldencove", &["spr"]),
+    ("graniterapids", &["gnr", "spr"]),
+    ("zen3", &["zen3"]),
+    ("zen4", &["zen4"]),
+    ("zen5", &["zen5"]),
+];
+
+/// The shipped Top-Down table for a built-in machine (`graniterapids` → `gnr` when
+/// shipped, else `spr`; `icelake-server` → `icx`, else `icl`).
+pub fn machine_table(machine: &str) -> Option<&'static str> {
+    let shipped = supported_uarchs();
+    MACHINE_TABLES.iter().find(|(m, _)| *m == machine).and_then(|(_, tables)| tables.iter().copied().find(|t| shipped.contains(t)))
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-fn detect_impl() -> Option<CpuId> {
-    None
+/// A table chosen through machine identification because the mapfile has none for the signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelFallback {
+    /// The built-in machine identified (`graniterapids`).
+    pub machine: &'static str,
+    /// By model number or by features.
+    pub how: Match,
+    /// The identification's one-line reason.
+    pub reason: String,
+    /// True when the model number was not taken at face value.
+    pub masked: bool,
+    /// True when CPUID says a hypervisor is present.
+    pub hypervisor: bool,
 }
 
 /// A core type of a hybrid part.
@@ -92,6 +107,9 @@ pub struct CpuInfo {
     pub hybrid: Vec<CoreKind>,
     /// The core type this thread ran on when detected (`P-core`/`E-core`).
     pub current_core: Option<&'static str>,
+    /// Set when `uarch` comes from machine identification, the mapfile having no
+    /// table for the signature (see [`identify_host`]).
+    pub fallback: Option<ModelFallback>,
 }
 
 /// Maps CPUID to a table and describes hybrid core types.
@@ -114,13 +132,49 @@ pub fn identify(cpuid: &CpuId, sys: &SysInfo) -> CpuInfo {
         Some(0x20) => Some("E-core"),
         _ => None,
     };
-    CpuInfo { cpuid: cpuid.clone(), uarch, hybrid, current_core }
+    CpuInfo { cpuid: cpuid.clone(), uarch, hybrid, current_core, fallback: None }
+}
+
+/// [`identify`] for a decoded CPUID dump; when the mapfile has no table for its
+/// signature, the table of the machine `bottlenose-host` identifies from the
+/// model number or, when the number is unknown or masked, from the features
+/// ([`machine_table`]). A CPU that fits no model keeps no table.
+pub fn identify_host(host: &HostCpu, sys: &SysInfo) -> CpuInfo {
+    let mut info = identify(&CpuId::from_host(host), sys);
+    if info.uarch.is_some() {
+        return info;
+    }
+    let id = bottlenose_host::identify(host);
+    if id.how == Match::Fallback {
+        return info;
+    }
+    if let Some(table) = machine_table(id.machine) {
+        info.uarch = Some(table.to_string());
+        if let Some(p) = info.hybrid.iter_mut().find(|k| k.pmu == "cpu_core") {
+            p.table = info.uarch.clone();
+        }
+        info.fallback = Some(ModelFallback { machine: id.machine, how: id.how, reason: id.reason, masked: id.masked, hypervisor: host.hypervisor });
+    }
+    info
 }
 
 impl CpuInfo {
-    /// One line: `AuthenticAMD-25-11-1 → zen4`, with hybrid core types.
+    /// One line: `AuthenticAMD-25-11-1 → zen4`, with hybrid core types; a table
+    /// from machine identification says so: `GenuineIntel-6-A7-1 (masked by the
+    /// hypervisor) → spr by features (machine graniterapids)`.
     pub fn describe(&self) -> String {
-        let mut s = format!("{} → {}", self.cpuid.id(), self.uarch.as_deref().unwrap_or("unsupported"));
+        let mut s = match &self.fallback {
+            None => format!("{} → {}", self.cpuid.id(), self.uarch.as_deref().unwrap_or("unsupported")),
+            Some(f) => {
+                let why = match (f.masked, f.hypervisor) {
+                    (true, true) => "masked by the hypervisor",
+                    (true, false) => "masked",
+                    (false, _) => "no table for this model",
+                };
+                let how = if f.how == Match::Exact { "by model" } else { "by features" };
+                format!("{} ({why}) → {} {how} (machine {})", self.cpuid.id(), self.uarch.as_deref().unwrap_or("unsupported"), f.machine)
+            }
+        };
         if !self.hybrid.is_empty() {
             let kinds: Vec<String> = self
                 .hybrid
@@ -146,10 +200,10 @@ pub fn supported_uarchs() -> Vec<&'static str> {
     MetricEngine::available().into_iter().filter(|u| !bottlenose_metrics::engine::BUILTIN.contains(u)).collect()
 }
 
-/// Detects this machine's CPU.
+/// Detects this machine's CPU ([`identify_host`] on CPUID read live).
 pub fn detect(sys: &SysInfo) -> Result<CpuInfo, CountersError> {
-    let id = CpuId::detect().ok_or_else(|| CountersError::UnsupportedCpu { cpu: std::env::consts::ARCH.into(), supported: supported_uarchs().join(", ") })?;
-    Ok(identify(&id, sys))
+    let host = HostCpu::detect().ok_or_else(|| CountersError::UnsupportedCpu { cpu: std::env::consts::ARCH.into(), supported: supported_uarchs().join(", ") })?;
+    Ok(identify_host(&host, sys))
 }
 
 #[cfg(test)]
@@ -182,6 +236,50 @@ mod tests {
         assert_eq!(info.hybrid[1].table, None);
         assert_eq!(info.current_core, Some("E-core"));
         assert_eq!(info.describe(), "GenuineIntel-6-97-2 → adl; hybrid: P-core (cpu_core): adl, E-core (cpu_atom): no table; detected on an E-core");
+    }
+
+    fn host(file: &str) -> HostCpu {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/tests/data").join(file);
+        HostCpu::from_dump(&bottlenose_host::CpuidDump::from_file(&path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn machine_tables() {
+        assert_eq!(machine_table("skylake"), Some("skl"));
+        assert_eq!(machine_table("goldencove"), Some("spr"));
+        let gnr = if supported_uarchs().contains(&"gnr") { "gnr" } else { "spr" };
+        assert_eq!(machine_table("graniterapids"), Some(gnr));
+        assert_eq!(machine_table("icelake-server"), Some(if supported_uarchs().contains(&"icx") { "icx" } else { "icl" }));
+        assert_eq!(machine_table("zen5"), Some("zen5"));
+        assert_eq!(machine_table("gus-fig4"), None);
+    }
+
+    #[test]
+    fn masked_model_falls_back_to_the_identified_machine() {
+        let sys = SysInfo::default();
+        let gnr = host("graniterapids-kvm-masked.txt");
+        // The signature alone (Rocket Lake's number) has no table.
+        assert_eq!(identify(&CpuId::from_host(&gnr), &sys).uarch, None);
+        let info = identify_host(&gnr, &sys);
+        let table = machine_table("graniterapids").unwrap();
+        assert_eq!(info.uarch.as_deref(), Some(table));
+        let f = info.fallback.as_ref().unwrap();
+        assert_eq!((f.machine, f.how, f.masked, f.hypervisor), ("graniterapids", Match::ByFeatures, true, true));
+        assert!(f.reason.contains("AMX-FP16"), "{}", f.reason);
+        assert_eq!(info.describe(), format!("GenuineIntel-6-A7-1 (masked by the hypervisor) → {table} by features (machine graniterapids)"));
+        assert_eq!(info.table().unwrap(), table);
+        // Ice Lake-SP: the mapfile names it (icelakex) without a table; the model number picks the machine.
+        let icx = identify_host(&host("icelake-server.txt"), &sys);
+        let t = machine_table("icelake-server").unwrap();
+        assert_eq!(icx.describe(), format!("GenuineIntel-6-6A-6 (no table for this model) → {t} by model (machine icelake-server)"));
+        // A signature with a table is unchanged.
+        let zen4 = identify_host(&host("zen4-genoa-kvm-live.txt"), &sys);
+        assert_eq!((zen4.uarch.as_deref(), zen4.fallback.is_none()), (Some("zen4"), true));
+        assert_eq!(zen4.describe(), "AuthenticAMD-25-11-1 → zen4");
+        // A CPU no model fits gets no table.
+        let mut other = host("skylake-client.txt");
+        other.vendor = "CentaurHauls".into();
+        assert_eq!(identify_host(&other, &sys).uarch, None);
     }
 
     #[test]
