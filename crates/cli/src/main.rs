@@ -1,6 +1,7 @@
 //! The `bottlenose` command line.
 
 mod analyze_cmd;
+mod calibrate_cmd;
 mod color;
 mod csv_out;
 mod html_out;
@@ -47,6 +48,8 @@ enum Command {
     Report(html_out::ReportArgs),
     /// List the machine descriptions, or show one.
     Machines(machines_cmd::MachinesArgs),
+    /// Measure this host natively (no PMU needed) and write a calibration overlay that `--machine host` uses.
+    Calibrate(calibrate_cmd::CalibrateArgs),
     /// Top-Down analysis from hardware counters (perf_event_open) or imported perf stat / likwid output.
     Topdown(topdown_cmd::TopdownArgs),
 }
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
             .map(|()| 0)
             .map_err(Into::into),
         Command::Topdown(t) => topdown_cmd::run(t),
+        Command::Calibrate(c) => calibrate_cmd::run(c),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),

@@ -2,7 +2,7 @@
 use std::process::{Command, Output};
 
 fn bn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().expect("run bottlenose")
+    Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(args).output().expect("run bottlenose")
 }
 
 fn json(out: &Output) -> serde_json::Value {
@@ -119,4 +119,63 @@ fn colour_only_on_a_terminal_and_not_with_no_color() {
     assert!(!tty("", "--no-color").contains('\x1b'));
     let piped = bn(&["analyze", FIG4, "--machine", "gus-fig4", "--iterations", "1", "--weights", "2"]);
     assert!(!String::from_utf8_lossy(&piped.stdout).contains('\x1b'), "no colour when not a terminal");
+}
+
+/// Without --machine (and without BOTTLENOSE_MACHINE) analyze uses the model
+/// `machines host` names for this CPU, and the report says which host it ran on.
+#[test]
+fn default_machine_is_the_host_model() {
+    let cache = tempfile::tempdir().unwrap();
+    let plain = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+            .env_remove("BOTTLENOSE_MACHINE")
+            .env("BOTTLENOSE_CACHE_DIR", cache.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let host = json(&plain(&["machines", "host", "--format", "json"]));
+    let block = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/jacobi.s");
+    let r = json(&plain(&["analyze", block, "--format", "json"]));
+    assert_eq!(r["machine"], host["machine"]);
+    assert_eq!(r["host"]["signature"], host["signature"]);
+    assert!(r["host"]["identified"].as_str().unwrap().contains(host["machine"].as_str().unwrap()));
+    assert!(r["host"].get("calibration").is_none(), "no calibration in an empty cache: {}", r["host"]);
+    // an explicit machine still says which host the figure was made on
+    let skl = json(&bn(&["analyze", block, "--machine", "skl", "--format", "json"]));
+    assert_eq!(skl["machine"], "skylake");
+    assert_eq!(skl["host"]["signature"], host["signature"]);
+    assert!(skl["host"].get("identified").is_none());
+}
+
+/// A calibration overlay in the cache directory is picked up by --machine host.
+#[test]
+fn host_uses_the_calibration_in_the_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let plain = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bottlenose")).env_remove("BOTTLENOSE_MACHINE").env("BOTTLENOSE_CACHE_DIR", cache.path()).args(args).output().unwrap()
+    };
+    let host = json(&plain(&["machines", "host", "--format", "json"]));
+    let file = std::path::PathBuf::from(host["calibration_file"].as_str().unwrap());
+    assert!(file.starts_with(cache.path()));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // a deliberately narrow core: one instruction dispatched per cycle
+    let overlay = format!(
+        "[calibration]\nbase = \"{}\"\ncpu = \"this host\"\nsignature = \"{}\"\ndate = \"2026-11-24\"\ntool = \"test\"\n\n[[set]]\nkey = \"core.dispatch_width\"\nvalue = 1\nnote = \"test\"\n",
+        host["machine"].as_str().unwrap(),
+        host["signature"].as_str().unwrap()
+    );
+    std::fs::write(&file, overlay).unwrap();
+    let block = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/jacobi.s");
+    let calibrated = json(&plain(&["analyze", block, "--format", "json", "--no-sensitivity"]));
+    assert!(calibrated["host"]["calibration"].as_str().unwrap().contains(file.to_str().unwrap()));
+    let json_h = json(&plain(&["machines", "host", "--format", "json"]));
+    assert_eq!(json_h["calibration"].as_str(), file.to_str());
+    std::fs::remove_file(&file).unwrap();
+    let plain_model = json(&plain(&["analyze", block, "--format", "json", "--no-sensitivity"]));
+    let cpi = |r: &serde_json::Value| r["cycles_per_iteration"].as_f64().unwrap();
+    // 17 instructions per iteration (examples/jacobi.s), the closing compare and
+    // branch fused into one: 16 dispatch slots, one per cycle
+    assert!((cpi(&calibrated) - 16.0).abs() < 0.05, "{}", cpi(&calibrated));
+    assert!(cpi(&plain_model) < 10.0, "{}", cpi(&plain_model));
 }

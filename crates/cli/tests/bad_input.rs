@@ -3,11 +3,11 @@
 use std::process::{Command, Output};
 
 fn bn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().expect("run bottlenose")
+    Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(args).output().expect("run bottlenose")
 }
 
 fn bn_env(args: &[&str], key: &str, val: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).env(key, val).output().expect("run bottlenose")
+    Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(args).env(key, val).output().expect("run bottlenose")
 }
 
 /// Asserts failure with exactly one stderr line containing every `needle`.

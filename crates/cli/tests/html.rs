@@ -67,7 +67,7 @@ fn out_dir() -> PathBuf {
 #[test]
 fn static_analysis_report() {
     let page = out_dir().join("analyze.html");
-    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
         .args(["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/jacobi.s"), "--html"])
         .arg(&page)
         .output()
@@ -87,7 +87,7 @@ fn dynamic_run_report_with_annotated_source() {
     let d = tempfile::tempdir().unwrap();
     let exe = common::compile(d.path(), "k", "#include <stdio.h>\n__attribute__((noinline)) long kern(long n){ long s = 0;\n for (long i = 0; i < n; i++)\n  s += i * i;\n return s; }\nint main(void){ printf(\"%ld\\n\", kern(100000)); return 0; }\n", &["-O1", "-g"]);
     let page = out_dir().join("run.html");
-    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
         .args(["run", "-q", "--roi", "function:kern", "--html"])
         .arg(&page)
         .arg("--")
@@ -143,7 +143,7 @@ fn full_report_from_json_with_100k_instructions() {
     std::fs::write(&json_path, serde_json::to_string(&report).unwrap()).unwrap();
     let page = out_dir().join("full.html");
     let t = std::time::Instant::now();
-    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).arg("report").arg(&json_path).arg("-o").arg(&page).output().unwrap();
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").arg("report").arg(&json_path).arg("-o").arg(&page).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     assert!(t.elapsed().as_secs_f64() < 10.0, "rendering is not quadratic");
     let dom = load(&page);
@@ -165,7 +165,7 @@ fn report_rejects_non_reports() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("x.json");
     std::fs::write(&p, "[1, 2").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_bottlenose")).arg("report").arg(&p).arg("-o").arg(d.path().join("x.html")).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").arg("report").arg(&p).arg("-o").arg(d.path().join("x.html")).output().unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a bottlenose JSON report"));
 }
@@ -173,7 +173,7 @@ fn report_rejects_non_reports() {
 #[test]
 fn topdown_import_report() {
     let page = out_dir().join("topdown.html");
-    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
         .args(["topdown", "--import", concat!(env!("CARGO_MANIFEST_DIR"), "/../counters/tests/fixtures/perf-skl-l1.csv"), "--cpu", "skl", "--html"])
         .arg(&page)
         .output()

@@ -65,7 +65,7 @@ fn ctrl_c_writes_the_partial_report() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "long", "#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 4000000000L; i++) s += i; printf(\"%ld\\n\", s); return 0; }\n", &["-O1"]);
     let json = d.path().join("r.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let child = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
         .args(["run", "--quiet", "--no-sensitivity", "--format", "json", "--output"])
         .arg(&json)
         .arg("--")

@@ -171,7 +171,7 @@ fn one_run_sweep_equals_separate_what_if_runs() {
 #[test]
 fn bad_programs() {
     ensure_plugin();
-    let bn = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().unwrap();
+    let bn = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(args).output().unwrap();
     let one_line = |o: &Output, needle: &str| {
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success());

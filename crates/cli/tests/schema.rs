@@ -27,7 +27,7 @@ fn validate(kind: &str, instance: &Value) {
 }
 
 fn json_of(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(args).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
@@ -47,7 +47,7 @@ fn run_output_validates() {
     let d = tempfile::tempdir().unwrap();
     let exe = common::compile(d.path(), "p", "#include <stdio.h>\nint main(void){ volatile long s = 0; for (long i = 0; i < 20000; i++) s += i; printf(\"%ld\\n\", s); return 0; }\n", &["-O1", "-g"]);
     let json = d.path().join("r.json");
-    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(["run", "-q", "--format", "json", "-o"]).arg(&json).arg("--").arg(&exe).output().unwrap();
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(["run", "-q", "--format", "json", "-o"]).arg(&json).arg("--").arg(&exe).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["schema"], "bottlenose/run/v1");
@@ -60,7 +60,7 @@ fn sampled_run_output_validates() {
     let d = tempfile::tempdir().unwrap();
     let exe = common::compile(d.path(), "p", "#include <stdio.h>\nint main(void){ volatile double s = 0; for (long i = 0; i < 300000; i++) s += i * 0.5; printf(\"%f\\n\", s); return 0; }\n", &["-O1"]);
     let json = d.path().join("r.json");
-    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
         .args(["run", "-q", "--no-idealize", "--format", "json", "--resources", "latency,frontend", "--weights", "1.15", "--sample-every", "2", "-o"])
         .arg(&json)
         .arg("--")
@@ -74,7 +74,7 @@ fn sampled_run_output_validates() {
     // the FP add chain through a volatile is latency bound, sampled or not
     assert_eq!(v["bottlenecks"][0]["resources"][0], "latency", "{}", v["bottlenecks"]);
     // --sample-every 1 would not sample: rejected with a one-line error
-    let bad = Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(["run", "--sample-every", "1", "--"]).arg(&exe).output().unwrap();
+    let bad = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(["run", "--sample-every", "1", "--"]).arg(&exe).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--sample-every"));
 }

@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 fn bn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(args).output().expect("run bottlenose")
+    Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(args).output().expect("run bottlenose")
 }
 
 fn fixture(name: &str) -> String {

@@ -376,7 +376,7 @@ fn run_text_shows_the_views() {
     ensure_plugin();
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "div", DIVIDE, &["-O2"]);
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
         .args(["run", "--quiet", "--no-sensitivity", "--roi", "function:kernel", "--output"])
         .arg(d.path().join("r.txt"))
         .arg("--")

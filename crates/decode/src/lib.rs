@@ -165,6 +165,31 @@ pub fn decode_block(bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, Deco
     Ok(out)
 }
 
+/// Decodes a whole code section, skipping bytes that do not decode (padding,
+/// data in text): for surveys of the forms a program contains, not for timing.
+pub fn decode_lenient(bytes: &[u8], address: u64) -> Vec<DecodedInst> {
+    let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
+    let mut out = Vec::new();
+    let mut ctx = DecodeContext::new();
+    let mut instr = Instruction::default();
+    while decoder.can_decode() {
+        let offset = decoder.position();
+        decoder.decode_out(&mut instr);
+        if instr.is_invalid() {
+            // resynchronise one byte further on
+            let next = offset + 1;
+            if next >= bytes.len() {
+                break;
+            }
+            let _ = decoder.set_position(next);
+            decoder.set_ip(address.wrapping_add(next as u64));
+            continue;
+        }
+        out.push(ctx.convert(&instr, &bytes[offset..offset + instr.len()]));
+    }
+    out
+}
+
 /// Decodes one instruction at the start of `bytes` (used by the dynamic frontend,
 /// which sees instructions one at a time at translation).
 pub fn decode_one(bytes: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {

@@ -22,7 +22,7 @@ pub fn run_report(args: &[&str], prog: &Path, prog_args: &[&str]) -> (Output, se
     ensure_plugin();
     let d = tempfile::tempdir().unwrap();
     let json = d.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
         .arg("run")
         .args(args)
         .args(["--quiet", "--format", "json", "--output"])
