@@ -1,0 +1,39 @@
+//! Times one kind of bench over a range of sizes on this host, for checking a curve by eye.
+//!
+//! ```text
+//! cargo run --release -p bottlenose-calibrate --example bench_curve -- chase [4k]   # latency vs buffer size
+//! cargo run --release -p bottlenose-calibrate --example bench_curve -- wong rob|sched|lq|sq FROM TO STEP
+//! ```
+
+use bottlenose_calibrate::{time_bench, Bench, ChaseLoad, NativeTimer, WongKind};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut t = NativeTimer::new().expect("native timer");
+    match args.first().map(String::as_str) {
+        Some("wong") => {
+            let kind = match args.get(1).map(String::as_str) {
+                Some("sched") => WongKind::Scheduler,
+                Some("lq") => WongKind::LoadBuffer,
+                Some("sq") => WongKind::StoreBuffer,
+                _ => WongKind::Rob,
+            };
+            let num = |i: usize, d: u32| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+            let (from, to, step) = (num(2, 0), num(3, 800), num(4, 16));
+            let mut n = from;
+            while n <= to {
+                let (c, s, u) = time_bench(&mut t, &Bench::Wong { kind, fillers: n }).unwrap();
+                println!("{n:6} {c:9.1} {s:5.1}%{}", if u { " unstable" } else { "" });
+                n += step;
+            }
+        }
+        _ => {
+            let huge = !args.iter().any(|a| a == "4k");
+            for kib in [16u64, 24, 48, 128, 256, 512, 768, 1024, 2048, 4096, 8192, 12288, 16384, 24576, 32768, 65536, 262144] {
+                let b = Bench::Chase { bytes: kib << 10, load: ChaseLoad::Int, huge };
+                let (c, s, u) = time_bench(&mut t, &b).unwrap();
+                println!("{kib:8} KiB {c:8.1} {s:5.1}%{}", if u { " unstable" } else { "" });
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Pure arithmetic on timings: minima and spreads, the two-length difference that removes
+//! call and timer overhead, step detection for Wong's tests, and the conversions from
+//! measured cycles to the machine model's parameters.
+
+/// Smallest value (NaN-free input).
+pub fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// How far the median repetition is above the fastest, in percent.
+pub fn spread_pct(v: &[f64]) -> f64 {
+    let m = min(v);
+    if m <= 0.0 || !m.is_finite() {
+        return 0.0;
+    }
+    (median(v) - m) / m * 100.0
+}
+
+/// Ticks per unit from the minima of runs of `n1` and `n2` iterations of `units` units each:
+/// the difference removes the call, the timer and the pipeline ramp-up. Falls back to the
+/// longer run alone if the difference is not positive (a disturbed short run).
+pub fn per_unit(t1: &[f64], t2: &[f64], n1: u64, n2: u64, units: f64) -> f64 {
+    let (a, b) = (min(t1), min(t2));
+    let d = (b - a) / ((n2 - n1) as f64 * units);
+    if d > 0.0 && n2 > n1 {
+        d
+    } else {
+        b / (n2 as f64 * units)
+    }
+}
+
+/// A step found in a curve y(x).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Level before and after the step.
+    pub low: f64,
+    pub high: f64,
+    /// x where the curve crosses half-way between the levels (linear interpolation).
+    pub crossing: f64,
+}
+
+/// Finds the (first lasting) rise of `points` (x ascending): `low` is the median of the
+/// first three points, `high` the median of the last three; the step is where the curve
+/// crosses their middle and stays above it for most of the remaining points (so one noisy
+/// point before the step does not move it). `None` when the curve does not at least rise
+/// by `min_ratio`.
+pub fn find_step(points: &[(f64, f64)], min_ratio: f64) -> Option<Step> {
+    if points.len() < 6 {
+        return None;
+    }
+    let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let low = median(&ys[..3]);
+    let high = median(&ys[ys.len() - 3..]);
+    if high.is_nan() || high <= low * min_ratio {
+        return None;
+    }
+    let mid = (low + high) / 2.0;
+    let n = points.len();
+    let i = (1..n).find(|&i| {
+        let above = points[i..].iter().filter(|p| p.1 > mid).count();
+        points[i].1 > mid && above as f64 >= 0.8 * (n - i) as f64
+    })?;
+    let (x0, y0) = points[i - 1];
+    let (x1, y1) = points[i];
+    let f = if y1 > y0 { ((mid - y0) / (y1 - y0)).clamp(0.0, 1.0) } else { 0.5 };
+    Some(Step { low, high, crossing: x0 + f * (x1 - x0) })
+}
+
+/// Structure size from a Wong step: the last filler count still below the step (the
+/// crossing lies half-way between it and the first count above) plus the entries the two
+/// missing loads take themselves.
+pub fn wong_size(step: &Step, extra_entries: u32) -> f64 {
+    (step.crossing - 0.5).round().max(0.0) + extra_entries as f64
+}
+
+/// The model's mispredict penalty (from the branch's resolution to the first correct-path
+/// dispatch) from cycles per branch with a random and with a learnable pattern of the same
+/// taken ratio: the difference is per mispredicted branch over the random pattern's
+/// mispredict rate, minus the time the correct path needs to resolve the next branch
+/// (`resolution`: the load feeding it plus the fused test/jcc).
+pub fn mispredict_penalty(random: f64, predictable: f64, mispredict_rate: f64, resolution: f64) -> (f64, f64) {
+    let per_miss = (random - predictable) / mispredict_rate;
+    (per_miss, per_miss - resolution)
+}
+
+/// Vector load-to-use: a chase `movq xmm0, [rax]; movq rax, xmm0` costs the load plus the
+/// xmm->GPR move; the move is taken as half a GPR->xmm->GPR round trip.
+pub fn vector_load_latency(vector_chase: f64, round_trip: f64) -> f64 {
+    vector_chase - round_trip / 2.0
+}
+
+/// Widths are integers in the model: snap to the nearest one when within 0.15.
+pub fn snap_width(ipc: f64) -> f64 {
+    let r = ipc.round();
+    if (ipc - r).abs() <= 0.15 {
+        r
+    } else {
+        (ipc * 100.0).round() / 100.0
+    }
+}
+
+/// Port-conflict degree of two forms from their cycles per instance alone (`a`, `b`) and
+/// per pair interleaved (`ab`): 0 when the pair runs in max(a, b) (disjoint resources),
+/// 1 when in a + b (one shared resource).
+pub fn conflict(a: f64, b: f64, ab: f64) -> f64 {
+    let lo = a.min(b);
+    if lo <= 0.0 {
+        return 0.0;
+    }
+    ((ab - a.max(b)) / lo).clamp(0.0, 1.5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_in_the_middle() {
+        // sizes 0..400 step 8, step after 250 (last low at 248)
+        let pts: Vec<(f64, f64)> = (0..=50).map(|i| (i as f64 * 8.0, if i * 8 <= 248 { 400.0 } else { 800.0 })).collect();
+        let s = find_step(&pts, 1.3).unwrap();
+        assert!((s.crossing - 252.0).abs() < 1e-9, "{s:?}");
+        // fine sweep with step 1: last low at 254 -> size 254 + 2
+        let pts: Vec<(f64, f64)> = (240..=270).map(|x| (x as f64, if x <= 254 { 400.0 } else { 800.0 })).collect();
+        let s = find_step(&pts, 1.3).unwrap();
+        assert_eq!(wong_size(&s, 2), 256.0);
+    }
+
+    #[test]
+    fn a_lone_spike_before_the_step_is_ignored() {
+        let mut pts: Vec<(f64, f64)> = (0..40).map(|i| (i as f64 * 4.0, if i < 30 { 100.0 } else { 200.0 })).collect();
+        pts[5].1 = 190.0;
+        let s = find_step(&pts, 1.3).unwrap();
+        assert!((s.crossing - 118.0).abs() < 1e-9, "{s:?}");
+    }
+
+    #[test]
+    fn flat_curves_have_no_step() {
+        let pts: Vec<(f64, f64)> = (0..20).map(|i| (i as f64, 100.0 + (i % 3) as f64)).collect();
+        assert!(find_step(&pts, 1.3).is_none());
+    }
+
+    #[test]
+    fn two_lengths_remove_overhead() {
+        // 1000 ticks overhead, 2 ticks per unit, 10 units per iteration
+        let t1 = [1000.0 + 2.0 * 10.0 * 100.0, 1500.0 + 2000.0];
+        let t2 = [1000.0 + 2.0 * 10.0 * 300.0, 9000.0];
+        assert!((per_unit(&t1, &t2, 100, 300, 10.0) - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn penalty_arithmetic() {
+        // 24 cycles per mispredict, half the random branches mispredict: +12 per branch
+        let (per, pen) = mispredict_penalty(14.0, 2.0, 0.5, 5.0);
+        assert_eq!((per, pen), (24.0, 19.0));
+        assert_eq!(snap_width(5.93), 6.0);
+        assert_eq!(snap_width(5.5), 5.5);
+        assert_eq!(conflict(1.0, 1.0, 2.0), 1.0);
+        assert_eq!(conflict(1.0, 0.5, 1.0), 0.0);
+    }
+}

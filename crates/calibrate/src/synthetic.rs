@@ -1,0 +1,190 @@
+//! A timer that runs nothing: it models the ticks a machine with known parameters would
+//! take for each bench (with a clock that can change, call overhead and noise), so tests can
+//! check that the calibration recovers the parameters.
+
+use crate::bench::{Bench, ChaseLoad, Mix, WongKind};
+use crate::forms::Features;
+use crate::{BenchError, Timer};
+
+/// The "true" machine behind a [`SyntheticTimer`].
+#[derive(Debug, Clone)]
+pub struct TrueMachine {
+    pub tsc_hz: f64,
+    /// TSC ticks per core cycle, and after `clock_change_at` timed runs, `ticks_per_cycle_after`.
+    pub ticks_per_cycle: f64,
+    pub ticks_per_cycle_after: f64,
+    pub clock_change_at: u64,
+    /// Each run's tick count is also multiplied by 1 + this fraction times a uniform [-1, 1]
+    /// draw per run (a clock that wanders within a bench).
+    pub clock_jitter: f64,
+    /// Ticks every run costs besides its iterations (call, timer).
+    pub overhead_ticks: f64,
+    /// Mean of the exponential slowdown of a run (fraction), and the chance of a +25 % outlier.
+    pub noise: f64,
+    pub outlier_rate: f64,
+    pub seed: u64,
+    /// Cache sizes in bytes and load-to-use latencies (integer loads), DRAM latency with huge
+    /// pages, and what 4 KiB pages add to a DRAM access.
+    pub sizes: [u64; 3],
+    pub latency: [f64; 3],
+    pub dram_latency: f64,
+    pub tlb_miss: f64,
+    /// Vector load-to-use and the xmm -> GPR move (the GPR -> xmm move takes the same).
+    pub vector_load: f64,
+    pub xmm_to_gpr: f64,
+    /// Read bandwidth per level and DRAM, bytes per cycle.
+    pub bandwidth: [f64; 4],
+    /// The model's mispredict penalty (after the branch resolves) and a learnable branch's cost.
+    pub mispredict_penalty: f64,
+    pub branch_cycles: f64,
+    /// Cycles per taken jump.
+    pub taken_cycles: f64,
+    pub rob: u32,
+    pub scheduler: u32,
+    pub load_buffer: u32,
+    pub store_buffer: u32,
+    pub dispatch: f64,
+    pub alu_ports: f64,
+    /// (form, latency, reciprocal throughput, port): pairs on the same port add up.
+    pub forms: Vec<(String, f64, f64, String)>,
+}
+
+impl Default for TrueMachine {
+    fn default() -> Self {
+        let f = |k: &str, l: f64, t: f64, p: &str| (k.to_string(), l, t, p.to_string());
+        TrueMachine {
+            tsc_hz: 2.6e9,
+            ticks_per_cycle: 2.5,
+            ticks_per_cycle_after: 2.5,
+            clock_change_at: u64::MAX,
+            clock_jitter: 0.0,
+            overhead_ticks: 3000.0,
+            noise: 0.01,
+            outlier_rate: 0.05,
+            seed: 1,
+            sizes: [48 << 10, 2 << 20, 32 << 20],
+            latency: [5.0, 14.0, 50.0],
+            dram_latency: 400.0,
+            tlb_miss: 220.0,
+            vector_load: 7.0,
+            xmm_to_gpr: 3.0,
+            bandwidth: [96.0, 32.0, 16.0, 8.0],
+            mispredict_penalty: 13.0,
+            branch_cycles: 1.5,
+            taken_cycles: 2.0,
+            rob: 256,
+            scheduler: 97,
+            load_buffer: 88,
+            store_buffer: 64,
+            dispatch: 6.0,
+            alu_ports: 4.0,
+            forms: vec![
+                f("add r64, r64", 1.0, 0.25, "alu"),
+                f("imul r64, r64", 3.0, 1.0, "mul"),
+                f("vaddpd ymm, ymm, ymm", 3.0, 0.5, "fadd"),
+                f("vmulpd ymm, ymm, ymm", 4.0, 0.5, "fmul"),
+                f("vfmadd231pd ymm, ymm, ymm", 4.0, 0.5, "fmul"),
+                f("vdivpd ymm, ymm, ymm", 13.0, 5.0, "fdiv"),
+                f("add r64, m64", 1.0, 0.33, "alu"),
+                f("mov r64, m64", 5.0, 0.33, "load"),
+                f("mov m64, r64", 1.0, 1.0, "store"),
+            ],
+        }
+    }
+}
+
+/// See the module documentation.
+pub struct SyntheticTimer {
+    pub machine: TrueMachine,
+    pub calls: u64,
+    rng: u64,
+}
+
+impl SyntheticTimer {
+    pub fn new(machine: TrueMachine) -> SyntheticTimer {
+        let rng = machine.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        SyntheticTimer { machine, calls: 0, rng }
+    }
+
+    fn uniform(&mut self) -> f64 {
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        (self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn form(&self, key: &str) -> Result<&(String, f64, f64, String), BenchError> {
+        self.machine.forms.iter().find(|f| f.0 == key).ok_or_else(|| BenchError::Unsupported("not in the synthetic machine".into()))
+    }
+
+    /// Core cycles per unit of a bench on the true machine.
+    pub fn cycles_per_unit(&self, bench: &Bench) -> Result<f64, BenchError> {
+        let m = &self.machine;
+        let level = |bytes: u64| m.sizes.iter().position(|&s| bytes <= s).unwrap_or(3);
+        Ok(match bench {
+            Bench::Chain { op } => op.cycles(),
+            Bench::Chase { bytes, load, huge } => {
+                let l = level(*bytes);
+                let base = if l < 3 { m.latency[l] } else { m.dram_latency + if *huge { 0.0 } else { m.tlb_miss } };
+                match load {
+                    ChaseLoad::Int => base,
+                    ChaseLoad::Vector => base - m.latency[0] + m.vector_load + m.xmm_to_gpr,
+                }
+            }
+            Bench::MovqRoundTrip => 2.0 * m.xmm_to_gpr,
+            Bench::Stream { bytes, .. } => 1.0 / m.bandwidth[level(*bytes)],
+            Bench::Branch { random } => {
+                m.branch_cycles + if *random { 0.5 * (m.mispredict_penalty + m.latency[0] + 1.0) } else { 0.0 }
+            }
+            Bench::Taken => m.taken_cycles,
+            Bench::Wong { kind, fillers } => {
+                let (size, extra) = match kind {
+                    WongKind::Rob => (m.rob * 2, 2), // nops two per entry, as on Zen 4
+                    WongKind::RobMove => (m.rob, 2),
+                    WongKind::Scheduler => (m.scheduler, 1),
+                    WongKind::LoadBuffer => (m.load_buffer, 2),
+                    WongKind::StoreBuffer => (m.store_buffer, 0),
+                };
+                if fillers + extra <= size {
+                    m.dram_latency.max((2 * fillers + 2) as f64 / m.dispatch)
+                } else {
+                    2.0 * m.dram_latency
+                }
+            }
+            Bench::Dispatch { mix } => 1.0 / if *mix == Mix::Alu { m.dispatch.min(m.alu_ports) } else { m.dispatch },
+            // for load forms: the operation alone (the load is off the chain)
+            Bench::FormLatency { form } => self.form(form)?.1,
+            Bench::FormThroughput { form } => self.form(form)?.2,
+            Bench::FormPair { a, b } => {
+                let (fa, fb) = (self.form(a)?, self.form(b)?);
+                if fa.3 == fb.3 {
+                    fa.2 + fb.2
+                } else {
+                    fa.2.max(fb.2)
+                }
+            }
+        })
+    }
+}
+
+impl Timer for SyntheticTimer {
+    fn tsc_hz(&mut self) -> f64 {
+        self.machine.tsc_hz
+    }
+
+    fn ticks(&mut self, bench: &Bench, iterations: u64) -> Result<f64, BenchError> {
+        let c = self.cycles_per_unit(bench)? * bench.units_per_iteration() * iterations as f64;
+        let tpc = if self.calls < self.machine.clock_change_at { self.machine.ticks_per_cycle } else { self.machine.ticks_per_cycle_after };
+        self.calls += 1;
+        let jitter = 1.0 + self.machine.clock_jitter * (2.0 * self.uniform() - 1.0);
+        let mut slow = -self.machine.noise * (1.0 - self.uniform()).ln();
+        if self.uniform() < self.machine.outlier_rate {
+            slow += 0.25;
+        }
+        Ok((c * tpc * jitter + self.machine.overhead_ticks) * (1.0 + slow))
+    }
+
+    fn features(&self) -> Features {
+        Features::all()
+    }
+}
