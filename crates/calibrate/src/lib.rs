@@ -328,8 +328,16 @@ impl Engine<'_> {
     /// Ticks per unit of a bench from the minima of runs at two lengths, without clock checks.
     fn raw(&mut self, b: &Bench, target: f64, reps: usize) -> Result<(f64, f64), BenchError> {
         let units = b.units_per_iteration();
-        let one = self.timer.ticks(b, 1)?;
-        let n1 = ((target / 3.0 / one.max(1.0)) as u64).max(1);
+        // size the runs from one long enough that the call overhead does not dominate
+        let mut n = 1u64;
+        let per_iter = loop {
+            let t = self.timer.ticks(b, n)?;
+            if t >= target / 8.0 || n >= 1 << 24 {
+                break t / n as f64;
+            }
+            n *= 4;
+        };
+        let n1 = ((target / 3.0 / per_iter.max(1e-3)) as u64).max(1);
         let n2 = 3 * n1;
         let (mut t1, mut t2) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
         for _ in 0..reps {
@@ -359,9 +367,10 @@ impl Engine<'_> {
         let reps = if b.target_ticks() >= 1.0e6 { 3 } else { REPS };
         let mut good: Vec<f64> = Vec::new();
         let mut least_moved: Option<(f64, f64)> = None;
+        let mut single_spread = 0.0;
         for _attempt in 0..ATTEMPTS {
             let before = self.quick_tpc()?;
-            let (t, _) = self.raw(b, b.target_ticks(), reps)?;
+            let (t, spread) = self.raw(b, b.target_ticks(), reps)?;
             let after = self.quick_tpc()?;
             let moved = (before - after).abs() / before.min(after);
             let cycles = t / ((before + after) / 2.0);
@@ -369,6 +378,7 @@ impl Engine<'_> {
             if moved <= CLOCK_TOLERANCE {
                 good.push(cycles);
                 good.sort_by(|a, b| a.total_cmp(b));
+                single_spread = spread;
                 if good.len() >= 2 && good[1] <= good[0] * (1.0 + AGREE) {
                     break;
                 }
@@ -377,8 +387,9 @@ impl Engine<'_> {
             }
         }
         Ok(match good.len() {
-            0 => Sample { cycles: least_moved.map_or(f64::NAN, |l| l.1), spread_pct: 100.0, unstable: true },
-            1 => Sample { cycles: good[0], spread_pct: 0.0, unstable: true },
+            0 => Sample { cycles: least_moved.map_or(f64::NAN, |l| l.1), spread_pct: least_moved.map_or(100.0, |l| 100.0 * l.0), unstable: true },
+            // one attempt with a steady clock: its repetitions' spread
+            1 => Sample { cycles: good[0], spread_pct: single_spread, unstable: true },
             _ => {
                 let spread = (good[1] - good[0]) / good[0] * 100.0;
                 Sample { cycles: good[0], spread_pct: spread, unstable: spread > 100.0 * UNSTABLE }
@@ -489,6 +500,10 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// Load-to-use per level: a random chase in a buffer larger than the level before
+    /// still hits that level for about (its size / buffer) of the loads; that share is
+    /// taken out with the latency measured for it, `(t - h inner) / (1 - h)`, so each value
+    /// is what the model charges for an access served at that level.
     fn latencies(&mut self, plan: &Plan) -> Result<(), CalibrateError> {
         let (l1, l2, l3) = self.geometry(plan);
         self.l1_latencies(plan)?;
@@ -497,54 +512,47 @@ impl Engine<'_> {
             let method = format!("= memory.integer_load_latency ({})", v.method);
             self.cal.entries.push(Measured { key: format!("cache.{l1_name}.latency"), base: self.base_value(&format!("cache.{l1_name}.latency")), method, ..v });
         }
-        let mut steps: Vec<(String, u64, bool, String)> = Vec::new();
+        // (key, buffer, huge pages, what, the level inside: its key and size)
+        let mut steps: Vec<(String, u64, bool, String, Option<(String, u64)>)> = Vec::new();
+        let l1_key = format!("cache.{l1_name}.latency");
+        let l2_key = format!("cache.{}.latency", self.cache_name(2));
+        let l3_key = format!("cache.{}.latency", self.cache_name(3));
         if let Some(l2) = l2 {
-            steps.push((format!("cache.{}.latency", self.cache_name(2)), round_size(l2 / 2), true, "half the L2".into()));
+            steps.push((l2_key.clone(), round_size(l2 / 2), true, "half the L2".into(), l1.map(|s| (l1_key.clone(), s))));
         }
-        let l3_name = self.cache_name(3);
-        let mut l3_size = None;
         if let Some(l3) = l3 {
             // 4 x L2 (at most half the L3): clear of the L2, and small enough to stay in the
-            // part of a shared L3 that neighbours leave us (on the KVM host half the L3 is
-            // already mostly DRAM); corrected for the L2 hits below
+            // part of a shared L3 that neighbours leave us (on the KVM development host, half
+            // the L3 is already mostly DRAM)
             let size = round_size((l2.unwrap_or(l3 / 8) * 4).min(l3 / 2));
-            l3_size = Some(size);
-            steps.push((format!("info.chase.{l3_name}.raw"), size, true, "4 x L2".into()));
-            if l3 / 2 > size * 2 {
-                steps.push((format!("info.chase.{l3_name}.half"), round_size(l3 / 2), true, "half the L3".into()));
-            }
+            steps.push((l3_key.clone(), size, true, "4 x L2".into(), l2.map(|s| (l2_key.clone(), s))));
         }
-        steps.push(("memory.dram_latency".into(), plan.dram_bytes, true, "DRAM".into()));
-        steps.push(("info.dram_latency_4k_pages".into(), plan.dram_bytes, false, "DRAM, 4 KiB pages: includes DTLB/STLB misses and page walks".into()));
+        let dram = dram_bytes(plan, l3);
+        let inner = l3.map(|s| (l3_key.clone(), s));
+        steps.push(("memory.dram_latency".into(), dram, true, "DRAM".into(), inner.clone()));
+        steps.push(("info.dram_latency_4k_pages".into(), dram, false, "DRAM, 4 KiB pages: includes DTLB/STLB misses and page walks".into(), inner));
         let total = steps.len();
-        let _ = l1;
-        for (i, (key, size, huge, what)) in steps.into_iter().enumerate() {
+        for (i, (key, size, huge, what, inside)) in steps.into_iter().enumerate() {
             (self.progress)("latency", i, total);
             let b = Bench::Chase { bytes: size, load: ChaseLoad::Int, huge };
-            if let Some(s) = self.try_measure(&b)? {
-                let mut m = format!(
-                    "pointer chase `mov rax, [rax]` over a random cycle of 64-byte nodes in {} ({what}), {}",
-                    bench::human_bytes(size),
-                    if huge { "MADV_HUGEPAGE" } else { "MADV_NOHUGEPAGE" }
-                );
-                if let Some(n) = self.timer.note(&b) {
-                    m += &format!(" ({n})");
-                }
-                self.push(&key, s.cycles, m, &[s]);
+            let Some(s) = self.try_measure(&b)? else { continue };
+            let mut m = format!(
+                "pointer chase `mov rax, [rax]` over a random cycle of 64-byte nodes in {} ({what}), {}",
+                bench::human_bytes(size),
+                if huge { "MADV_HUGEPAGE" } else { "MADV_NOHUGEPAGE" }
+            );
+            if let Some(n) = self.timer.note(&b) {
+                m += &format!(" ({n})");
             }
-        }
-        if let (Some(raw), Some(size)) = (self.cal.get(&format!("info.chase.{l3_name}.raw")).cloned(), l3_size) {
-            let l2_lat = self.cal.value(&format!("cache.{}.latency", self.cache_name(2)));
-            let h = l2.map_or(0.0, |l2| (l2 as f64 / size as f64).min(0.5));
-            let (v, m) = match l2_lat {
-                Some(l2_lat) if h > 0.0 => (
-                    (raw.value - h * l2_lat) / (1.0 - h),
-                    format!("chase over {} ({:.1} cycles) with the {:.0} % of L2 hits a random chase has there (L2 size / buffer) taken out: (t - h L2) / (1 - h)", bench::human_bytes(size), raw.value, h * 100.0),
-                ),
-                _ => (raw.value, raw.method.clone()),
-            };
-            let base = self.base_value(&format!("cache.{l3_name}.latency"));
-            self.cal.entries.push(Measured { key: format!("cache.{l3_name}.latency"), value: v, base, method: m, ..raw });
+            let mut value = s.cycles;
+            if let Some((inner_key, inner_size)) = inside {
+                if let Some(inner_lat) = self.cal.value(&inner_key) {
+                    let h = (inner_size as f64 / size as f64).min(0.5);
+                    value = an::unmix(s.cycles, inner_lat, h);
+                    m += &format!(": {:.1} cycles, less the {:.1} % of hits in the level inside ({inner_key} {inner_lat:.1})", s.cycles, h * 100.0);
+                }
+            }
+            self.push(&key, value, m, &[s]);
         }
         if let (Some(h), Some(s)) = (self.cal.value("memory.dram_latency"), self.cal.value("info.dram_latency_4k_pages")) {
             self.push(
@@ -570,7 +578,7 @@ impl Engine<'_> {
         if let Some(l3) = l3 {
             steps.push((format!("cache.{}.bytes_per_cycle", self.cache_name(3)), round_size((l3 / 2).max(l2.unwrap_or(0) * 4)), 4));
         }
-        steps.push(("memory.dram_bytes_per_cycle".into(), plan.dram_bytes, 4));
+        steps.push(("memory.dram_bytes_per_cycle".into(), dram_bytes(plan, l3), 4));
         let total = steps.len();
         let width = if self.timer.features().avx { "32-byte vmovdqa" } else { "16-byte movdqa" };
         for (i, (key, size, streams)) in steps.into_iter().enumerate() {
@@ -819,6 +827,12 @@ impl Engine<'_> {
         (self.progress)("port conflicts", total, total);
         Ok(())
     }
+}
+
+/// The DRAM buffer: the plan's size, at least 8 x L3 (so at most 1/8 of a chase hits the
+/// L3), at most 1 GiB.
+fn dram_bytes(plan: &Plan, l3: Option<u64>) -> u64 {
+    round_size(plan.dram_bytes.max(l3.unwrap_or(0) * 8).min(1 << 30))
 }
 
 /// Buffer sizes: a multiple of 16 KiB (the stream loops need multiples of 256 bytes per stream).

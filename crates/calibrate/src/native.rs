@@ -140,6 +140,9 @@ pub struct NativeTimer {
     l1: Region,
     saved_affinity: Option<libc::cpu_set_t>,
     counter: u32,
+    /// Bytes of the Wong tests' chase buffer (DRAM, huge pages): by default 256 MiB, shared
+    /// with the DRAM latency test.
+    pub wong_bytes: u64,
     pub cpu: i32,
 }
 
@@ -182,6 +185,7 @@ impl NativeTimer {
             l1,
             saved_affinity: saved,
             counter: 0,
+            wong_bytes: 256 << 20,
             cpu,
         })
     }
@@ -278,7 +282,7 @@ impl NativeTimer {
                 (b.slots.as_mut_ptr() as *mut u8, std::ptr::null_mut())
             }
             Bench::Wong { .. } => {
-                let b = self.buffer(WONG_BYTES, true, true)?;
+                let b = self.buffer(self.wong_bytes, true, true)?;
                 let p = b.slots.as_mut_ptr();
                 // SAFETY: slots has two elements.
                 (p as *mut u8, unsafe { p.add(1) } as *mut u8)
@@ -333,8 +337,6 @@ impl NativeTimer {
     }
 }
 
-/// Bytes of the Wong tests' chase buffer (DRAM, huge pages): shared with the DRAM latency test.
-pub const WONG_BYTES: u64 = 256 << 20;
 
 /// `AnonHugePages` of the mapping that starts at `addr`, from /proc/self/smaps.
 fn anon_huge_kib(addr: u64) -> Option<u64> {

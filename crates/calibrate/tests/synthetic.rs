@@ -1,0 +1,183 @@
+//! The calibration arithmetic against machines with known parameters (no hardware).
+
+use bottlenose_calibrate::{calibrate_with, CacheGeometry, Calibration, Plan, SyntheticTimer, TrueMachine};
+use std::sync::atomic::AtomicBool;
+
+fn zen4() -> bottlenose_machine::Machine {
+    bottlenose_machine::load_builtin("zen4").unwrap().unwrap()
+}
+
+fn geometry(m: &TrueMachine) -> CacheGeometry {
+    CacheGeometry { l1d_bytes: Some(m.sizes[0]), l2_bytes: Some(m.sizes[1]), l3_bytes: Some(m.sizes[2]) }
+}
+
+fn run(m: TrueMachine, plan: &Plan) -> (Calibration, u64) {
+    let mut t = SyntheticTimer::new(m);
+    let stop = AtomicBool::new(false);
+    let mut steps = Vec::new();
+    let mut progress = |s: &str, _: usize, _: usize| {
+        if steps.last().map(String::as_str) != Some(s) {
+            steps.push(s.to_string());
+        }
+    };
+    let cal = calibrate_with(&mut t, plan, &zen4(), &mut progress, &stop).unwrap();
+    assert!(steps.contains(&"clock".to_string()));
+    (cal, t.calls)
+}
+
+#[track_caller]
+fn near(cal: &Calibration, key: &str, want: f64, tol: f64) {
+    let got = cal.value(key).unwrap_or_else(|| panic!("{key} not measured; notes: {:?}", cal.notes));
+    assert!((got - want).abs() <= tol, "{key}: measured {got}, true {want} (+-{tol})");
+}
+
+#[test]
+fn recovers_a_known_machine_through_noise_and_a_clock_change() {
+    let truth = TrueMachine { ticks_per_cycle: 2.5, ticks_per_cycle_after: 2.2, clock_change_at: 1500, ..TrueMachine::default() };
+    let plan = Plan { forms: vec!["vdivpd ymm, ymm, ymm".into(), "vpxor ymm, ymm, ymm".into()], ..Plan::standard(geometry(&truth)) };
+    let (cal, calls) = run(truth.clone(), &plan);
+    assert!(calls > 1500, "the clock change happened during the run ({calls} runs)");
+
+    // clock: the start value, and the drift to the end
+    assert!((cal.clock.ticks_per_cycle_add - 2.5).abs() < 0.03, "{:?}", cal.clock);
+    assert!((cal.clock.ticks_per_cycle_imul - 2.5).abs() < 0.03, "{:?}", cal.clock);
+    assert!((cal.clock.drift_pct - (-12.0)).abs() < 1.5, "{:?}", cal.clock);
+    assert!((cal.clock.core_ghz - 2.6 / 2.5).abs() < 0.02);
+    assert!(cal.notes.iter().any(|n| n.contains("moved")), "{:?}", cal.notes);
+
+    near(&cal, "memory.integer_load_latency", 5.0, 0.1);
+    near(&cal, "cache.L1D.latency", 5.0, 0.1);
+    near(&cal, "memory.load_latency", 7.0, 0.15);
+    near(&cal, "cache.L2.latency", 14.0, 0.3);
+    near(&cal, "cache.L3.latency", 50.0, 1.0);
+    near(&cal, "memory.dram_latency", 400.0, 8.0);
+    near(&cal, "info.dram_latency_4k_pages", 400.0 + 220.0, 12.0);
+    near(&cal, "cache.L1D.bytes_per_cycle", 96.0, 2.0);
+    near(&cal, "cache.L2.bytes_per_cycle", 32.0, 0.7);
+    near(&cal, "cache.L3.bytes_per_cycle", 16.0, 0.4);
+    near(&cal, "memory.dram_bytes_per_cycle", 8.0, 0.2);
+    near(&cal, "branch.mispredict_penalty", 13.0, 0.6);
+    near(&cal, "branch.taken_bubble", 1.0, 0.05);
+    near(&cal, "core.dispatch_width", 6.0, 0.0);
+    near(&cal, "info.ipc.add", 4.0, 0.1);
+    // Wong steps: exact sizes within 2 entries
+    near(&cal, "core.rob", 256.0, 2.0);
+    near(&cal, "core.scheduler", 97.0, 2.0);
+    near(&cal, "core.load_buffer", 88.0, 2.0);
+    near(&cal, "core.store_buffer", 64.0, 2.0);
+    let rob = cal.get("core.rob").unwrap();
+    assert!(rob.method.contains("nops pack two"), "nops step at twice the ROB: {}", rob.method);
+    assert_eq!(rob.base, Some(320.0));
+
+    // base values come from the base machine
+    assert_eq!(cal.get("cache.L2.latency").unwrap().base, Some(14.0));
+    assert_eq!(cal.get("memory.dram_latency").unwrap().base, Some(400.0));
+    assert_eq!(cal.get("info.ipc.add").unwrap().base, None);
+
+    // forms: built-in ones the synthetic machine knows, the plan's, skips with reasons
+    let form = |k: &str| cal.forms.iter().find(|f| f.form == k).unwrap_or_else(|| panic!("{k} missing"));
+    let f = form("vaddpd ymm, ymm, ymm");
+    assert!((f.latency.unwrap() - 3.0).abs() < 0.1 && (f.rthroughput.unwrap() - 0.5).abs() < 0.02, "{f:?}");
+    assert_eq!((f.base_latency, f.base_rthroughput), (Some(3.0), Some(0.5)));
+    let f = form("add r64, m64");
+    assert!((f.latency.unwrap() - 6.0).abs() < 0.15, "operation 1 + integer load 5: {f:?}");
+    let f = form("mov r64, m64");
+    assert!((f.latency.unwrap() - 5.0).abs() < 0.1, "{f:?}");
+    let f = form("mov m64, r64");
+    assert!(f.latency.is_none() && f.rthroughput.is_some() && f.method.contains("store"), "{f:?}");
+    let f = form("vdivpd ymm, ymm, ymm");
+    assert!((f.latency.unwrap() - 13.0).abs() < 0.3 && (f.rthroughput.unwrap() - 5.0).abs() < 0.1, "{f:?}");
+    let f = form("vpxor ymm, ymm, ymm");
+    assert!(f.latency.is_none() && f.method.starts_with("skipped"), "{f:?}");
+
+    // a quiet synthetic machine gives stable values
+    let unstable: Vec<&str> = cal.entries.iter().filter(|e| e.unstable).map(|e| e.key.as_str()).collect();
+    assert!(unstable.is_empty(), "{unstable:?}");
+}
+
+#[test]
+fn a_different_machine_gives_different_values() {
+    // the numbers must come from the timings, not from the base machine or constants
+    let truth = TrueMachine {
+        ticks_per_cycle: 0.7,
+        ticks_per_cycle_after: 0.7,
+        sizes: [32 << 10, 1 << 20, 32 << 20],
+        latency: [4.0, 16.0, 70.0],
+        dram_latency: 600.0,
+        rob: 512,
+        scheduler: 200,
+        load_buffer: 192,
+        store_buffer: 114,
+        dispatch: 8.0,
+        alu_ports: 5.0,
+        mispredict_penalty: 17.0,
+        taken_cycles: 1.0,
+        ..TrueMachine::default()
+    };
+    let plan = Plan { builtin_forms: false, ..Plan::standard(geometry(&truth)) };
+    let (cal, _) = run(truth, &plan);
+    assert!((cal.clock.ticks_per_cycle_add - 0.7).abs() < 0.01);
+    assert!(cal.clock.drift_pct.abs() < 1.0);
+    near(&cal, "cache.L2.latency", 16.0, 0.3);
+    near(&cal, "cache.L3.latency", 70.0, 1.5);
+    near(&cal, "memory.dram_latency", 600.0, 12.0);
+    near(&cal, "core.rob", 512.0, 3.0);
+    near(&cal, "core.scheduler", 200.0, 2.0);
+    near(&cal, "core.load_buffer", 192.0, 2.0);
+    near(&cal, "core.store_buffer", 114.0, 2.0);
+    near(&cal, "core.dispatch_width", 8.0, 0.0);
+    near(&cal, "branch.mispredict_penalty", 17.0, 0.6);
+    near(&cal, "branch.taken_bubble", 0.0, 0.05);
+    assert!(cal.forms.is_empty());
+}
+
+#[test]
+fn noise_is_flagged_unstable() {
+    // half the runs 25 % slow and a clock that wanders 6 % from run to run: the fastest
+    // attempts cannot agree, and the values say so
+    let truth = TrueMachine { noise: 0.05, outlier_rate: 0.5, clock_jitter: 0.06, ..TrueMachine::default() };
+    let plan = Plan { builtin_forms: false, ..Plan::standard(geometry(&truth)) };
+    let (cal, _) = run(truth, &plan);
+    let unstable = cal.entries.iter().filter(|e| e.unstable).count();
+    assert!(unstable * 2 > cal.entries.len(), "{unstable} of {} unstable", cal.entries.len());
+    assert!(cal.entries.iter().filter(|e| e.unstable).all(|e| e.spread_pct > 0.0));
+}
+
+#[test]
+fn a_window_beyond_the_sweep_is_reported_not_invented() {
+    // a ROB far beyond twice the base's: no step in the sweep, a note instead of a value
+    let truth = TrueMachine { rob: 2000, ..TrueMachine::default() };
+    let plan = Plan { builtin_forms: false, ..Plan::standard(geometry(&truth)) };
+    let (cal, _) = run(truth, &plan);
+    assert!(cal.get("core.rob").is_none(), "{:?}", cal.get("core.rob"));
+    assert!(cal.notes.iter().any(|n| n.starts_with("core.rob: no step")), "{:?}", cal.notes);
+    near(&cal, "core.store_buffer", 64.0, 2.0);
+}
+
+#[test]
+fn forms_only_plans_measure_the_loads_they_need() {
+    let truth = TrueMachine::default();
+    let plan = Plan::forms_only(vec!["add r64, m64".into(), "imul r64, r64".into(), "kmovw k, r32".into()]);
+    let (cal, _) = run(truth, &plan);
+    near(&cal, "memory.integer_load_latency", 5.0, 0.1);
+    assert!(cal.get("core.rob").is_none());
+    assert_eq!(cal.forms.len(), 3);
+    assert!((cal.forms[1].latency.unwrap() - 3.0).abs() < 0.1);
+    assert!(cal.forms[2].method.contains("mask"), "{:?}", cal.forms[2]);
+}
+
+#[test]
+fn stop_returns_stopped() {
+    let mut t = SyntheticTimer::new(TrueMachine::default());
+    let stop = AtomicBool::new(false);
+    let mut n = 0;
+    let mut progress = |_: &str, _: usize, _: usize| {
+        n += 1;
+        if n == 5 {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    let plan = Plan::standard(CacheGeometry::default());
+    let r = calibrate_with(&mut t, &plan, &zen4(), &mut progress, &stop);
+    assert!(matches!(r, Err(bottlenose_calibrate::CalibrateError::Stopped)), "{r:?}");
+}
