@@ -118,15 +118,97 @@ const ZNVER4: &[&str] = &[
     "RMPQUERY",
 ];
 
+/// Intel Ice Lake server (LLVM `icelake-server`, ICXFeatures): Skylake-SP's AVX-512
+/// (F/CD/DQ/BW/VL) plus Cannon Lake's IFMA/VBMI/SHA and Ice Lake's VBMI2, VNNI, BITALG,
+/// VPOPCNTDQ, GFNI, VAES, VPCLMULQDQ; no MPX.
+const ICELAKE_SERVER: &[&str] = &[
+    "AVX512F",
+    "AVX512CD",
+    "AVX512DQ",
+    "AVX512BW",
+    "AVX512VL",
+    "AVX512_IFMA",
+    "AVX512_VBMI",
+    "AVX512_VBMI2",
+    "AVX512_VNNI",
+    "AVX512_BITALG",
+    "AVX512_VPOPCNTDQ",
+    "GFNI",
+    "VAES",
+    "VPCLMULQDQ",
+    "SHA",
+    "CLWB",
+    "RDPID",
+    "PKU",
+    "WBNOINVD",
+    "PCONFIG",
+    "SGX1",
+    "HLE",
+    "HLE_or_RTM",
+    "RTM",
+    "VMX",
+    "SMX",
+    "INVEPT",
+    "INVVPID",
+];
+
+/// Intel Sapphire Rapids (LLVM `sapphirerapids`, SPRFeatures): Ice Lake server plus
+/// AVX512-FP16/BF16, AVX-VNNI, AMX, MOVDIRI/MOVDIR64B, ENQCMD, SERIALIZE, TSXLDTRK,
+/// UINTR, WAITPKG, CLDEMOTE, PTWRITE, CET shadow stack.
+const SAPPHIRERAPIDS_EXTRA: &[&str] = &[
+    "AVX512_FP16",
+    "AVX512_BF16",
+    "AVX_VNNI",
+    "AMX_TILE",
+    "AMX_INT8",
+    "AMX_BF16",
+    "MOVDIRI",
+    "MOVDIR64B",
+    "ENQCMD",
+    "SERIALIZE",
+    "TSXLDTRK",
+    "UINTR",
+    "WAITPKG",
+    "CLDEMOTE",
+    "PTWRITE",
+    "CET_SS",
+];
+
+/// AMD Zen 3 (LLVM `znver3`, ZN3Features): Zen 4's list without AVX-512 and GFNI.
+const ZNVER3: &[&str] = &[
+    "VAES",
+    "VPCLMULQDQ",
+    "SHA",
+    "SSE4A",
+    "CLZERO",
+    "CLWB",
+    "RDPID",
+    "WBNOINVD",
+    "PKU",
+    "MONITORX",
+    "RDPRU",
+    "SVM",
+    "SKINIT",
+    "SKINIT_or_SVM",
+    "CET_SS",
+    "INVLPGB",
+    "SEV_ES",
+    "SEV_SNP",
+    "RMPQUERY",
+];
+
 /// The allowlist for `mcpu`, or `None` when the tool does not know the CPU (then
 /// nothing is filtered).
 pub fn allowed(mcpu: &str) -> Option<Vec<&'static str>> {
-    let extra: &[&str] = match mcpu {
-        "skylake" => SKYLAKE,
-        "znver4" => ZNVER4,
+    let (extra, more): (&[&str], &[&str]) = match mcpu {
+        "skylake" => (SKYLAKE, &[]),
+        "znver4" => (ZNVER4, &[]),
+        "znver3" => (ZNVER3, &[]),
+        "icelake-server" => (ICELAKE_SERVER, &[]),
+        "sapphirerapids" | "emeraldrapids" => (ICELAKE_SERVER, SAPPHIRERAPIDS_EXTRA),
         _ => return None,
     };
-    Some(BASE.iter().chain(extra).copied().collect())
+    Some(BASE.iter().chain(extra).chain(more).copied().collect())
 }
 
 /// The CPUID features `instr` needs that are not in `allowed`, by iced's names.
