@@ -11,6 +11,20 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut t = NativeTimer::new().expect("native timer");
     match args.first().map(String::as_str) {
+        Some("clock") => {
+            // add-chain ticks per cycle and the ALU dispatch mix, alternately, raw
+            use bottlenose_calibrate::{ChainOp, Mix, Timer};
+            let chain = Bench::Chain { op: ChainOp::Add };
+            let mix = Bench::Dispatch { mix: Mix::Alu };
+            t.prepare(&chain).unwrap();
+            t.prepare(&mix).unwrap();
+            for _ in 0..40 {
+                let a = t.ticks(&chain, 300).unwrap() / (300.0 * 200.0);
+                let m = t.ticks(&mix, 300).unwrap() / (300.0 * 121.0);
+                let b = t.ticks(&chain, 300).unwrap() / (300.0 * 200.0);
+                println!("tpc {a:.4} {b:.4}  ipc(add) {:.3}", a.min(b) / m);
+            }
+        }
         Some("wong") => {
             let kind = match args.get(1).map(String::as_str) {
                 Some("sched") => WongKind::Scheduler,

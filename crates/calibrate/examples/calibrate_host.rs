@@ -2,7 +2,7 @@
 //! prints base vs measured.
 //!
 //! ```text
-//! cargo run --release -p bottlenose-calibrate --example calibrate_host [-- --machine NAME] [--forms "KEY;KEY"] [--conflicts] [--json]
+//! cargo run --release -p bottlenose-calibrate --example calibrate_host [-- --machine NAME] [--forms "KEY;KEY"] [--conflicts] [--only windows,latency,...] [--json]
 //! ```
 //!
 //! Cache sizes come from /sys/devices/system/cpu/cpu0/cache (the CLI passes CPUID's).
@@ -36,6 +36,10 @@ fn main() {
         plan.forms = f.split(';').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
     }
     plan.conflicts = args.iter().any(|a| a == "--conflicts");
+    if let Some(only) = arg("--only") {
+        plan.only = only.split(',').map(str::to_string).collect();
+        plan.builtin_forms = false;
+    }
     let stop = AtomicBool::new(false);
     let mut last = String::new();
     let mut progress = |step: &str, done: usize, total: usize| {

@@ -422,6 +422,10 @@ impl Timer for NativeTimer {
     fn release(&mut self) {
         self.buffers.clear();
     }
+
+    fn pause(&mut self) {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }
 
 impl Drop for NativeTimer {

@@ -58,7 +58,7 @@ impl Default for TrueMachine {
             ticks_per_cycle_after: 2.5,
             clock_change_at: u64::MAX,
             clock_jitter: 0.0,
-            overhead_ticks: 3000.0,
+            overhead_ticks: 200.0,
             noise: 0.01,
             outlier_rate: 0.05,
             seed: 1,

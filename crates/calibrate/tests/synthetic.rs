@@ -181,3 +181,18 @@ fn stop_returns_stopped() {
     let r = calibrate_with(&mut t, &plan, &zen4(), &mut progress, &stop);
     assert!(matches!(r, Err(bottlenose_calibrate::CalibrateError::Stopped)), "{r:?}");
 }
+
+#[test]
+fn a_clock_that_slows_down_mid_run_is_followed() {
+    // the clock drops (more ticks per cycle): values measured after it stay right
+    let truth = TrueMachine { ticks_per_cycle: 2.2, ticks_per_cycle_after: 2.5, clock_change_at: 800, ..TrueMachine::default() };
+    let plan = Plan { builtin_forms: false, ..Plan::standard(geometry(&truth)) };
+    let (cal, calls) = run(truth, &plan);
+    assert!(calls > 800);
+    assert!((cal.clock.drift_pct - 13.6).abs() < 1.5, "{:?}", cal.clock);
+    near(&cal, "cache.L2.latency", 14.0, 0.3);
+    near(&cal, "memory.dram_latency", 400.0, 8.0);
+    near(&cal, "branch.mispredict_penalty", 13.0, 0.6);
+    near(&cal, "core.rob", 256.0, 2.0);
+    near(&cal, "core.store_buffer", 64.0, 2.0);
+}
