@@ -4,7 +4,8 @@
 //! Granite Rapids class Xeons as family 6 model 0xA7, Rocket Lake's number),
 //! checked against the L2 size per core; Skylake when nothing fits.
 
-use crate::cpu::{size_text, HostCpu};
+use crate::cpu::HostCpu;
+use crate::geometry::size_text;
 
 /// The built-in machines identification may choose (`gus-fig4` is a toy, never chosen).
 pub const MACHINES: &[&str] = &[

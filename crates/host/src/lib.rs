@@ -5,7 +5,9 @@
 //!
 //! * [`dump`]: [`CpuidDump`], (leaf, subleaf) → registers; live reading, the text
 //!   format (also `cpuid -r` output and InstLatx64/AIDA64 reports), one-line [`DumpError`]s.
-//! * [`cpu`]: [`HostCpu`] from a dump; sysfs fallback for cache sizes.
+//! * [`cpu`]: [`HostCpu`] from a dump.
+//! * [`features`]: the feature flags that tell the models apart.
+//! * [`geometry`]: cache and TLB geometry from CPUID, sysfs as a fallback.
 //! * [`identify`](mod@identify): [`identify()`] → [`Identification`] (`Exact` by
 //!   family/model, `ByFeatures`, `Fallback`) with a one-line reason naming the evidence.
 //!
@@ -26,8 +28,12 @@
 
 pub mod cpu;
 pub mod dump;
+pub mod features;
+pub mod geometry;
 pub mod identify;
 
-pub use cpu::{Cache, CacheSource, Features, HostCpu, Kind, Tlb};
+pub use cpu::HostCpu;
+pub use features::Features;
+pub use geometry::{Cache, CacheSource, Kind, Tlb};
 pub use dump::{CpuidDump, DumpError, Regs};
 pub use identify::{identify, Identification, Match, MACHINES};
