@@ -97,15 +97,6 @@ pub fn mispredict_penalty(random: f64, predictable: f64, mispredict_rate: f64, r
     (per_miss, per_miss - resolution)
 }
 
-/// Latency of the outer level from a chase that served the fraction `h` of its loads from
-/// an inner level of latency `inner`: `t = h inner + (1 - h) outer`.
-pub fn unmix(t: f64, inner: f64, h: f64) -> f64 {
-    if h <= 0.0 || h >= 1.0 {
-        return t;
-    }
-    (t - h * inner) / (1.0 - h)
-}
-
 /// Vector load-to-use: a chase `movq xmm0, [rax]; movq rax, xmm0` costs the load plus the
 /// xmm->GPR move; the move is taken as half a GPR->xmm->GPR round trip.
 pub fn vector_load_latency(vector_chase: f64, round_trip: f64) -> f64 {

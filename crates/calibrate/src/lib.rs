@@ -477,7 +477,7 @@ impl Engine<'_> {
         }
         let key = format!("{b:?}");
         let keep = match self.best.get(&key) {
-            Some(old) if !(s.cycles < old.cycles) => *old,
+            Some(old) if s.cycles.is_nan() || s.cycles >= old.cycles => *old,
             _ => s,
         };
         self.best.insert(key, keep);
@@ -586,44 +586,40 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// Load-to-use per level: a random chase in a buffer larger than the level before
-    /// still hits that level for about (its size / buffer) of the loads; that share is
-    /// taken out with the latency measured for it, `(t - h inner) / (1 - h)`, so each value
-    /// is what the model charges for an access served at that level.
+    /// Load-to-use per level. The chase is one cycle through every node of the buffer, so a
+    /// node comes back only after all the others: an (LRU-like) inner level smaller than
+    /// the buffer holds none of it any more, and the time per load is the level's own.
     fn latencies(&mut self, plan: &Plan) -> Result<(), CalibrateError> {
-        let (l1, l2, l3) = self.geometry(plan);
+        let (_, l2, l3) = self.geometry(plan);
         self.l1_latencies(plan)?;
         let l1_name = self.cache_name(1);
         if let Some(v) = self.cal.get("memory.integer_load_latency").cloned() {
             let method = format!("= memory.integer_load_latency ({})", v.method);
             self.cal.entries.push(Measured { key: format!("cache.{l1_name}.latency"), base: self.base_value(&format!("cache.{l1_name}.latency")), method, ..v });
         }
-        // (key, buffer, huge pages, what, the level inside: its key and size)
-        let mut steps: Vec<(String, u64, bool, String, Option<(String, u64)>)> = Vec::new();
-        let l1_key = format!("cache.{l1_name}.latency");
+        // (key, buffer, huge pages, what)
+        let mut steps: Vec<(String, u64, bool, String)> = Vec::new();
         let l2_key = format!("cache.{}.latency", self.cache_name(2));
         let l3_key = format!("cache.{}.latency", self.cache_name(3));
         if let Some(l2) = l2 {
             // a quarter: an SMT sibling (another VM's, under KVM) shares the L2, and half the
             // L2 already misses on the development host then
-            steps.push((l2_key.clone(), round_size(l2 / 4), true, "a quarter of the L2".into(), l1.map(|s| (l1_key.clone(), s))));
+            steps.push((l2_key.clone(), round_size(l2 / 4), true, "a quarter of the L2".into()));
         }
         if let Some(l3) = l3 {
             // 2 and 4 x L2 (at most half the L3), the smaller result wins: clear of the L2,
             // and small enough to stay in the part of a shared L3 that neighbours leave us
             // (on the KVM development host half the L3 is mostly DRAM)
-            let inner = l2.map(|s| (l2_key.clone(), s));
             for k in [2, 4] {
                 let size = round_size((l2.unwrap_or(l3 / 16) * k).min(l3 / 2));
-                steps.push((format!("info.{l3_key}.{k}x_l2"), size, true, format!("{k} x L2"), inner.clone()));
+                steps.push((format!("info.{l3_key}.{k}x_l2"), size, true, format!("{k} x L2")));
             }
         }
         let dram = dram_bytes(plan, l3);
-        let inner = l3.map(|s| (l3_key.clone(), s));
-        steps.push(("memory.dram_latency".into(), dram, true, "DRAM".into(), inner.clone()));
-        steps.push(("info.dram_latency_4k_pages".into(), dram, false, "DRAM, 4 KiB pages: includes DTLB/STLB misses and page walks".into(), inner));
+        steps.push(("memory.dram_latency".into(), dram, true, "DRAM".into()));
+        steps.push(("info.dram_latency_4k_pages".into(), dram, false, "DRAM, 4 KiB pages: includes DTLB/STLB misses and page walks".into()));
         let total = steps.len();
-        for (i, (key, size, huge, what, inside)) in steps.into_iter().enumerate() {
+        for (i, (key, size, huge, what)) in steps.into_iter().enumerate() {
             (self.progress)("latency", i, total);
             if key == "memory.dram_latency" {
                 // the L3 value (needed to correct the DRAM chase): the smaller of its chases
@@ -644,15 +640,7 @@ impl Engine<'_> {
             if let Some(n) = self.timer.note(&b) {
                 m += &format!(" ({n})");
             }
-            let mut value = s.cycles;
-            if let Some((inner_key, inner_size)) = inside {
-                if let Some(inner_lat) = self.cal.value(&inner_key) {
-                    let h = (inner_size as f64 / size as f64).min(0.5);
-                    value = an::unmix(s.cycles, inner_lat, h);
-                    m += &format!(": {:.1} cycles, less the {:.1} % of hits in the level inside ({inner_key} {inner_lat:.1})", s.cycles, h * 100.0);
-                }
-            }
-            self.push(&key, value, m, &[s]);
+            self.push(&key, s.cycles, m, &[s]);
         }
         if let (Some(h), Some(s)) = (self.cal.value("memory.dram_latency"), self.cal.value("info.dram_latency_4k_pages")) {
             self.push(
@@ -853,11 +841,14 @@ impl Engine<'_> {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let Some(step) = an::find_step(&pts, 1.3) else { return Ok(None) };
         let size = an::wong_size(&step, kind.extra_entries());
-        let spread = samples.iter().map(|s| s.spread_pct).fold(0.0, f64::max);
-        // the step must be sharp: points between 25 % and 75 % of the rise are a ramp (or noise)
+        // the median point's spread: single points are noisy on a shared host, and the
+        // two passes (smaller ratio wins) are what keeps them from faking a step
+        let spread = an::median(&samples.iter().map(|s| s.spread_pct).collect::<Vec<_>>());
+        // the step must be sharp: more than 6 points between 25 % and 75 % of the rise are a
+        // ramp (or noise that both passes saw): unstable
         let rise = step.high - step.low;
         let ramp = pts.iter().filter(|p| p.1 > step.low + 0.25 * rise && p.1 < step.low + 0.75 * rise).count();
-        let unstable = ramp > 3 || samples.iter().filter(|s| s.unstable).count() > samples.len() / 4;
+        let unstable = ramp > 6;
         let m = format!(
             "Wong: two independent DRAM misses (huge pages) with N `{}` between them; time per iteration relative to N = 0 (timed beside each point, so changes in DRAM latency cancel) {:.2} -> {:.2} ({:.0} cycles at N = 0), crossing half-way at N = {:.1}; size = last N below the step + {} (sweep step {coarse}, then {fine}; {ramp} points on the ramp)",
             kind.filler(),

@@ -124,16 +124,9 @@ impl SyntheticTimer {
         Ok(match bench {
             Bench::Chain { op } => op.cycles(),
             Bench::Chase { bytes, load, huge } => {
-                // a random chase larger than a level still hits the level inside for about
-                // (its size / buffer) of the loads
+                // a cyclic chase larger than a level misses it every time (LRU)
                 let l = level(*bytes);
-                let lat = |k: usize| if k < 3 { m.latency[k] } else { m.dram_latency + if *huge { 0.0 } else { m.tlb_miss } };
-                let base = if l == 0 {
-                    lat(0)
-                } else {
-                    let h = (m.sizes[l - 1] as f64 / *bytes as f64).min(0.5);
-                    h * lat(l - 1) + (1.0 - h) * lat(l)
-                };
+                let base = if l < 3 { m.latency[l] } else { m.dram_latency + if *huge { 0.0 } else { m.tlb_miss } };
                 match load {
                     ChaseLoad::Int => base,
                     ChaseLoad::Vector => base - m.latency[0] + m.vector_load + m.xmm_to_gpr,
