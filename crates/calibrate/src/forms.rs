@@ -156,7 +156,7 @@ fn pure_load(f: &ParsedForm) -> bool {
     f.operands.len() == 2
         && f.operands[0].family().is_some()
         && matches!(f.operands[1], Operand::Mem(_))
-        && (m.starts_with("mov") || m.starts_with("vmov") || m.starts_with("vbroadcast") || m == "lddqu" || m == "vlddqu")
+        && (m.starts_with("mov") || m.starts_with("vmov") || m.starts_with("vbroadcast") || m.starts_with("vpbroadcast") || m == "lddqu" || m == "vlddqu")
 }
 
 /// How a latency chain is closed.
@@ -412,6 +412,7 @@ mod tests {
         let f = p("lea r64, m");
         assert_eq!(latency_copy(&f, &chain_of(&f).unwrap(), 0), "lea rax, [rax+8]");
         assert_eq!(chain_of(&p("mov r64, m64")), Ok(Chain::LoadToUse));
+        assert_eq!(chain_of(&p("vpbroadcastd xmm, m32")), Ok(Chain::LoadToUse));
         assert!(chain_of(&p("mov m64, r64")).is_err());
         assert_eq!(throughput_copy(&p("mov m64, r64"), 1), "mov QWORD PTR [rsi+4160], r13");
         assert!(chain_of(&p("vmovq r64, xmm")).is_err());
