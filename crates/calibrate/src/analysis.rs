@@ -1,6 +1,5 @@
-//! Pure arithmetic on timings: minima and spreads, the two-length difference that removes
-//! call and timer overhead, step detection for Wong's tests, and the conversions from
-//! measured cycles to the machine model's parameters.
+//! Pure arithmetic on timings: minima and spreads, step detection for Wong's tests, and
+//! the conversions from measured cycles to the machine model's parameters.
 
 /// Smallest value (NaN-free input).
 pub fn min(v: &[f64]) -> f64 {
@@ -28,19 +27,6 @@ pub fn spread_pct(v: &[f64]) -> f64 {
         return 0.0;
     }
     (median(v) - m) / m * 100.0
-}
-
-/// Ticks per unit from the minima of runs of `n1` and `n2` iterations of `units` units each:
-/// the difference removes the call, the timer and the pipeline ramp-up. Falls back to the
-/// longer run alone if the difference is not positive (a disturbed short run).
-pub fn per_unit(t1: &[f64], t2: &[f64], n1: u64, n2: u64, units: f64) -> f64 {
-    let (a, b) = (min(t1), min(t2));
-    let d = (b - a) / ((n2 - n1) as f64 * units);
-    if d > 0.0 && n2 > n1 {
-        d
-    } else {
-        b / (n2 as f64 * units)
-    }
 }
 
 /// A step found in a curve y(x).
@@ -152,14 +138,6 @@ mod tests {
     fn flat_curves_have_no_step() {
         let pts: Vec<(f64, f64)> = (0..20).map(|i| (i as f64, 100.0 + (i % 3) as f64)).collect();
         assert!(find_step(&pts, 1.3).is_none());
-    }
-
-    #[test]
-    fn two_lengths_remove_overhead() {
-        // 1000 ticks overhead, 2 ticks per unit, 10 units per iteration
-        let t1 = [1000.0 + 2.0 * 10.0 * 100.0, 1500.0 + 2000.0];
-        let t2 = [1000.0 + 2.0 * 10.0 * 300.0, 9000.0];
-        assert!((per_unit(&t1, &t2, 100, 300, 10.0) - 2.0).abs() < 1e-12);
     }
 
     #[test]

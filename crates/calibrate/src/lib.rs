@@ -13,12 +13,71 @@
 //! (`core.*`, `memory.*`, `cache.<name>.*`, `branch.*`), except `info.*` entries: raw
 //! measurements that are no machine parameter (DRAM latency with 4 KiB pages, cycles per
 //! mispredicted branch, the IPC of each dispatch mix...), which an overlay must skip.
+//!
+//! # What each value means
+//!
+//! - `cache.*.latency`, `memory.integer_load_latency`, `memory.dram_latency`: load-to-use
+//!   of `mov rax, [rax]` chasing a random cycle of 64-byte nodes (L1D/2, L2/4, the better
+//!   of 2 and 4 x L2 for the L3, max(256 MiB, 8 x L3) for DRAM), huge pages (MADV_HUGEPAGE,
+//!   2 MiB aligned) so no TLB miss is included; `info.dram_latency_4k_pages` is the same
+//!   with 4 KiB pages.
+//! - `memory.load_latency` (vector/FP load-to-use): a `movq xmm0, [rax]; movq rax, xmm0`
+//!   chase minus half a GPR->xmm->GPR round trip (the two moves are assumed equal).
+//! - `*.bytes_per_cycle`: sequential 32-byte loads over 2 or 4 streams.
+//! - `branch.mispredict_penalty`: cycles per mispredicted branch (random minus learnable
+//!   pattern, over the 50 % mispredict rate) minus the resolution of the next branch on the
+//!   correct path (its load + the fused test/jz), because the model adds that itself.
+//! - `branch.taken_bubble`: cycles per back-to-back taken `jmp` minus the model's
+//!   1 / `core.fetch_blocks_per_cycle`.
+//! - `core.dispatch_width`: the best IPC of independent 1-cycle integer/vector/load mixes
+//!   (nops excluded: Zen 4 runs 12 per cycle), snapped to an integer within 0.15.
+//! - `core.rob` / `scheduler` / `load_buffer` / `store_buffer`: Henry Wong's two
+//!   independent DRAM misses with N fillers between them (`mov rN, r12` or `nop` for the
+//!   ROB, `add rN, rax` waiting on the first miss for the scheduler, L1 loads, stores);
+//!   the time per iteration doubles when the structure cannot hold both misses.
+//!
+//! # On a shared host
+//!
+//! Without a PMU every number is TSC time, and the development host is a KVM guest whose
+//! vCPUs share physical cores and the L3 with other work. So: the clock is the fastest
+//! recent add chain (the core drops its clock for milliseconds when a neighbour is busy);
+//! every bench repeats until its two fastest attempts agree (1 %), and the short ones run
+//! in three rounds keeping their fastest; Wong points are ratios to N = 0 timed beside
+//! them and swept twice. What stays noisy is marked `unstable`. Two effects no repetition
+//! removes: while an SMT sibling is busy, Zen 4 gives each thread half the ROB and store
+//! queue (a sweep then finds ~160 / ~32), and a thrashed shared L3 makes `cache.L3.latency`
+//! read DRAM-like values (both show up as run-to-run differences, not as noise in a run).
+//! On Zen 4 the scheduler fillers meet the integer register file (~190) before the
+//! scheduler.
 
 pub mod analysis;
 mod asm;
 pub mod bench;
 pub mod forms;
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 pub mod native;
+/// Elsewhere the native timer only says why it cannot run.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+pub mod native {
+    use crate::{Bench, BenchError, Features, Timer};
+    pub struct NativeTimer;
+    impl NativeTimer {
+        pub fn new() -> Result<NativeTimer, BenchError> {
+            Err(BenchError::Unsupported("native calibration needs x86-64 Linux".into()))
+        }
+    }
+    impl Timer for NativeTimer {
+        fn tsc_hz(&mut self) -> f64 {
+            0.0
+        }
+        fn ticks(&mut self, _: &Bench, _: u64) -> Result<f64, BenchError> {
+            Err(BenchError::Unsupported("native calibration needs x86-64 Linux".into()))
+        }
+        fn features(&self) -> Features {
+            Features::default()
+        }
+    }
+}
 mod synthetic;
 
 pub use bench::{Bench, ChainOp, ChaseLoad, Mix, WongKind};
@@ -288,7 +347,7 @@ struct Sample {
     unstable: bool,
 }
 
-const REPS: usize = 5;
+const REPS: usize = 7;
 /// Quick clock measurements kept for [`Engine::recent_tpc`] (about the last 6 benches).
 const RECENT: usize = 12;
 /// Ticks per cycle before and after a bench may differ by this much (fraction).
@@ -362,10 +421,14 @@ impl Engine<'_> {
         self.cal.entries.push(Measured { key: key.to_string(), value, base, method, spread_pct: spread, unstable });
     }
 
-    /// Ticks per unit of a bench from the minima of runs at two lengths, without clock checks.
+    /// Ticks per unit of a bench (no clock checks): the fastest of `reps` runs of one length,
+    /// long enough (`target` ticks) that the call and the loop's ramp-up cost nothing, and
+    /// the spread of the runs. One length, not the difference of two: a disturbed short run
+    /// would make a difference read low as well as high, and the minimum of many would then
+    /// pick the low ones (a neighbour or an interrupt only ever make a single run slower).
     fn raw(&mut self, b: &Bench, target: f64, reps: usize) -> Result<(f64, f64), BenchError> {
-        let units = b.units_per_iteration();
-        // size the runs from one long enough that the call overhead does not dominate
+        // size the runs (and warm up: code, data, predictors) from one long enough that the
+        // call overhead does not dominate
         let mut n = 1u64;
         let per_iter = loop {
             let t = self.timer.ticks(b, n)?;
@@ -374,36 +437,18 @@ impl Engine<'_> {
             }
             n *= 4;
         };
-        let n1 = ((target / 3.0 / per_iter.max(1e-3)) as u64).max(1);
-        let n2 = 3 * n1;
-        let (mut t1, mut t2) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-        for _ in 0..reps {
-            t1.push(self.timer.ticks(b, n1)?);
-            t2.push(self.timer.ticks(b, n2)?);
-        }
-        Ok((an::per_unit(&t1, &t2, n1, n2, units), an::spread_pct(&t2)))
-    }
-
-    /// Ticks per cycle of a clock chain: runs long enough that the call costs nothing
-    /// (no two-length difference, whose short run can err both ways), the fastest of `reps`
-    /// (a neighbour or an interrupt only make a run slower).
-    fn chain_tpc(&mut self, op: ChainOp, target: f64, reps: usize) -> Result<(f64, f64), BenchError> {
-        let b = Bench::Chain { op };
-        let mut n = 1u64;
-        let per_iter = loop {
-            let t = self.timer.ticks(&b, n)?;
-            if t >= target / 8.0 || n >= 1 << 24 {
-                break t / n as f64;
-            }
-            n *= 4;
-        };
         let n = ((target / per_iter.max(1e-3)) as u64).max(1);
         let mut t = Vec::with_capacity(reps);
         for _ in 0..reps {
-            t.push(self.timer.ticks(&b, n)?);
+            t.push(self.timer.ticks(b, n)?);
         }
-        let units = n as f64 * b.units_per_iteration();
-        Ok((an::min(&t) / units / op.cycles(), an::spread_pct(&t)))
+        Ok((an::min(&t) / (n as f64 * b.units_per_iteration()), an::spread_pct(&t)))
+    }
+
+    /// Ticks per cycle of a clock chain.
+    fn chain_tpc(&mut self, op: ChainOp, target: f64, reps: usize) -> Result<(f64, f64), BenchError> {
+        let (t, spread) = self.raw(&Bench::Chain { op }, target, reps)?;
+        Ok((t / op.cycles(), spread))
     }
 
     /// Ticks per cycle now: a short add chain (also kept in the recent window).
@@ -434,7 +479,7 @@ impl Engine<'_> {
             return Err(BenchError::Failed("stopped".into()));
         }
         self.timer.prepare(b)?;
-        let reps = if b.target_ticks() >= 1.0e6 { 3 } else { REPS };
+        let reps = if b.target_ticks() >= 1.0e6 { 4 } else { REPS };
         let mut good: Vec<f64> = Vec::new();
         let mut least_moved: Option<(f64, f64)> = None;
         let mut single_spread = 0.0;

@@ -149,9 +149,6 @@ pub struct NativeTimer {
 impl NativeTimer {
     /// Pins the thread to the CPU it runs on and prepares the work directory.
     pub fn new() -> Result<NativeTimer, BenchError> {
-        if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-            return Err(BenchError::Failed("native calibration needs x86-64 Linux".into()));
-        }
         for tool in ["as", "objcopy"] {
             if Command::new(tool).arg("--version").output().is_err() {
                 return Err(BenchError::Failed(format!("`{tool}` (GNU binutils) is needed to generate the benchmarks")));
@@ -360,7 +357,6 @@ fn anon_huge_kib(addr: u64) -> Option<u64> {
     None
 }
 
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn tsc() -> u64 {
     // SAFETY: lfence and rdtsc have no memory effects; x86-64 always has both.
@@ -370,10 +366,6 @@ fn tsc() -> u64 {
         core::arch::x86_64::_mm_lfence();
         t
     }
-}
-#[cfg(not(target_arch = "x86_64"))]
-fn tsc() -> u64 {
-    0
 }
 
 impl Timer for NativeTimer {
