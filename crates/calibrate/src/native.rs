@@ -303,6 +303,7 @@ impl NativeTimer {
         let r = unsafe {
             let pid = libc::fork();
             if pid == 0 {
+                libc::alarm(5); // a form that hangs (waits, spins) is killed and skipped
                 code.call(2, l1, std::ptr::null_mut(), std::ptr::null_mut());
                 libc::_exit(0);
             }
@@ -315,6 +316,8 @@ impl NativeTimer {
                     let sig = libc::WTERMSIG(status);
                     Err(BenchError::Unsupported(if sig == libc::SIGILL {
                         "this CPU does not run it (SIGILL)".to_string()
+                    } else if sig == libc::SIGALRM {
+                        "it did not finish two iterations in 5 s".to_string()
                     } else {
                         format!("it crashed with signal {sig}")
                     }))

@@ -29,6 +29,10 @@ pub struct TrueMachine {
     pub latency: [f64; 3],
     pub dram_latency: f64,
     pub tlb_miss: f64,
+    /// DRAM latency is multiplied by this during every other `dram_burst_calls` timed runs
+    /// (a neighbour's memory traffic); 1: steady.
+    pub dram_burst: f64,
+    pub dram_burst_calls: u64,
     /// Vector load-to-use and the xmm -> GPR move (the GPR -> xmm move takes the same).
     pub vector_load: f64,
     pub xmm_to_gpr: f64,
@@ -66,6 +70,8 @@ impl Default for TrueMachine {
             latency: [5.0, 14.0, 50.0],
             dram_latency: 400.0,
             tlb_miss: 220.0,
+            dram_burst: 1.0,
+            dram_burst_calls: 100,
             vector_load: 7.0,
             xmm_to_gpr: 3.0,
             bandwidth: [96.0, 32.0, 16.0, 8.0],
@@ -119,7 +125,11 @@ impl SyntheticTimer {
 
     /// Core cycles per unit of a bench on the true machine.
     pub fn cycles_per_unit(&self, bench: &Bench) -> Result<f64, BenchError> {
-        let m = &self.machine;
+        let mut m = self.machine.clone();
+        if (self.calls / m.dram_burst_calls.max(1)) % 2 == 1 {
+            m.dram_latency *= m.dram_burst;
+        }
+        let m = &m;
         let level = |bytes: u64| m.sizes.iter().position(|&s| bytes <= s).unwrap_or(3);
         Ok(match bench {
             Bench::Chain { op } => op.cycles(),

@@ -196,3 +196,17 @@ fn a_clock_that_slows_down_mid_run_is_followed() {
     near(&cal, "core.rob", 256.0, 2.0);
     near(&cal, "core.store_buffer", 64.0, 2.0);
 }
+
+#[test]
+fn window_sizes_survive_bursts_of_dram_latency() {
+    // DRAM 60 % slower during every other stretch of 150 runs: each Wong point is a ratio
+    // to N = 0 timed beside it, so the steps stay where they are
+    let truth = TrueMachine { dram_burst: 1.6, dram_burst_calls: 150, ..TrueMachine::default() };
+    let plan = Plan { builtin_forms: false, only: vec!["windows".into()], ..Plan::standard(geometry(&truth)) };
+    let (cal, calls) = run(truth, &plan);
+    assert!(calls > 1500, "{calls}");
+    near(&cal, "core.rob", 256.0, 2.0);
+    near(&cal, "core.scheduler", 97.0, 2.0);
+    near(&cal, "core.load_buffer", 88.0, 2.0);
+    near(&cal, "core.store_buffer", 64.0, 2.0);
+}
