@@ -37,8 +37,8 @@ pub enum ChaseLoad {
 /// Which structure a Wong test fills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum WongKind {
-    /// `nop` fillers: one ROB entry each, no register, no port (Intel; Zen 4 packs nops
-    /// and shows no step).
+    /// `nop` fillers: one ROB entry each, no register, no port (Intel; on Zen 4 nops hold
+    /// no entry of their own and show no step).
     Rob,
     /// Eliminated `mov rN, r12` fillers: a ROB entry, no port and (eliminated) no new
     /// register; the ROB on Zen 4, the register file where moves are not eliminated.

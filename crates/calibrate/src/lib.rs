@@ -785,9 +785,11 @@ impl Engine<'_> {
 
     /// Wong's tests: time per iteration against the number of fillers between two
     /// independent DRAM misses; a coarse sweep, then a fine one around the step. The ROB is
-    /// swept with two fillers (nops, eliminated moves): a filler that takes less than an
-    /// entry shows no step or a later one is not possible (the ROB bounds it), one that
-    /// meets another limit first shows an earlier step, so the larger step is the ROB.
+    /// swept with two fillers (nops, eliminated moves): one that meets another limit first
+    /// (registers for moves that are not eliminated) steps earlier, so the larger step is
+    /// the ROB, unless it is about twice the other (nops packed two per entry). On the Zen 4
+    /// host nops show no step up to 2.7 x the ROB (they hold no entry of their own), so
+    /// the moves give the ROB there.
     fn windows(&mut self) -> Result<(), CalibrateError> {
         let kinds = [WongKind::Rob, WongKind::RobMove, WongKind::Scheduler, WongKind::LoadBuffer, WongKind::StoreBuffer];
         let mut rob: Vec<Measured> = Vec::new();
@@ -799,7 +801,7 @@ impl Engine<'_> {
                 None => {}
             }
         }
-        // Two steps: nops that pack two per entry (Zen 4) step at twice the ROB, so a step
+        // Two steps: nops that pack two per entry would step at twice the ROB, so a step
         // about twice the other is that and the smaller is the ROB; otherwise the larger is
         // (the smaller met another limit first, e.g. registers for moves that are not eliminated)
         if !rob.is_empty() {

@@ -150,7 +150,7 @@ impl SyntheticTimer {
             Bench::Taken => m.taken_cycles,
             Bench::Wong { kind, fillers } => {
                 let (size, extra) = match kind {
-                    WongKind::Rob => (m.rob * 2, 2), // nops two per entry, as on Zen 4
+                    WongKind::Rob => (m.rob * 2, 2), // nops two per entry (a core that packs them)
                     WongKind::RobMove => (m.rob, 2),
                     WongKind::Scheduler => (m.scheduler, 1),
                     WongKind::LoadBuffer => (m.load_buffer, 2),
