@@ -249,6 +249,10 @@ pub trait Timer {
     fn note(&self, _bench: &Bench) -> Option<String> {
         None
     }
+    /// The fraction of a bench's buffer backed by huge pages, where known.
+    fn huge_pages(&self, _bench: &Bench) -> Option<f64> {
+        None
+    }
     /// Frees large buffers.
     fn release(&mut self) {}
     /// Waits a little before another attempt at a bench that did not repeat.
@@ -684,6 +688,15 @@ impl Engine<'_> {
             );
             if let Some(n) = self.timer.note(&b) {
                 m += &format!(" ({n})");
+            }
+            if let Some(f) = self.timer.huge_pages(&b).filter(|&f| huge && f < 0.5 && size >= 4 << 20) {
+                let note = format!(
+                    "{key}: only {:.0} % of the buffer got huge pages (transparent huge pages off? see /sys/kernel/mm/transparent_hugepage/enabled): the value includes TLB misses",
+                    f * 100.0
+                );
+                if !self.cal.notes.contains(&note) {
+                    self.cal.notes.push(note);
+                }
             }
             self.push(&key, s.cycles, m, &[s]);
         }

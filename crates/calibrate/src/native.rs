@@ -414,6 +414,13 @@ impl Timer for NativeTimer {
         }
     }
 
+    fn huge_pages(&self, bench: &Bench) -> Option<f64> {
+        match bench {
+            Bench::Chase { bytes, huge: true, .. } | Bench::Stream { bytes, huge: true, .. } => self.huge_fraction(*bytes, true),
+            _ => None,
+        }
+    }
+
     fn release(&mut self) {
         self.buffers.clear();
     }
