@@ -189,7 +189,8 @@ pub struct Calibration {
     pub entries: Vec<Measured>,
     pub forms: Vec<MeasuredForm>,
     /// (form A, form B, conflict degree): 0 = disjoint resources (A+B mixed run in max(A, B)),
-    /// 1 = one shared resource (A + B). Only with [`Plan::conflicts`].
+    /// 1 = one shared resource (A + B). Only with [`Plan::conflicts`], and only for pairs
+    /// whose reciprocal throughputs are within 4x of each other.
     pub conflicts: Vec<(String, String, f64)>,
     /// Warnings and facts worth printing (clock disagreement, missing huge pages, skipped steps).
     pub notes: Vec<String>,
@@ -1005,15 +1006,33 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// Palmed-style pairwise mixes among the measured forms (at most 16).
+    /// Palmed-style pairwise mixes among the measured forms: at most 16, those whose
+    /// measured throughput contradicts the base model's (more than 10 % apart) first.
     fn conflicts(&mut self) -> Result<(), CalibrateError> {
-        let measured: Vec<(String, f64)> = self.cal.forms.iter().filter_map(|f| f.rthroughput.map(|t| (f.form.clone(), t))).take(16).collect();
+        let mut measured: Vec<(String, f64, bool)> = self
+            .cal
+            .forms
+            .iter()
+            .filter_map(|f| {
+                let t = f.rthroughput?;
+                let off = f.base_rthroughput.is_none_or(|b| (t - b).abs() > 0.1 * b.max(t));
+                Some((f.form.clone(), t, off))
+            })
+            .collect();
+        measured.sort_by_key(|m| !m.2); // stable: contradicting first, table order otherwise
+        let measured: Vec<(String, f64)> = measured.into_iter().take(16).map(|(f, t, _)| (f, t)).collect();
         let total = measured.len() * measured.len().saturating_sub(1) / 2;
         let mut done = 0;
         for i in 0..measured.len() {
             for j in i + 1..measured.len() {
                 (self.progress)("port conflicts", done, total);
                 done += 1;
+                // the degree divides the extra time by the faster form's: with throughputs
+                // far apart that is noise of the slower one (sqrtsd beside lea read 1.5)
+                let (a, b) = (measured[i].1, measured[j].1);
+                if a.min(b) < 0.25 * a.max(b) {
+                    continue;
+                }
                 let b = Bench::FormPair { a: measured[i].0.clone(), b: measured[j].0.clone() };
                 if let Some(s) = self.try_measure(&b)? {
                     let c = an::conflict(measured[i].1, measured[j].1, s.cycles);
