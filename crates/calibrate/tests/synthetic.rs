@@ -210,3 +210,17 @@ fn window_sizes_survive_bursts_of_dram_latency() {
     near(&cal, "core.load_buffer", 88.0, 2.0);
     near(&cal, "core.store_buffer", 64.0, 2.0);
 }
+
+#[test]
+fn port_conflicts_from_pairwise_mixes() {
+    let truth = TrueMachine::default();
+    let mut plan = Plan::forms_only(vec!["vaddpd ymm, ymm, ymm".into(), "vmulpd ymm, ymm, ymm".into(), "vfmadd231pd ymm, ymm, ymm".into(), "vdivpd ymm, ymm, ymm".into()]);
+    plan.conflicts = true;
+    let (cal, _) = run(truth, &plan);
+    let c = |a: &str, b: &str| cal.conflicts.iter().find(|c| (c.0 == a && c.1 == b) || (c.0 == b && c.1 == a)).map(|c| c.2);
+    assert_eq!(c("vaddpd ymm, ymm, ymm", "vmulpd ymm, ymm, ymm"), Some(0.0), "{:?}", cal.conflicts);
+    let shared = c("vmulpd ymm, ymm, ymm", "vfmadd231pd ymm, ymm, ymm").unwrap();
+    assert!((shared - 1.0).abs() < 0.05, "{:?}", cal.conflicts);
+    // 0.5 against 5 cycles: too far apart to tell, not reported
+    assert_eq!(c("vaddpd ymm, ymm, ymm", "vdivpd ymm, ymm, ymm"), None);
+}
