@@ -181,6 +181,10 @@ pub fn chain_of(f: &ParsedForm) -> Result<Chain, String> {
     if f.mnemonic == "lea" {
         return Ok(Chain::Address);
     }
+    if writes_only_flags(&f.mnemonic) {
+        // `test rax, rax` chained on itself measures throughput: the result is in the flags
+        return Err("the result is in the flags only: no register chain (throughput only)".into());
+    }
     if pure_load(f) {
         return Ok(Chain::LoadToUse);
     }
@@ -195,6 +199,11 @@ pub fn chain_of(f: &ParsedForm) -> Result<Chain, String> {
         None if rmw => Ok(Chain::Destination),
         None => Err("destination is written only from memory or an immediate: no chain".into()),
     }
+}
+
+/// Instructions whose only result is the flags (their destination operand is only read).
+fn writes_only_flags(mnemonic: &str) -> bool {
+    matches!(mnemonic, "test" | "cmp" | "bt" | "ptest" | "vptest" | "comisd" | "comiss" | "ucomisd" | "ucomiss" | "vcomisd" | "vcomiss" | "vucomisd" | "vucomiss" | "vtestps" | "vtestpd")
 }
 
 /// Does the form use a memory source (so its model latency includes a load)?

@@ -708,6 +708,31 @@ impl Engine<'_> {
                 "DRAM chase with 4 KiB pages minus with huge pages: what translation adds per access (the model's DTLB + STLB miss latencies)".into(),
                 &[],
             );
+            // The model charges a 4 KiB access that misses both TLBs the DTLB's miss
+            // latency (the STLB lookup) plus the STLB's (the walk): the walk is the rest.
+            let tlbs = &self.base.params.tlbs;
+            let dtlb = tlbs.iter().find(|t| t.kind == bottlenose_machine::CacheKind::Data);
+            let stlb = tlbs.iter().find(|t| t.kind == bottlenose_machine::CacheKind::Unified);
+            // the derived value is as shaky as the two chases it comes from
+            let sources: Vec<(bool, f64)> = ["memory.dram_latency", "info.dram_latency_4k_pages"].iter().filter_map(|k| self.cal.get(k)).map(|e| (e.unstable, e.spread_pct)).collect();
+            let shaky = sources.iter().any(|x| x.0);
+            let spread = sources.iter().map(|x| x.1).fold(0.0, f64::max);
+            if let (Some(d), Some(st)) = (dtlb, stlb) {
+                let walk = (s - h - d.miss_latency).max(0.0);
+                self.push(
+                    &format!("tlb.{}.miss_latency", st.name),
+                    walk,
+                    format!(
+                        "page walk of a random DRAM chase: {:.0} cycles per access with 4 KiB pages minus {:.0} with huge pages, minus the {}'s miss latency ({})",
+                        s, h, d.name, d.miss_latency
+                    ),
+                    &[],
+                );
+                if let Some(e) = self.cal.entries.last_mut() {
+                    e.unstable = shaky;
+                    e.spread_pct = spread;
+                }
+            }
         }
         (self.progress)("latency", total, total);
         Ok(())
