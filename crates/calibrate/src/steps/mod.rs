@@ -1,0 +1,5 @@
+//! The measurement steps of a calibration, one file per part of the core.
+
+mod core;
+mod instructions;
+mod memory;
