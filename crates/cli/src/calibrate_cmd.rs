@@ -117,7 +117,9 @@ pub fn run(a: CalibrateArgs) -> Result<i32> {
     };
 
     let date = today();
-    let overlay = to_overlay(&cal, &base, &cpu.describe(), &cpu.signature(), &date);
+    let mut overlay = to_overlay(&cal, &base, &cpu.describe(), &cpu.signature(), &date);
+    let geometry = geometry_settings(&cpu, &base, &date);
+    overlay.settings.extend(geometry.iter().cloned());
     let target = match &a.output {
         Some(p) => Some(p.clone()),
         None if a.dry_run => None,
@@ -130,11 +132,17 @@ pub fn run(a: CalibrateArgs) -> Result<i32> {
                 "host": { "cpu": cpu.describe(), "signature": cpu.signature(), "identified": identified.reason },
                 "base": base.name,
                 "calibration": cal,
+                "geometry": geometry,
                 "overlay": target.as_ref().filter(|_| !a.dry_run).map(|p| p.display().to_string()),
             });
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
-        Format::Text => print!("{}", render(&cal, &base, &cpu.describe())),
+        Format::Text => {
+            print!("{}", render(&cal, &base, &cpu.describe()));
+            for g in &geometry {
+                println!("geometry: {} {} -> {} (from CPUID)", g.key, g.base.unwrap_or(f64::NAN), g.value);
+            }
+        }
     }
     if let (Some(path), false) = (&target, a.dry_run) {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -186,6 +194,50 @@ pub fn to_overlay(cal: &Calibration, base: &Machine, cpu: &str, signature: &str,
         settings,
         forms,
     }
+}
+
+/// The host's cache and TLB geometry (CPUID facts, not measurements) where the
+/// base model's differs: a model of another core keeps its timing but gets this
+/// host's capacities, so a working set hits where it hits here.
+pub fn geometry_settings(cpu: &bottlenose_host::HostCpu, base: &Machine, date: &str) -> Vec<Setting> {
+    use bottlenose_host::Kind;
+    use bottlenose_machine::CacheKind;
+    let mut out = Vec::new();
+    let source = format!("{:?}", cpu.cache_source);
+    let note = |what: String| format!("CPUID on {}, {date}: {what} ({source})", cpu.describe());
+    for c in &base.params.caches {
+        let kind = match c.kind {
+            CacheKind::Data => Kind::Data,
+            CacheKind::Instruction => Kind::Instruction,
+            CacheKind::Unified => Kind::Unified,
+        };
+        let Some(h) = cpu.cache(c.level, kind).or_else(|| (c.level > 1).then(|| cpu.cache(c.level, Kind::Data)).flatten()) else { continue };
+        let kib = (h.size / 1024) as u32;
+        let lines = h.size / u64::from(c.line_bytes.max(1));
+        // the cache model needs a power-of-two number of sets
+        let sets_ok = h.ways > 0 && lines % u64::from(h.ways) == 0 && (lines / u64::from(h.ways)).is_power_of_two();
+        if !sets_ok || (kib == c.size_kib && h.ways == c.ways) {
+            continue;
+        }
+        let what = format!("{} {} KiB {}-way", c.name, kib, h.ways);
+        out.push(Setting { key: format!("cache.{}.size_kib", c.name), value: kib as f64, base: Some(c.size_kib as f64), note: note(what.clone()) });
+        out.push(Setting { key: format!("cache.{}.ways", c.name), value: h.ways as f64, base: Some(c.ways as f64), note: note(what) });
+    }
+    for t in &base.params.tlbs {
+        let (level, kind) = match t.kind {
+            CacheKind::Data => (1, Kind::Data),
+            CacheKind::Instruction => (1, Kind::Instruction),
+            CacheKind::Unified => (2, Kind::Unified),
+        };
+        let Some(h) = cpu.tlbs.iter().find(|x| x.level == level && x.kind == kind && x.pages.contains(&"4K")) else { continue };
+        if h.entries == 0 || h.ways == 0 || h.ways > h.entries || (h.entries == t.entries && h.ways == t.ways) {
+            continue;
+        }
+        let what = format!("{} {} entries, {}-way, 4 KiB pages", t.name, h.entries, h.ways);
+        out.push(Setting { key: format!("tlb.{}.entries", t.name), value: h.entries as f64, base: Some(t.entries as f64), note: note(what.clone()) });
+        out.push(Setting { key: format!("tlb.{}.ways", t.name), value: h.ways as f64, base: Some(t.ways as f64), note: note(what) });
+    }
+    out
 }
 
 fn round3(v: f64) -> f64 {

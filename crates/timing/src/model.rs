@@ -24,6 +24,9 @@ use crate::window::{FifoWindow, Scheduler};
 use bottlenose_decode::{BranchKind, NUM_REGS};
 use bottlenose_machine::GroupId;
 
+/// A store's data is written one cycle after its address and data uops have issued.
+const STORE_WRITE_CYCLES: f64 = 1.0;
+
 const EPS: f64 = 1e-9;
 
 /// max of two times; times are never NaN, so no NaN handling (f64::max's showed in profiles).
@@ -236,10 +239,11 @@ impl Core {
             if let Some(a) = dy.load_addr {
                 if let Some((st, key)) = self.memory.ready(a.get()) {
                     match self.cfg.renamed_forward_latency {
-                        // memory renaming: the load's consumers read the store's data
-                        // directly, so it can even beat an L1 hit
+                        // memory renaming: the load is renamed to the store's data register,
+                        // so its consumers see that data when it is ready (not when the
+                        // store writes it) and can even beat an L1 hit
                         Some(lat) if it.mem_key != 0 && key == short_key(it.mem_key) && !miss => {
-                            done = fmax(st + lat * scale, addr_ready);
+                            done = fmax(st - STORE_WRITE_CYCLES + lat * scale, addr_ready);
                             load_waited_memory = true;
                         }
                         _ => {
@@ -309,7 +313,7 @@ impl Core {
             let (sa, _) = self.place(&it.store_address_uses, addr_ready);
             let data = if it.compute_uses.is_empty() && !it.loads { data_ready } else { ready };
             let (sd, _) = self.place(&it.store_data_uses, data);
-            let written = fmax(sa, sd) + 1.0;
+            let written = fmax(sa, sd) + STORE_WRITE_CYCLES;
             complete = fmax(complete, written);
             if let Some(a) = dy.store_addr {
                 self.memory.write(a.get(), written, it.mem_key);
