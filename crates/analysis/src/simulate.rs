@@ -1,5 +1,6 @@
 //! Running a block repeatedly through one timing variant.
 
+use bottlenose_decode::BranchKind;
 use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener};
 
 /// Result of iterating a block.
@@ -26,12 +27,28 @@ impl BlockRun {
 
 /// Iterates `block` `iterations` times on a core built from `cfg`.
 pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations: u32, listener: &mut L) -> BlockRun {
+    let (return_bubble, indirect_bubble, fetch_block_gap) = (cfg.return_bubble, cfg.indirect_bubble, cfg.fetch_block_gap);
     let mut core = Core::new(cfg);
-    // the back edge is taken, so each iteration starts a fetch block; so does each new fetch window
+    // the back edge is taken, so each iteration starts a fetch block; so does each new fetch
+    // window. A call leaves the block: the callee (at least its `ret`, one fetch block) and
+    // the return's bubble come before the instruction after the call, which starts a block.
     let dyns: Vec<DynInfo> = block
         .iter()
         .enumerate()
-        .map(|(i, it)| DynInfo { new_fetch_block: i == 0 || it.fetch_window != block[i - 1].fetch_window, ..Default::default() })
+        .map(|(i, it)| {
+            let after_call = i > 0 && matches!(block[i - 1].branch, BranchKind::DirectCall | BranchKind::IndirectCall);
+            let fetch_bubble = if after_call {
+                let indirect = if block[i - 1].branch == BranchKind::IndirectCall { indirect_bubble } else { 0.0 };
+                fetch_block_gap + return_bubble + indirect
+            } else {
+                0.0
+            };
+            DynInfo {
+                new_fetch_block: i == 0 || after_call || it.fetch_window != block[i - 1].fetch_window,
+                fetch_bubble: fetch_bubble as f32,
+                ..Default::default()
+            }
+        })
         .collect();
     let mut ends = Vec::with_capacity(iterations as usize);
     let mut last_commit = 0.0;

@@ -77,6 +77,11 @@ pub struct CoreConfig {
     /// Cycles between two fetch blocks (0: no limit) and how far fetch may run ahead of dispatch.
     pub fetch_block_gap: f64,
     pub fetch_runahead: f64,
+    /// Fetch bubbles of a return and of a predicted indirect branch (the branch
+    /// predictor's `return_bubble` / `indirect_bubble`): a static block that calls
+    /// out pays them when the callee returns (dynamic runs charge them as they occur).
+    pub return_bubble: f64,
+    pub indirect_bubble: f64,
     /// Fraction of an icache miss's latency charged to each further line of a sequential miss stream.
     pub icache_stream_share: f64,
     /// Extra latency over an L1 hit of a load served by L1, L2, L3, DRAM.
@@ -123,6 +128,8 @@ impl CoreConfig {
             renamed_forward_latency: machine.params.memory.memory_renaming.then_some(machine.params.memory.renamed_forward_latency),
             fetch_block_gap: if c.fetch_blocks_per_cycle > 0.0 { 1.0 / (c.fetch_blocks_per_cycle * acc.dispatch_width) } else { 0.0 },
             fetch_runahead: c.fetch_runahead_cycles,
+            return_bubble: machine.params.branch.return_bubble,
+            indirect_bubble: machine.params.branch.indirect_bubble,
             icache_stream_share: 1.0 / c.icache_misses_in_flight.max(1.0),
             level_extra_latency: level_extra_latency(machine, acc.miss_latency),
             fill_lines_per_cycle: fill_rates(machine, acc),
