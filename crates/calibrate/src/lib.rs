@@ -55,6 +55,7 @@ mod asm;
 pub mod bench;
 mod engine;
 pub mod forms;
+mod passes;
 mod steps;
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 pub mod native;
@@ -85,6 +86,7 @@ mod synthetic;
 pub use bench::{Bench, ChainOp, ChaseLoad, Mix, WongKind};
 pub use forms::Features;
 pub use native::NativeTimer;
+pub use passes::combine_passes;
 pub use synthetic::{SyntheticTimer, TrueMachine};
 
 use analysis as an;

@@ -48,12 +48,18 @@ pub struct CalibrateArgs {
     /// Print what was measured without writing an overlay.
     #[arg(long)]
     pub dry_run: bool,
+    /// Passes over the measurements; with 2 (the default) a value is written only where both agree within 5 %.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub passes: u32,
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }
+
+/// Two passes further apart than this (fraction) leave a value out of the overlay.
+const PASS_TOLERANCE: f64 = 0.05;
 
 pub fn run(a: CalibrateArgs) -> Result<i32> {
     let cpu = host_cpu()?;
@@ -103,7 +109,11 @@ pub fn run(a: CalibrateArgs) -> Result<i32> {
         }
         None => {}
     };
-    let result = bottlenose_calibrate::calibrate(&plan, &base, &mut progress, &stop);
+    // two passes at different moments: a value the second does not confirm is not written
+    let result = bottlenose_calibrate::calibrate(&plan, &base, &mut progress, &stop).and_then(|first| match a.passes {
+        1 => Ok(first),
+        _ => bottlenose_calibrate::calibrate(&plan, &base, &mut progress, &stop).map(|second| bottlenose_calibrate::combine_passes(first, &second, PASS_TOLERANCE)),
+    });
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
