@@ -31,6 +31,7 @@ pub fn combine_passes(mut first: Calibration, second: &Calibration, tolerance: f
             }
         }
     }
+    keep_pairs_together(&mut first);
     for f in &mut first.forms {
         let o = second.forms.iter().find(|x| x.form == f.form);
         confirm_form(f, o, tolerance);
@@ -38,6 +39,19 @@ pub fn combine_passes(mut first: Calibration, second: &Calibration, tolerance: f
     first.seconds += second.seconds;
     first.notes.extend(second.notes.iter().filter(|n| !first.notes.contains(n)).cloned().collect::<Vec<_>>());
     first
+}
+
+/// DRAM latency and the page walk add up to what a program with 4 KiB pages sees: one
+/// written without the other would pair a measurement with the base model's guess.
+fn keep_pairs_together(cal: &mut Calibration) {
+    let is_walk = |k: &str| k.starts_with("tlb.") && k.ends_with(".miss_latency");
+    let shaky = cal.entries.iter().any(|e| e.unstable && (e.key == "memory.dram_latency" || is_walk(&e.key)));
+    if shaky {
+        for e in cal.entries.iter_mut().filter(|e| !e.unstable && (e.key == "memory.dram_latency" || is_walk(&e.key))) {
+            e.unstable = true;
+            e.method.push_str("; left out with its pair (DRAM latency and page walk), which was unstable");
+        }
+    }
 }
 
 fn confirm_form(f: &mut MeasuredForm, o: Option<&MeasuredForm>, tolerance: f64) {
@@ -88,6 +102,15 @@ mod tests {
         assert!(get("cache.L3.latency").method.contains("49.00 then 123.00"));
         assert!(!get("branch.taken_bubble").unstable);
         assert!(get("memory.dram_latency").unstable);
+    }
+
+    #[test]
+    fn dram_latency_and_page_walk_go_together() {
+        let a = cal(&[("memory.dram_latency", 600.0), ("tlb.STLB.miss_latency", 40.0)]);
+        let b = cal(&[("memory.dram_latency", 603.0), ("tlb.STLB.miss_latency", 90.0)]);
+        let c = combine_passes(a, &b, 0.05);
+        assert!(c.get("tlb.STLB.miss_latency").unwrap().unstable);
+        assert!(c.get("memory.dram_latency").unwrap().unstable, "DRAM agreed, but its pair did not");
     }
 
     #[test]

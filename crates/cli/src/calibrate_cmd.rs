@@ -104,7 +104,9 @@ pub fn run(a: CalibrateArgs) -> Result<i32> {
             b.set_message(step.to_string());
         }
         None if !a.quiet && step != last_step => {
-            eprintln!("  [{done}/{total}] {step}");
+            // a log, not a bar: one line when a step starts (short steps run in rounds)
+            let _ = (done, total);
+            eprintln!("  {step}");
             last_step = step.to_string();
         }
         None => {}

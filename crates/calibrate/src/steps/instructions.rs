@@ -4,6 +4,9 @@ use crate::analysis as an;
 use crate::engine::*;
 use crate::*;
 
+/// How close (fraction) a throughput must be to 1/k or k cycles to be taken as it.
+const SNAP: f64 = 0.05;
+
 impl Engine<'_> {
     pub(crate) fn forms(&mut self, keys: &[String]) -> Result<(), CalibrateError> {
         let int_load = self.cal.value("memory.integer_load_latency");
@@ -27,8 +30,9 @@ impl Engine<'_> {
             let rthroughput = match self.measure(&tb) {
                 Ok(s) => {
                     unstable |= s.unstable;
-                    method.push(format!("throughput: {} independent copies", bench::FORM_BODY));
-                    Some(s.cycles)
+                    let snapped = an::snap_rthroughput(s.cycles, SNAP);
+                    method.push(format!("throughput: {} independent copies ({:.3} cycles each, taken as {snapped:.3})", bench::FORM_BODY, s.cycles));
+                    Some(snapped)
                 }
                 Err(e) => {
                     self.check_stop()?;
