@@ -11,6 +11,9 @@ use bottlenose_machine::{Machine, Overlay};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+/// The model `host` falls back to when the CPU cannot be identified.
+const FALLBACK: &str = "skylake";
+
 /// The machine a command runs with and how it was chosen.
 pub struct Choice {
     pub machine: Machine,
@@ -66,7 +69,12 @@ pub fn choose(name: &str) -> Result<Choice> {
         calibration,
     };
     if name.eq_ignore_ascii_case("host") {
-        let cpu = cpu.as_ref().context("cannot identify the host CPU (CPUID is not available here); name a machine with --machine")?;
+        let Some(cpu) = cpu.as_ref() else {
+            // no CPUID (not x86-64): say so in the report and use the default model
+            let machine = Machine::resolve(FALLBACK)?;
+            let why = format!("CPUID is not available on this {} host: fell back to {FALLBACK}; name a machine with --machine", std::env::consts::ARCH);
+            return Ok(Choice { machine, host: note(Some(why), None) });
+        };
         let id = identify(cpu);
         let identified = describe_identification(&id);
         let Some(path) = calibration_path(cpu).filter(|p| p.exists()) else {
