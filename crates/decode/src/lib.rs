@@ -144,30 +144,37 @@ pub fn decode_block(bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, Deco
     if bytes.is_empty() {
         return Err(DecodeError::Empty);
     }
-    let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
-    let mut out = Vec::new();
-    let mut ctx = DecodeContext::new();
-    let mut instr = Instruction::default();
-    while decoder.can_decode() {
-        let offset = decoder.position();
-        decoder.decode_out(&mut instr);
-        if instr.is_invalid() {
-            // Addresses wrap like the decoder's instruction pointer does.
-            let ip = address.wrapping_add(offset as u64);
-            let end = (offset + 15).min(bytes.len());
-            if decoder.last_error() == iced_x86::DecoderError::NoMoreBytes {
-                return Err(DecodeError::Truncated { address: ip });
-            }
-            return Err(DecodeError::Invalid { address: ip, bytes: hex(&bytes[offset..end]) });
+    decode_all(bytes, address, |decoder, offset| {
+        // Addresses wrap like the decoder's instruction pointer does.
+        let ip = address.wrapping_add(offset as u64);
+        if decoder.last_error() == iced_x86::DecoderError::NoMoreBytes {
+            return Err(DecodeError::Truncated { address: ip });
         }
-        out.push(ctx.convert(&instr, &bytes[offset..offset + instr.len()]));
-    }
-    Ok(out)
+        Err(DecodeError::Invalid { address: ip, bytes: hex(&bytes[offset..(offset + 15).min(bytes.len())]) })
+    })
 }
 
 /// Decodes a whole code section, skipping bytes that do not decode (padding,
 /// data in text): for surveys of the forms a program contains, not for timing.
 pub fn decode_lenient(bytes: &[u8], address: u64) -> Vec<DecodedInst> {
+    let resync = |decoder: &mut Decoder<'_>, offset: usize| {
+        // resynchronise one byte further on
+        let next = (offset + 1).min(bytes.len());
+        let _ = decoder.set_position(next);
+        decoder.set_ip(address.wrapping_add(next as u64));
+        Ok(())
+    };
+    decode_all(bytes, address, resync).unwrap_or_default()
+}
+
+/// The decode loop of a block; `on_invalid` decides what an undecodable
+/// instruction at `offset` does: an error ends the block, `Ok` goes on from
+/// wherever it left the decoder.
+fn decode_all(
+    bytes: &[u8],
+    address: u64,
+    mut on_invalid: impl FnMut(&mut Decoder<'_>, usize) -> Result<(), DecodeError>,
+) -> Result<Vec<DecodedInst>, DecodeError> {
     let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
     let mut out = Vec::new();
     let mut ctx = DecodeContext::new();
@@ -176,18 +183,12 @@ pub fn decode_lenient(bytes: &[u8], address: u64) -> Vec<DecodedInst> {
         let offset = decoder.position();
         decoder.decode_out(&mut instr);
         if instr.is_invalid() {
-            // resynchronise one byte further on
-            let next = offset + 1;
-            if next >= bytes.len() {
-                break;
-            }
-            let _ = decoder.set_position(next);
-            decoder.set_ip(address.wrapping_add(next as u64));
+            on_invalid(&mut decoder, offset)?;
             continue;
         }
         out.push(ctx.convert(&instr, &bytes[offset..offset + instr.len()]));
     }
-    out
+    Ok(out)
 }
 
 /// Decodes one instruction at the start of `bytes` (used by the dynamic frontend,

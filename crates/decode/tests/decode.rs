@@ -129,3 +129,13 @@ fn avx512_is_told_by_encoding_not_width() {
     // add rax, rbx
     assert!(!one(&[0x48, 0x01, 0xd8]).avx512);
 }
+
+#[test]
+fn lenient_decoding_skips_what_does_not_decode() {
+    // add rax, rbx; 06 (push es: invalid in 64-bit mode); nop
+    let v = bottlenose_decode::decode_lenient(&[0x48, 0x01, 0xd8, 0x06, 0x90], 0x1000);
+    assert_eq!(v.iter().map(|i| (i.address, i.mnemonic.as_str())).collect::<Vec<_>>(), vec![(0x1000, "add"), (0x1004, "nop")]);
+    // the strict decoder stops there
+    assert!(decode_block(&[0x48, 0x01, 0xd8, 0x06, 0x90], 0x1000).is_err());
+    assert!(bottlenose_decode::decode_lenient(&[0x06], 0).is_empty());
+}
