@@ -220,40 +220,39 @@ pub fn vector_dest(f: &ParsedForm) -> bool {
 /// Copy `k` of the form in a latency chain (every copy the same).
 pub fn latency_copy(f: &ParsedForm, chain: &Chain, k: usize) -> String {
     let dest = f.operands[0];
-    let mut consts = 0;
-    let ops: Vec<String> = f
-        .operands
-        .iter()
-        .enumerate()
-        .map(|(j, &o)| match o {
-            Operand::Imm => "1".into(),
-            Operand::Mem(bits) if *chain == Chain::Address => mem(bits, &format!("{}+8", reg(Operand::Gpr(64), 0))),
-            Operand::Mem(bits) => mem(bits, &format!("rsi+{}", 64 * (k % 32))),
-            _ if j == 0 => reg(dest, 0),
-            _ if *chain == Chain::Operand(j) => reg(o, 0),
-            _ => {
-                consts += 1;
-                reg(o, constant(o, consts - 1))
-            }
-        })
-        .collect();
-    format!("{} {}", f.mnemonic, ops.join(", "))
+    render(f, |j, o| match o {
+        Operand::Mem(bits) if *chain == Chain::Address => Some(mem(bits, &format!("{}+8", reg(Operand::Gpr(64), 0)))),
+        Operand::Mem(bits) => Some(mem(bits, &format!("rsi+{}", 64 * (k % 32)))),
+        Operand::Imm => None,
+        _ if j == 0 => Some(reg(dest, 0)),
+        _ if *chain == Chain::Operand(j) => Some(reg(o, 0)),
+        _ => None,
+    })
 }
 
 /// Copy `k` of the form in a throughput block (destination register `k mod pool`).
 pub fn throughput_copy(f: &ParsedForm, k: usize) -> String {
+    render(f, |j, o| match o {
+        Operand::Mem(bits) if j == 0 => Some(mem(bits, &format!("rsi+{}", 4096 + 64 * (k % 32)))),
+        Operand::Mem(bits) => Some(mem(bits, &format!("rsi+{}", 64 * (k % 32)))),
+        Operand::Gpr(_) if j == 0 => Some(reg(o, k % GPR_DEST)),
+        Operand::Vec(_) if j == 0 => Some(reg(o, k % VEC_DEST)),
+        _ => None,
+    })
+}
+
+/// The form as one instruction: `place` chooses operand `j`; the rest are immediates
+/// (1) and constant source registers, each its own.
+fn render(f: &ParsedForm, mut place: impl FnMut(usize, Operand) -> Option<String>) -> String {
     let mut consts = 0;
     let ops: Vec<String> = f
         .operands
         .iter()
         .enumerate()
-        .map(|(j, &o)| match o {
-            Operand::Imm => "1".into(),
-            Operand::Mem(bits) if j == 0 => mem(bits, &format!("rsi+{}", 4096 + 64 * (k % 32))),
-            Operand::Mem(bits) => mem(bits, &format!("rsi+{}", 64 * (k % 32))),
-            Operand::Gpr(_) if j == 0 => reg(o, k % GPR_DEST),
-            Operand::Vec(_) if j == 0 => reg(o, k % VEC_DEST),
-            _ => {
+        .map(|(j, &o)| match (place(j, o), o) {
+            (Some(text), _) => text,
+            (None, Operand::Imm) => "1".into(),
+            (None, _) => {
                 consts += 1;
                 reg(o, constant(o, consts - 1))
             }

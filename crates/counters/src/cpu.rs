@@ -48,24 +48,10 @@ impl CpuId {
     }
 }
 
-/// The Top-Down table of each built-in machine `bottlenose-host` may identify, in
-/// order of preference (the machine files' `[peers] topdown_table`; kept here so
-/// that this crate does not depend on the machine crate). The first shipped one is used.
-const MACHINE_TABLES: &[(&str, &[&str])] = &[
-    ("skylake", &["skl"]),
-    ("icelake-server", &["icx", "icl"]),
-    ("goldencove", &["spr"]),
-    ("graniterapids", &["gnr", "spr"]),
-    ("zen3", &["zen3"]),
-    ("zen4", &["zen4"]),
-    ("zen5", &["zen5"]),
-];
-
-/// The shipped Top-Down table for a built-in machine (`graniterapids` → `gnr` when
-/// shipped, else `spr`; `icelake-server` → `icx`, else `icl`).
-pub fn machine_table(machine: &str) -> Option<&'static str> {
-    let shipped = supported_uarchs();
-    MACHINE_TABLES.iter().find(|(m, _)| *m == machine).and_then(|(_, tables)| tables.iter().copied().find(|t| shipped.contains(t)))
+/// The Top-Down table of a built-in machine: its file's `[peers] topdown_table`
+/// (`graniterapids` → `spr`, `icelake-server` → `icl` while no `gnr`/`icx` table is shipped).
+pub fn machine_table(machine: &str) -> Option<String> {
+    bottlenose_machine::load_builtin(machine)?.ok()?.peers.topdown_table.filter(|t| supported_uarchs().contains(&t.as_str()))
 }
 
 /// A table chosen through machine identification because the mapfile has none for the signature.
@@ -245,13 +231,13 @@ mod tests {
 
     #[test]
     fn machine_tables() {
-        assert_eq!(machine_table("skylake"), Some("skl"));
-        assert_eq!(machine_table("goldencove"), Some("spr"));
+        assert_eq!(machine_table("skylake").as_deref(), Some("skl"));
+        assert_eq!(machine_table("goldencove").as_deref(), Some("spr"));
         let gnr = if supported_uarchs().contains(&"gnr") { "gnr" } else { "spr" };
-        assert_eq!(machine_table("graniterapids"), Some(gnr));
-        assert_eq!(machine_table("icelake-server"), Some(if supported_uarchs().contains(&"icx") { "icx" } else { "icl" }));
-        assert_eq!(machine_table("zen5"), Some("zen5"));
-        assert_eq!(machine_table("gus-fig4"), None);
+        assert_eq!(machine_table("graniterapids").as_deref(), Some(gnr));
+        assert_eq!(machine_table("icelake-server").as_deref(), Some(if supported_uarchs().contains(&"icx") { "icx" } else { "icl" }));
+        assert_eq!(machine_table("zen5").as_deref(), Some("zen5"));
+        assert_eq!(machine_table("gus-fig4").as_deref(), None);
     }
 
     #[test]
@@ -262,6 +248,7 @@ mod tests {
         assert_eq!(identify(&CpuId::from_host(&gnr), &sys).uarch, None);
         let info = identify_host(&gnr, &sys);
         let table = machine_table("graniterapids").unwrap();
+        let table = table.as_str();
         assert_eq!(info.uarch.as_deref(), Some(table));
         let f = info.fallback.as_ref().unwrap();
         assert_eq!((f.machine, f.how, f.masked, f.hypervisor), ("graniterapids", Match::ByFeatures, true, true));

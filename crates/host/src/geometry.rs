@@ -183,24 +183,12 @@ pub(crate) fn amd_legacy_caches(d: &CpuidDump, ext_max: u32) -> Vec<Cache> {
     }
     if ext_max >= 0x8000_0006 {
         if let Some(r) = d.leaf(0x8000_0006) {
-            let size = u64::from(r.ecx >> 16) * 1024;
-            let line = r.ecx & 0xff;
-            push(
-                2,
-                Kind::Unified,
-                size,
-                amd_ways((r.ecx >> 12) & 0xf, (size / u64::from(line.max(1))) as u32),
-                line,
-            );
-            let size = u64::from(r.edx >> 18) * 512 * 1024;
-            let line = r.edx & 0xff;
-            push(
-                3,
-                Kind::Unified,
-                size,
-                amd_ways((r.edx >> 12) & 0xf, (size / u64::from(line.max(1))) as u32),
-                line,
-            );
+            // L2 in ECX (size in KiB from bit 16), L3 in EDX (size in 512 KiB from bit 18);
+            // both: associativity code in bits 15:12, line size in 7:0
+            for (level, reg, size) in [(2, r.ecx, u64::from(r.ecx >> 16) * 1024), (3, r.edx, u64::from(r.edx >> 18) * 512 * 1024)] {
+                let line = reg & 0xff;
+                push(level, Kind::Unified, size, amd_ways((reg >> 12) & 0xf, (size / u64::from(line.max(1))) as u32), line);
+            }
         }
     }
     out

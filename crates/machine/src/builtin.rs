@@ -6,20 +6,24 @@ use crate::{schema, Machine, MachineError};
 use std::sync::OnceLock;
 
 /// One built-in machine: its name, its file and its form table.
-struct Builtin {
-    name: &'static str,
-    text: &'static str,
-    forms_file: &'static str,
-    forms: &'static str,
+pub(crate) struct Builtin {
+    pub(crate) name: &'static str,
+    pub(crate) text: &'static str,
+    pub(crate) forms_file: &'static str,
+    pub(crate) forms: &'static str,
 }
 
 macro_rules! builtin {
     ($name:literal) => {
+        builtin!($name, forms = $name)
+    };
+    // a machine that uses another's imported table
+    ($name:literal, forms = $table:literal) => {
         Builtin {
             name: $name,
             text: include_str!(concat!("../../../machines/", $name, ".toml")),
-            forms_file: concat!($name, ".forms.toml"),
-            forms: include_str!(concat!("../../../machines/", $name, ".forms.toml")),
+            forms_file: concat!($table, ".forms.toml"),
+            forms: include_str!(concat!("../../../machines/", $table, ".forms.toml")),
         }
     };
 }
@@ -30,20 +34,10 @@ const BUILTIN: &[Builtin] = &[
     builtin!("goldencove"),
     // LLVM 19 times graniterapids and znver5 with the SapphireRapids and Znver4 models: these
     // machines share goldencove's and zen4's imported tables (their files say `forms = ...`).
-    Builtin {
-        name: "graniterapids",
-        text: include_str!("../../../machines/graniterapids.toml"),
-        forms_file: "goldencove.forms.toml",
-        forms: include_str!("../../../machines/goldencove.forms.toml"),
-    },
+    builtin!("graniterapids", forms = "goldencove"),
     builtin!("icelake-server"),
     builtin!("zen3"),
-    Builtin {
-        name: "zen5",
-        text: include_str!("../../../machines/zen5.toml"),
-        forms_file: "zen4.forms.toml",
-        forms: include_str!("../../../machines/zen4.forms.toml"),
-    },
+    builtin!("zen5", forms = "zen4"),
     builtin!("gus-fig4"),
 ];
 
@@ -67,17 +61,16 @@ pub fn canonical_name(name: &str) -> Option<&'static str> {
 }
 
 pub fn load_builtin(name: &str) -> Option<Result<Machine, MachineError>> {
-    let canonical = canonical_name(name)?;
-    let b = BUILTIN.iter().find(|b| b.name == canonical)?;
+    let b = builtin(name)?;
     Some(schema::parse_machine(b.text, &format!("machines/{}.toml", b.name), |_| {
         Ok((format!("machines/{}", b.forms_file), b.forms.to_string()))
     }))
 }
 
-/// The text of a built-in machine file (overlays patch it before parsing).
-pub(crate) fn builtin_text(name: &str) -> Option<(&'static str, &'static str, &'static str, &'static str)> {
+/// The built-in a name or alias selects (overlays patch its text before parsing).
+pub(crate) fn builtin(name: &str) -> Option<&'static Builtin> {
     let canonical = canonical_name(name)?;
-    BUILTIN.iter().find(|b| b.name == canonical).map(|b| (b.name, b.text, b.forms_file, b.forms))
+    BUILTIN.iter().find(|b| b.name == canonical)
 }
 
 /// Aliases of each built-in, read once from the machine files' `aliases` key

@@ -114,17 +114,23 @@ impl Overlay {
 
     /// The base machine with this overlay applied; `file` names the overlay in errors.
     pub fn apply(&self, file: &str, overlay_text: &str) -> Result<Machine, MachineError> {
-        let (name, text, forms_file, forms) = builtin::builtin_text(&self.calibration.base).ok_or_else(|| MachineError::Invalid {
+        let b = builtin::builtin(&self.calibration.base).ok_or_else(|| MachineError::Invalid {
             file: file.into(),
             line: schema::locate(overlay_text, "calibration", "base"),
             field: "calibration.base".into(),
             message: format!("'{}' is not a built-in machine", self.calibration.base),
         })?;
-        let mut doc: toml::Table = text.parse().expect("built-in machine files parse");
+        let (name, forms_file, forms) = (b.name, b.forms_file, b.forms);
+        let mut doc: toml::Table = b.text.parse().expect("built-in machine files parse");
         // Integer parameters (window sizes, geometry) are rounded; the TOML text
         // alone cannot tell (`latency = 14` is a float parameter written as 14).
-        let base = builtin::load_builtin(name).expect("listed")?;
-        let base_params = serde_json::to_value(&base.params).expect("params serialize");
+        // (the parameter sections alone: the form table need not be parsed for this)
+        let sections: toml::Table = ["core", "fusion", "memory", "cache", "tlb", "branch", "vector"]
+            .iter()
+            .filter_map(|k| doc.get(*k).map(|v| (k.to_string(), v.clone())))
+            .collect();
+        let base_params: crate::Params = sections.try_into().expect("built-in machine parameters parse");
+        let base_params = serde_json::to_value(&base_params).expect("params serialize");
         for (i, s) in self.settings.iter().enumerate() {
             let known = json_at(&base_params, &s.key);
             let integer = known.is_some_and(|v| v.is_u64());
