@@ -106,3 +106,33 @@ pub fn accelerate(machine: &Machine, set: &[Knob], w: f64) -> Acceleration {
     }
     acc
 }
+
+/// Weights a knob may be multiplied by, in sensitivity sweeps and what-if runs
+/// alike: from ten times slower to a hundred times faster. Zero or a negative
+/// weight would be a resource with no (or negative) capacity, on which the
+/// model waits forever; beyond ×100 a window knob (ROB, buffers) grows to
+/// millions of entries and the model is far outside anything it was built for.
+pub const WEIGHT_RANGE: std::ops::RangeInclusive<f64> = 0.1..=100.0;
+
+/// Checks one weight against [`WEIGHT_RANGE`] (NaN and infinities fail).
+pub fn check_weight(w: f64) -> Result<(), crate::AnalysisError> {
+    if WEIGHT_RANGE.contains(&w) {
+        Ok(())
+    } else {
+        Err(crate::AnalysisError::BadWeight(w))
+    }
+}
+
+/// Parses one `RESOURCE=WEIGHT` acceleration of a what-if run (the resource
+/// name is checked against the machine later, the weight here).
+pub fn parse_acceleration(spec: &str) -> Result<(String, f64), crate::AnalysisError> {
+    let bad = |why: &str| crate::AnalysisError::BadAcceleration { spec: spec.to_string(), why: why.to_string() };
+    let (name, w) = spec.split_once('=').ok_or_else(|| bad("expected RESOURCE=WEIGHT, e.g. p23=1.15"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(bad("no resource before '='"));
+    }
+    let w: f64 = w.trim().parse().map_err(|_| bad("the weight is not a number"))?;
+    check_weight(w).map_err(|e| bad(&e.to_string()))?;
+    Ok((name.to_string(), w))
+}

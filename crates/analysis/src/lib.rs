@@ -11,7 +11,7 @@ mod static_loop;
 mod usage;
 
 pub use bottleneck::{rank, reference_weight, Bottleneck, THRESHOLD};
-pub use knobs::{accelerate, Knob, CORE_KNOBS, MEMORY_KNOBS};
+pub use knobs::{accelerate, check_weight, parse_acceleration, Knob, CORE_KNOBS, MEMORY_KNOBS, WEIGHT_RANGE};
 pub use sensitivity::{default_weights, sweep, SensitivityPoint};
 pub use simulate::{default_iterations, run_block, steady_iterations, BlockRun};
 pub use accounting::{find_node, AccountingReport, Ideal, IdealizationRow, StageComponents, TopDownNode};
@@ -25,5 +25,11 @@ pub enum AnalysisError {
     EmptyBlock(String),
     #[error("unknown resource '{name}' for machine {machine} (known: {known})")]
     UnknownResource { name: String, machine: String, known: String },
+    #[error("bad weight {0}: a weight must be a number from {lo} to {hi} (1.15 = 15 % faster, 0.5 = half as fast)", lo = knobs::WEIGHT_RANGE.start(), hi = knobs::WEIGHT_RANGE.end())]
+    BadWeight(f64),
+    #[error("bad --accelerate '{spec}': {why}")]
+    BadAcceleration { spec: String, why: String },
+    #[error("--accelerate names {0} twice")]
+    RepeatedAcceleration(String),
 }
 

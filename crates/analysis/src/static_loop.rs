@@ -21,7 +21,7 @@ pub const SATURATED: f64 = 0.9;
 #[derive(Debug, Clone)]
 pub struct StaticOptions {
     /// Iterations of the block; `None` = enough for a steady state.
-    pub iterations: Option<u32>,
+    pub iterations: Option<std::num::NonZeroU32>,
     pub weights: Vec<f64>,
     /// Resources to accelerate one at a time; `None` = every resource the block uses plus the core knobs.
     pub resources: Option<Vec<String>>,
@@ -92,7 +92,10 @@ pub fn analyze_block(
     }
     let (block, unknown) = resolve_block(machine, insts);
     let nominal = CoreConfig::new(machine, &Acceleration::nominal(machine));
-    let iterations = opts.iterations.unwrap_or_else(|| steady_iterations(&block, &nominal)).max(1);
+    for &w in &opts.weights {
+        crate::knobs::check_weight(w)?;
+    }
+    let iterations = opts.iterations.map_or_else(|| steady_iterations(&block, &nominal).max(1), |n| n.get());
 
     let view_params = ViewParams::new(machine, &nominal);
     let facts = StaticFacts::block(machine, insts, &block);

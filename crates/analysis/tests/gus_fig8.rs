@@ -25,7 +25,7 @@ fn one_pass(resources: &[&str], weights: &[f64]) -> bottlenose_analysis::BlockRe
         "gus-fig4",
         FIG4,
         &StaticOptions {
-            iterations: Some(1),
+            iterations: std::num::NonZeroU32::new(1),
             weights: weights.to_vec(),
             resources: Some(resources.iter().map(|s| s.to_string()).collect()),
             combine: vec![],

@@ -50,7 +50,7 @@ pub struct AnalyzeArgs {
     #[arg(long, short, default_value = "host", env = "BOTTLENOSE_MACHINE")]
     pub machine: String,
     /// Iterations of the block (default: enough for a steady state, >= 50,000 instructions).
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub iterations: Option<u32>,
     /// Acceleration weights for sensitivity, comma separated (default 1.01,...,1.15,2).
     #[arg(long, value_delimiter = ',')]
@@ -90,7 +90,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     })?;
     crate::input::check_weights(a.weights.as_deref())?;
     let opts = StaticOptions {
-        iterations: a.iterations,
+        iterations: a.iterations.and_then(std::num::NonZeroU32::new),
         weights: a.weights.clone().unwrap_or_else(default_weights),
         resources: a.resources.clone(),
         combine: a.combine.iter().map(|c| c.split(',').map(|s| s.trim().to_string()).collect()).collect(),

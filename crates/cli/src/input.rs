@@ -58,10 +58,10 @@ fn read_stdin() -> Result<String> {
     Ok(s)
 }
 
-/// Checks `--weights`: every weight must be a positive finite number.
+/// Checks `--weights` before anything runs (the rule is the analysis crate's).
 pub fn check_weights(weights: Option<&[f64]>) -> Result<()> {
-    if let Some(w) = weights.and_then(|w| w.iter().find(|w| !(**w > 0.0 && w.is_finite()))) {
-        bail!("bad weight {w}: weights must be positive numbers such as 1.05 or 2");
+    for &w in weights.unwrap_or_default() {
+        bottlenose_analysis::check_weight(w)?;
     }
     Ok(())
 }

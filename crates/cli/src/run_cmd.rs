@@ -59,7 +59,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_idealize: bool,
     /// Stop after simulating this many instructions (partial report).
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_instructions: Option<u64>,
     /// Hardware prefetcher model: none (default), next-line, stride.
     #[arg(long, default_value = "none")]
@@ -95,7 +95,8 @@ pub struct RunArgs {
     /// Write the report to this file (atomically) instead of stdout, which the program uses.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// Accelerate a resource in the baseline itself (what-if run), e.g. `--accelerate p23=1.15`; repeatable.
+    /// Accelerate a resource in the baseline itself (what-if run), e.g. `--accelerate p23=1.15`
+    /// (weights from 0.1 to 100; below 1 slows it down); repeatable. The report states it.
     #[arg(long)]
     pub accelerate: Vec<String>,
     /// No progress bar.
@@ -133,7 +134,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         resources: a.resources.clone(),
         combine: a.combine.iter().map(|c| c.split(',').map(|s| s.trim().to_string()).collect()).collect(),
         sensitivity: !a.no_sensitivity,
-        max_instructions: a.max_instructions,
+        max_instructions: a.max_instructions.and_then(std::num::NonZeroU64::new),
         threads: a.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         prefetcher,
         idealization: Idealization::default(),
@@ -149,15 +150,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
             }
         })),
         bias_probe,
-        baseline: a
-            .accelerate
-            .iter()
-            .map(|s| {
-                let (name, w) = s.split_once('=').ok_or_else(|| anyhow!("bad --accelerate '{s}': expected RESOURCE=WEIGHT"))?;
-                let w: f64 = w.parse().map_err(|_| anyhow!("bad weight in --accelerate '{s}'"))?;
-                Ok((name.to_string(), w))
-            })
-            .collect::<Result<Vec<_>>>()?,
+        baseline: a.accelerate.iter().map(|s| bottlenose_analysis::parse_acceleration(s)).collect::<Result<Vec<_>, _>>()?,
         sample_every: a.sample_every,
         accounting_views: !a.no_views,
         sample_views: (!a.exact_views).then_some(a.sample_views),

@@ -158,11 +158,13 @@ fn one_run_sweep_equals_separate_what_if_runs() {
     let exe = compile(d.path(), "adi", ADI, &["-O2", "-fno-tree-vectorize"]);
     let (_, sweep) = run(&["--roi", "function:adi_row", "--resources", "latency,p01,miss_latency", "--weights", "1.15,2"], &exe, &[]);
     let base = sweep["cycles"].as_f64().unwrap();
+    assert_eq!(sweep["acceleration"], serde_json::json!([]));
     for p in sweep["sensitivity"].as_array().unwrap() {
         let name = p["resources"][0].as_str().unwrap();
         let w = p["weight"].as_f64().unwrap();
         let (_, single) = run(&["--roi", "function:adi_row", "--no-sensitivity", "--accelerate", &format!("{name}={w}")], &exe, &[]);
         let c = single["cycles"].as_f64().unwrap();
+        assert_eq!(single["acceleration"], serde_json::json!([{ "resource": name, "weight": w }]), "the what-if report states its core");
         assert_eq!(c, p["cycles_per_iteration"].as_f64().unwrap(), "{name} at {w}");
         assert!((p["speedup"].as_f64().unwrap() - (base / c - 1.0)).abs() < 1e-12);
     }

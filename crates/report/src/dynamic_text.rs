@@ -14,6 +14,10 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
         r.roi.description, r.instructions_simulated, r.instructions_executed, r.static_instructions
     );
     let _ = writeln!(o, "  cycles {:.0}   IPC {:.2}   prefetcher {}", r.cycles, r.ipc, r.prefetcher);
+    if !r.acceleration.is_empty() {
+        let what: Vec<String> = r.acceleration.iter().map(|a| format!("{} x{}", a.resource, a.weight)).collect();
+        let _ = writeln!(o, "  what-if core: {} (every figure below is for this core, not {} as described)", what.join(", "), r.machine);
+    }
     let b = &r.functional.branches;
     let _ = writeln!(o, "  branches {} (mispredicted {}), {}", b.branches, b.mispredicts, cache_line(r));
     o.push('\n');

@@ -38,7 +38,7 @@ pub struct DynamicOptions {
     pub resources: Option<Vec<String>>,
     pub combine: Vec<Vec<String>>,
     pub sensitivity: bool,
-    pub max_instructions: Option<u64>,
+    pub max_instructions: Option<NonZeroU64>,
     pub threads: usize,
     pub prefetcher: Prefetcher,
     pub idealization: Idealization,
@@ -130,6 +130,13 @@ pub struct LoopReport {
     pub depth: u32,
 }
 
+/// One resource of a what-if run and the weight its capacity was multiplied by.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppliedAcceleration {
+    pub resource: String,
+    pub weight: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RoiReport {
     #[serde(flatten)]
@@ -167,6 +174,9 @@ pub struct DynamicReport {
     pub stall_causes: StallCauses,
     pub functional: FunctionalStats,
     pub prefetcher: String,
+    /// Resources accelerated in the baseline itself (`run --accelerate`): every
+    /// number of the report is for this faster (or slower) core. Empty for the machine as described.
+    pub acceleration: Vec<AppliedAcceleration>,
     pub hot_instructions: Vec<HotInstruction>,
     /// Source lines (or functions without line information) by cycles.
     pub hotspots: Vec<HotspotRow>,
@@ -518,14 +528,24 @@ fn undecodable(insn: &ExecutedInsn<'_>) -> DecodedInst {
 /// Runs the program and returns the report (partial if it crashed or was stopped).
 pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<DynamicReport, DynamicError> {
     let sets = if opts.sensitivity { knob_sets(machine, &opts)? } else { vec![] };
+    for &w in &opts.weights {
+        crate::knobs::check_weight(w)?;
+    }
     let mut baseline = Acceleration::nominal(machine);
+    let mut acceleration: Vec<AppliedAcceleration> = Vec::new();
     for (name, w) in &opts.baseline {
+        crate::knobs::check_weight(*w)?;
         let k = Knob::parse(machine, name).ok_or_else(|| crate::AnalysisError::UnknownResource {
             name: name.clone(),
             machine: machine.name.clone(),
             known: crate::known_names(machine),
         })?;
+        let resource = k.name(machine);
+        if acceleration.iter().any(|a| a.resource == resource) {
+            return Err(crate::AnalysisError::RepeatedAcceleration(resource).into());
+        }
         k.apply(&mut baseline, *w);
+        acceleration.push(AppliedAcceleration { resource, weight: *w });
     }
     let mut configs = vec![CoreConfig::new(machine, &baseline)];
     let mut labels = Vec::new();
@@ -580,7 +600,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         batch: Batch::default(),
         executed: 0,
         simulated: 0,
-        limit: opts.max_instructions.unwrap_or(u64::MAX),
+        limit: opts.max_instructions.map_or(u64::MAX, NonZeroU64::get),
         stopped: false,
         bias_probe: opts.bias_probe.take(),
     };
@@ -712,6 +732,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         stall_causes: causes.finish(machine),
         functional: functional.stats(),
         prefetcher,
+        acceleration,
         hot_instructions: hot,
         hotspots,
         functions,

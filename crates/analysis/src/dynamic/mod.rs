@@ -6,7 +6,7 @@ mod engine;
 mod roi;
 
 pub use driver::{
-    run_program, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
+    run_program, AppliedAcceleration, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
     SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
 };
 pub use engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};

@@ -22,6 +22,10 @@ pub fn summary(o: &mut String, r: &Value) {
     if let Some(d) = s(&r["roi"]["description"]) {
         kv.push(("region", d));
     }
+    if let Some(acc) = r["acceleration"].as_array().filter(|a| !a.is_empty()) {
+        let what: Vec<String> = acc.iter().map(|a| format!("{} x{}", a["resource"].as_str().unwrap_or("?"), num(&a["weight"]))).collect();
+        kv.push(("what-if core", what.join(", ")));
+    }
     for (k, label) in [("cycles_per_iteration", "cycles / iteration"), ("cycles", "cycles"), ("total_cycles", "total cycles"), ("ipc", "IPC")] {
         if let Some(v) = r[k].as_f64() {
             kv.push((label, if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.2}") }));
