@@ -266,6 +266,9 @@ impl MetricEngine {
                     d.any_thread = true;
                 } else if let Some(u) = m.strip_prefix('u').filter(|u| u.starts_with("0x")) {
                     d.umask = Some(u.to_string());
+                } else if let Some(v) = m.strip_prefix("ocr_msr_val=") {
+                    // an offcore-response event with another MSR value than the table's
+                    d.msr_value = Some(v.to_string());
                 }
             }
             d

@@ -8,6 +8,7 @@
 //! * [`engine`]: [`MetricEngine`] — `for_uarch`, `events_needed`, `evaluate`.
 //! * [`tree`]: the Top-Down tree with hierarchical-safety flags, pruning and
 //!   the bottleneck path.
+//! * [`unit`]: what a node's value is a fraction of (slots, clocks, uops).
 //! * [`yasin`]: Yasin's generic counters architecture (`yasin2014`), the model
 //!   the simulated core feeds.
 //! * [`methods`]: the 5-event level-1 recipe and Levinthal's cycle accounting.
@@ -38,6 +39,7 @@ pub mod expr;
 pub mod methods;
 pub mod table;
 pub mod tree;
+pub mod unit;
 pub mod yasin;
 
 pub use counts::Counts;
@@ -45,3 +47,4 @@ pub use engine::{EventSpec, Evaluation, MetricEngine, MetricResult, MetricsError
 pub use event::NameRef;
 pub use table::{EventDef, MetricDef, UarchTable};
 pub use tree::{Node, Tree};
+pub use unit::{Basis, Unit};

@@ -19,7 +19,7 @@
 //!   on servers.
 
 use crate::table::{EventDef, Provenance, UarchTable, SCHEMA};
-use crate::yasin::{metrics_from_rows, Row};
+use crate::yasin::{metrics_from_rows, Row, AUX, C, S};
 
 /// The plain 5-event recipe.
 pub const TOPDOWN5: &str = "topdown5";
@@ -43,17 +43,17 @@ pub fn topdown5(smt: bool) -> UarchTable {
         ("CPU_CLK_UNHALTED.THREAD", "INT_MISC.RECOVERY_CYCLES")
     };
     let rows: Vec<Row> = vec![
-        ("clocks", "Clocks", 0, "", "", clocks.into(), ""),
-        ("total_slots", "TotalSlots", 0, "", "", "#issue_width * clocks".into(), ""),
-        ("slots_issued", "SlotsIssued", 0, "", "", "UOPS_ISSUED.ANY".into(), ""),
-        ("slots_retired", "SlotsRetired", 0, "", "", "UOPS_RETIRED.RETIRE_SLOTS".into(), ""),
-        ("fetch_bubbles", "FetchBubbles", 0, "", "", "IDQ_UOPS_NOT_DELIVERED.CORE".into(), ""),
-        ("recovery_bubbles", "RecoveryBubbles", 0, "", "", format!("#issue_width * ({recovery})"), ""),
-        ("tma_frontend_bound", "Frontend_Bound", 1, "", "FE", "fetch_bubbles / total_slots".into(), "> 0.15"),
-        ("tma_bad_speculation", "Bad_Speculation", 1, "", "BAD", "(slots_issued - slots_retired + recovery_bubbles) / total_slots".into(), "> 0.15"),
-        ("tma_retiring", "Retiring", 1, "", "RET", "slots_retired / total_slots".into(), "> 0.7"),
-        ("tma_backend_bound", "Backend_Bound", 1, "", "BE", "1 - (tma_frontend_bound + tma_bad_speculation + tma_retiring)".into(), "> 0.2"),
-        ("ipc", "IPC", 0, "", "", "INST_RETIRED.ANY / CPU_CLK_UNHALTED.THREAD".into(), ""),
+        ("clocks", "Clocks", 0, "", "", clocks.into(), "", AUX),
+        ("total_slots", "TotalSlots", 0, "", "", "#issue_width * clocks".into(), "", AUX),
+        ("slots_issued", "SlotsIssued", 0, "", "", "UOPS_ISSUED.ANY".into(), "", AUX),
+        ("slots_retired", "SlotsRetired", 0, "", "", "UOPS_RETIRED.RETIRE_SLOTS".into(), "", AUX),
+        ("fetch_bubbles", "FetchBubbles", 0, "", "", "IDQ_UOPS_NOT_DELIVERED.CORE".into(), "", AUX),
+        ("recovery_bubbles", "RecoveryBubbles", 0, "", "", format!("#issue_width * ({recovery})"), "", AUX),
+        ("tma_frontend_bound", "Frontend_Bound", 1, "", "FE", "fetch_bubbles / total_slots".into(), "> 0.15", S),
+        ("tma_bad_speculation", "Bad_Speculation", 1, "", "BAD", "(slots_issued - slots_retired + recovery_bubbles) / total_slots".into(), "> 0.15", S),
+        ("tma_retiring", "Retiring", 1, "", "RET", "slots_retired / total_slots".into(), "> 0.7", S),
+        ("tma_backend_bound", "Backend_Bound", 1, "", "BE", "1 - (tma_frontend_bound + tma_bad_speculation + tma_retiring)".into(), "> 0.2", S),
+        ("ipc", "IPC", 0, "", "", "INST_RETIRED.ANY / CPU_CLK_UNHALTED.THREAD".into(), "", AUX),
     ];
     let mut ev = vec![
         ("CPU_CLK_UNHALTED.THREAD", "likwid FIXC1 CPU_CLK_UNHALTED_CORE: core cycles"),
@@ -101,7 +101,7 @@ pub fn levinthal_core2() -> UarchTable {
         ("lev_divider", "Divider", "IDLE_DURING_DIV"),
     ];
     let mut rows: Vec<Row> = vec![
-        ("cycles", "Cycles", 0, "", "", "CPU_CLK_UNHALTED.CORE".into(), ""),
+        ("cycles", "Cycles", 0, "", "", "CPU_CLK_UNHALTED.CORE".into(), "", AUX),
         (
             "stall_cycles",
             "Stalls",
@@ -110,21 +110,22 @@ pub fn levinthal_core2() -> UarchTable {
             "",
             "RS_UOPS_DISPATCHED.CYCLES_NONE if has_event(RS_UOPS_DISPATCHED.CYCLES_NONE) else RS_UOPS_DISPATCHED:c1:i1".into(),
             "",
+            AUX,
         ),
-        ("retired_uops_executed", "RetiredUopsExecuted", 0, "", "", "UOPS_RETIRED.ANY + UOPS_RETIRED.FUSED".into(), ""),
-        ("uop_dispatch_rate", "UopDispatchRate", 0, "", "", "RS_UOPS_DISPATCHED / RS_UOPS_DISPATCHED:c1".into(), ""),
-        ("retired_cycles", "Retired", 0, "", "", "retired_uops_executed / uop_dispatch_rate".into(), ""),
-        ("non_retired_cycles", "Non_Retired", 0, "", "", "(RS_UOPS_DISPATCHED - retired_uops_executed) / uop_dispatch_rate".into(), ""),
-        ("lev_retired", "Retired", 1, "", "RET", "retired_cycles / cycles".into(), ""),
-        ("lev_non_retired", "Non_Retired", 1, "", "BAD", "non_retired_cycles / cycles".into(), "> 0.1"),
-        ("lev_stalls", "Stalls", 1, "", "STALL", "stall_cycles / cycles".into(), "> 0.2"),
+        ("retired_uops_executed", "RetiredUopsExecuted", 0, "", "", "UOPS_RETIRED.ANY + UOPS_RETIRED.FUSED".into(), "", AUX),
+        ("uop_dispatch_rate", "UopDispatchRate", 0, "", "", "RS_UOPS_DISPATCHED / RS_UOPS_DISPATCHED:c1".into(), "", AUX),
+        ("retired_cycles", "Retired", 0, "", "", "retired_uops_executed / uop_dispatch_rate".into(), "", AUX),
+        ("non_retired_cycles", "Non_Retired", 0, "", "", "(RS_UOPS_DISPATCHED - retired_uops_executed) / uop_dispatch_rate".into(), "", AUX),
+        ("lev_retired", "Retired", 1, "", "RET", "retired_cycles / cycles".into(), "", C),
+        ("lev_non_retired", "Non_Retired", 1, "", "BAD", "non_retired_cycles / cycles".into(), "> 0.1", C),
+        ("lev_stalls", "Stalls", 1, "", "STALL", "stall_cycles / cycles".into(), "> 0.2", C),
     ];
     for (name, label, expr) in comps {
-        rows.push((name, label, 0, "", "", expr.to_string(), ""));
+        rows.push((name, label, 0, "", "", expr.to_string(), "", AUX));
     }
     let sum = comps.iter().map(|c| c.0).collect::<Vec<_>>().join(" + ");
-    rows.push(("counted_stall_cycles", "Counted_Stall_Cycles", 0, "", "", sum, ""));
-    rows.push(("unaccounted_stall_cycles", "Unaccounted", 0, "", "", "stall_cycles - counted_stall_cycles".into(), ""));
+    rows.push(("counted_stall_cycles", "Counted_Stall_Cycles", 0, "", "", sum, "", AUX));
+    rows.push(("unaccounted_stall_cycles", "Unaccounted", 0, "", "", "stall_cycles - counted_stall_cycles".into(), "", AUX));
     let fractions: Vec<(String, String)> = comps
         .iter()
         .map(|c| (c.0.to_string(), c.1.to_string()))
@@ -138,10 +139,10 @@ pub fn levinthal_core2() -> UarchTable {
         .map(|((n, l), src)| (format!("lev_stall_{n}"), l.clone(), format!("{src} / cycles")))
         .collect();
     for (n, l, e) in &frac_rows {
-        rows.push((n, l, 2, "lev_stalls", "STALL", e.clone(), "> 0.05"));
+        rows.push((n, l, 2, "lev_stalls", "STALL", e.clone(), "> 0.05", C));
     }
-    rows.push(("bus_utilization", "Bus_Utilization", 0, "", "", "BUS_DRDY_CLOCKS.ALL_AGENTS / CPU_CLK_UNHALTED.BUS".into(), ""));
-    rows.push(("cpi", "CPI", 0, "", "", "CPU_CLK_UNHALTED.CORE / INST_RETIRED.ANY".into(), ""));
+    rows.push(("bus_utilization", "Bus_Utilization", 0, "", "", "BUS_DRDY_CLOCKS.ALL_AGENTS / CPU_CLK_UNHALTED.BUS".into(), "", AUX));
+    rows.push(("cpi", "CPI", 0, "", "", "CPU_CLK_UNHALTED.CORE / INST_RETIRED.ANY".into(), "", AUX));
     let penalties = [
         ("pen_l2_hit", 12.0),
         ("pen_l2_miss", 165.0),

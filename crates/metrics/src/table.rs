@@ -3,6 +3,7 @@
 //! default constants and provenance. The converted tables are JSON files under
 //! `crates/metrics/data/`, written by `tools/convert-perfmon` and embedded here.
 
+use crate::unit::Unit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -140,6 +141,10 @@ pub struct MetricDef {
     /// Display scaling in perf's ScaleUnit spelling (`100%` = fraction shown as percent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// For Top-Down nodes: what the value is a fraction of (Intel's
+    /// `CountDomain`: slots, clocks, retired uops ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<Unit>,
     /// Short description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub desc: Option<String>,

@@ -26,6 +26,7 @@
 //! * Thresholds are the Intel TMA spreadsheet's for the analogous nodes.
 
 use crate::table::{EventDef, MetricDef, Provenance, UarchTable, SCHEMA};
+use crate::unit::Unit;
 
 /// The id of the built-in table.
 pub const UARCH: &str = "yasin2014";
@@ -70,18 +71,25 @@ const EVENTS: &[(&str, &str)] = &[
     ("FpVectorOpsRetired", "Extension: retired vector floating-point ops"),
 ];
 
-/// One row of a built-in table: (name, label, level (0 = auxiliary), parent, area, formula, threshold).
-pub(crate) type Row<'a> = (&'a str, &'a str, u32, &'a str, &'a str, String, &'a str);
+/// One row of a built-in table: (name, label, level (0 = auxiliary), parent, area, formula, threshold, unit).
+pub(crate) type Row<'a> = (&'a str, &'a str, u32, &'a str, &'a str, String, &'a str, Option<Unit>);
+
+/// Row units: slots, stall cycles, cycles; none for auxiliary rows.
+pub(crate) const S: Option<Unit> = Some(Unit::Slots);
+pub(crate) const ST: Option<Unit> = Some(Unit::Stalls);
+pub(crate) const C: Option<Unit> = Some(Unit::Clocks);
+pub(crate) const AUX: Option<Unit> = None;
 
 /// Turns rows into metric definitions.
 pub(crate) fn metrics_from_rows(rows: Vec<Row<'_>>) -> Vec<MetricDef> {
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
     rows.into_iter()
-        .map(|(name, label, level, parent, area, expr, thr)| MetricDef {
+        .map(|(name, label, level, parent, area, expr, thr, domain)| MetricDef {
             name: name.into(),
             label: opt(label),
             expr,
             unit: (level > 0).then(|| "100%".to_string()),
+            domain: domain.filter(|_| level > 0),
             tma: level > 0,
             level: (level > 0).then_some(level),
             parent: opt(parent),
@@ -98,37 +106,37 @@ pub fn table(p: &YasinParams) -> UarchTable {
     let few1 = p.few_ops + 1;
     let bw = p.mem_bw_occupancy;
     let rows: Vec<Row> = vec![
-        ("total_slots", "TotalSlots", 0, "", "", "TotalSlots if has_event(TotalSlots) else #issue_width * Clocks".into(), ""),
-        ("tma_frontend_bound", "Frontend_Bound", 1, "", "FE", "FetchBubbles / total_slots".into(), "> 0.15"),
-        ("tma_fetch_latency", "Fetch_Latency", 2, "tma_frontend_bound", "FE", format!("FetchBubbles:c{w} / Clocks"), "> 0.1"),
-        ("tma_fetch_bandwidth", "Fetch_Bandwidth", 2, "tma_frontend_bound", "FE", "tma_frontend_bound - tma_fetch_latency".into(), "> 0.2"),
-        ("tma_bad_speculation", "Bad_Speculation", 1, "", "BAD", "(SlotsIssued - SlotsRetired + RecoveryBubbles) / total_slots".into(), "> 0.15"),
-        ("br_mispred_fraction", "BrMispredFraction", 0, "", "", "BrMispredRetired / (BrMispredRetired + MachineClears)".into(), ""),
-        ("tma_branch_mispredicts", "Branch_Mispredicts", 2, "tma_bad_speculation", "BAD", "br_mispred_fraction * tma_bad_speculation".into(), "> 0.1"),
-        ("tma_machine_clears", "Machine_Clears", 2, "tma_bad_speculation", "BAD", "tma_bad_speculation - tma_branch_mispredicts".into(), "> 0.1"),
-        ("tma_retiring", "Retiring", 1, "", "RET", "SlotsRetired / total_slots".into(), "> 0.7 | tma_microcode_sequencer > 0.05"),
-        ("tma_base", "Base", 2, "tma_retiring", "RET", "tma_retiring - tma_microcode_sequencer".into(), "> 0.6"),
-        ("tma_fp_arith", "FP_Arith", 3, "tma_base", "RET", "tma_fp_scalar + tma_fp_vector".into(), "> 0.2"),
-        ("tma_fp_scalar", "FP_Scalar", 4, "tma_fp_arith", "RET", "tma_retiring * FpScalarOpsRetired / SlotsRetired".into(), "> 0.1"),
-        ("tma_fp_vector", "FP_Vector", 4, "tma_fp_arith", "RET", "tma_retiring * FpVectorOpsRetired / SlotsRetired".into(), "> 0.1"),
-        ("tma_other_base", "Other", 3, "tma_base", "RET", "tma_base - tma_fp_arith".into(), "> 0.3"),
-        ("tma_microcode_sequencer", "MicroSequencer", 2, "tma_retiring", "RET", "MsSlotsRetired / total_slots".into(), "> 0.05"),
-        ("tma_backend_bound", "Backend_Bound", 1, "", "BE", "1 - (tma_frontend_bound + tma_bad_speculation + tma_retiring)".into(), "> 0.2"),
-        ("execution_stalls", "ExecutionStalls", 0, "", "", format!("(Clocks - OpsExecuted:c{few1}) / Clocks"), ""),
-        ("tma_memory_bound", "Memory_Bound", 2, "tma_backend_bound", "BE/Mem", "(MemStalls.AnyLoad + MemStalls.Stores) / Clocks".into(), "> 0.2"),
-        ("tma_l1_bound", "L1_Bound", 3, "tma_memory_bound", "BE/Mem", "(MemStalls.AnyLoad - MemStalls.L1miss) / Clocks".into(), "> 0.1"),
-        ("tma_l2_bound", "L2_Bound", 3, "tma_memory_bound", "BE/Mem", "(MemStalls.L1miss - MemStalls.L2miss) / Clocks".into(), "> 0.05"),
-        ("tma_l3_bound", "L3_Bound", 3, "tma_memory_bound", "BE/Mem", "(MemStalls.L2miss - MemStalls.L3miss) / Clocks".into(), "> 0.05"),
-        ("tma_ext_memory_bound", "Ext_Memory_Bound", 3, "tma_memory_bound", "BE/Mem", "MemStalls.L3miss / Clocks".into(), "> 0.1"),
-        ("tma_mem_bandwidth", "MEM_Bandwidth", 4, "tma_ext_memory_bound", "BE/Mem", format!("ExtMemOutstanding:c{bw} / Clocks"), "> 0.2"),
-        ("tma_mem_latency", "MEM_Latency", 4, "tma_ext_memory_bound", "BE/Mem", format!("(ExtMemOutstanding:c1 - ExtMemOutstanding:c{bw}) / Clocks"), "> 0.1"),
-        ("tma_stores_bound", "Stores_Bound", 3, "tma_memory_bound", "BE/Mem", "MemStalls.Stores / Clocks".into(), "> 0.2"),
-        ("tma_core_bound", "Core_Bound", 2, "tma_backend_bound", "BE/Core", "execution_stalls - tma_memory_bound".into(), "> 0.1"),
-        ("tma_divider", "Divider", 3, "tma_core_bound", "BE/Core", "DividerActive / Clocks".into(), "> 0.2"),
-        ("tma_ports_utilization", "Ports_Utilization", 3, "tma_core_bound", "BE/Core", "tma_core_bound - tma_divider".into(), "> 0.15"),
-        ("tma_ports_utilized_0", "Ports_Utilized_0", 4, "tma_ports_utilization", "BE/Core", "(Clocks - OpsExecuted:c1) / Clocks".into(), "> 0.2"),
-        ("tma_ports_utilized_few", "Ports_Utilized_1_to_FEW", 4, "tma_ports_utilization", "BE/Core", format!("(OpsExecuted:c1 - OpsExecuted:c{few1}) / Clocks"), "> 0.2"),
-        ("tma_ports_utilized_many", "Ports_Utilized_More", 4, "tma_ports_utilization", "BE/Core", format!("OpsExecuted:c{few1} / Clocks"), "> 0.4"),
+        ("total_slots", "TotalSlots", 0, "", "", "TotalSlots if has_event(TotalSlots) else #issue_width * Clocks".into(), "", AUX),
+        ("tma_frontend_bound", "Frontend_Bound", 1, "", "FE", "FetchBubbles / total_slots".into(), "> 0.15", S),
+        ("tma_fetch_latency", "Fetch_Latency", 2, "tma_frontend_bound", "FE", format!("FetchBubbles:c{w} / Clocks"), "> 0.1", C),
+        ("tma_fetch_bandwidth", "Fetch_Bandwidth", 2, "tma_frontend_bound", "FE", "tma_frontend_bound - tma_fetch_latency".into(), "> 0.2", S),
+        ("tma_bad_speculation", "Bad_Speculation", 1, "", "BAD", "(SlotsIssued - SlotsRetired + RecoveryBubbles) / total_slots".into(), "> 0.15", S),
+        ("br_mispred_fraction", "BrMispredFraction", 0, "", "", "BrMispredRetired / (BrMispredRetired + MachineClears)".into(), "", AUX),
+        ("tma_branch_mispredicts", "Branch_Mispredicts", 2, "tma_bad_speculation", "BAD", "br_mispred_fraction * tma_bad_speculation".into(), "> 0.1", S),
+        ("tma_machine_clears", "Machine_Clears", 2, "tma_bad_speculation", "BAD", "tma_bad_speculation - tma_branch_mispredicts".into(), "> 0.1", S),
+        ("tma_retiring", "Retiring", 1, "", "RET", "SlotsRetired / total_slots".into(), "> 0.7 | tma_microcode_sequencer > 0.05", S),
+        ("tma_base", "Base", 2, "tma_retiring", "RET", "tma_retiring - tma_microcode_sequencer".into(), "> 0.6", S),
+        ("tma_fp_arith", "FP_Arith", 3, "tma_base", "RET", "tma_fp_scalar + tma_fp_vector".into(), "> 0.2", S),
+        ("tma_fp_scalar", "FP_Scalar", 4, "tma_fp_arith", "RET", "tma_retiring * FpScalarOpsRetired / SlotsRetired".into(), "> 0.1", S),
+        ("tma_fp_vector", "FP_Vector", 4, "tma_fp_arith", "RET", "tma_retiring * FpVectorOpsRetired / SlotsRetired".into(), "> 0.1", S),
+        ("tma_other_base", "Other", 3, "tma_base", "RET", "tma_base - tma_fp_arith".into(), "> 0.3", S),
+        ("tma_microcode_sequencer", "MicroSequencer", 2, "tma_retiring", "RET", "MsSlotsRetired / total_slots".into(), "> 0.05", S),
+        ("tma_backend_bound", "Backend_Bound", 1, "", "BE", "1 - (tma_frontend_bound + tma_bad_speculation + tma_retiring)".into(), "> 0.2", S),
+        ("execution_stalls", "ExecutionStalls", 0, "", "", format!("(Clocks - OpsExecuted:c{few1}) / Clocks"), "", AUX),
+        ("tma_memory_bound", "Memory_Bound", 2, "tma_backend_bound", "BE/Mem", "(MemStalls.AnyLoad + MemStalls.Stores) / Clocks".into(), "> 0.2", ST),
+        ("tma_l1_bound", "L1_Bound", 3, "tma_memory_bound", "BE/Mem", "(MemStalls.AnyLoad - MemStalls.L1miss) / Clocks".into(), "> 0.1", ST),
+        ("tma_l2_bound", "L2_Bound", 3, "tma_memory_bound", "BE/Mem", "(MemStalls.L1miss - MemStalls.L2miss) / Clocks".into(), "> 0.05", ST),
+        ("tma_l3_bound", "L3_Bound", 3, "tma_memory_bound", "BE/Mem", "(MemStalls.L2miss - MemStalls.L3miss) / Clocks".into(), "> 0.05", ST),
+        ("tma_ext_memory_bound", "Ext_Memory_Bound", 3, "tma_memory_bound", "BE/Mem", "MemStalls.L3miss / Clocks".into(), "> 0.1", ST),
+        ("tma_mem_bandwidth", "MEM_Bandwidth", 4, "tma_ext_memory_bound", "BE/Mem", format!("ExtMemOutstanding:c{bw} / Clocks"), "> 0.2", C),
+        ("tma_mem_latency", "MEM_Latency", 4, "tma_ext_memory_bound", "BE/Mem", format!("(ExtMemOutstanding:c1 - ExtMemOutstanding:c{bw}) / Clocks"), "> 0.1", C),
+        ("tma_stores_bound", "Stores_Bound", 3, "tma_memory_bound", "BE/Mem", "MemStalls.Stores / Clocks".into(), "> 0.2", ST),
+        ("tma_core_bound", "Core_Bound", 2, "tma_backend_bound", "BE/Core", "execution_stalls - tma_memory_bound".into(), "> 0.1", ST),
+        ("tma_divider", "Divider", 3, "tma_core_bound", "BE/Core", "DividerActive / Clocks".into(), "> 0.2", C),
+        ("tma_ports_utilization", "Ports_Utilization", 3, "tma_core_bound", "BE/Core", "tma_core_bound - tma_divider".into(), "> 0.15", C),
+        ("tma_ports_utilized_0", "Ports_Utilized_0", 4, "tma_ports_utilization", "BE/Core", "(Clocks - OpsExecuted:c1) / Clocks".into(), "> 0.2", C),
+        ("tma_ports_utilized_few", "Ports_Utilized_1_to_FEW", 4, "tma_ports_utilization", "BE/Core", format!("(OpsExecuted:c1 - OpsExecuted:c{few1}) / Clocks"), "> 0.2", C),
+        ("tma_ports_utilized_many", "Ports_Utilized_More", 4, "tma_ports_utilization", "BE/Core", format!("OpsExecuted:c{few1} / Clocks"), "> 0.4", C),
     ];
     let mut metrics = metrics_from_rows(rows);
     for m in &mut metrics {

@@ -10,7 +10,7 @@ use crate::util::{parse_ctx, read_json, s, short_desc, simplify};
 use anyhow::Result;
 use bottlenose_metrics::expr::Expr;
 use bottlenose_metrics::table::{EventDef, MetricDef, SourceFile};
-use bottlenose_metrics::NameRef;
+use bottlenose_metrics::{NameRef, Unit};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -166,6 +166,8 @@ pub fn convert(dir: &Path, rel: &str) -> Result<Converted> {
             label: Some(name.clone()),
             expr: expr.to_string(),
             unit: s(m, "ScaleUnit"),
+            // every pipeline metric is a ratio over total_dispatch_slots (or a level-1 node times one)
+            domain: lvl.map(|_| Unit::Slots),
             desc: s(m, "BriefDescription").and_then(|d| short_desc(&d)),
             groups: groups(m),
             tma: lvl.is_some(),

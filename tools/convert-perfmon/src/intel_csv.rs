@@ -16,7 +16,7 @@ use crate::util::{parse_csv, parse_ctx, short_desc, simplify};
 use anyhow::{anyhow, bail, Context, Result};
 use bottlenose_metrics::expr::{BinOp, Expr};
 use bottlenose_metrics::table::MetricDef;
-use bottlenose_metrics::NameRef;
+use bottlenose_metrics::{NameRef, Unit};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
@@ -42,6 +42,8 @@ struct Row {
     threshold: String,
     desc: String,
     groups: String,
+    /// The `Count Domain` cell (`Slots`, `Clocks_Estimated` ...).
+    domain: String,
 }
 
 /// The parsed spreadsheet.
@@ -64,7 +66,7 @@ impl Csv {
         let col = |name: &str| hdr.iter().position(|h| h == name).ok_or_else(|| anyhow!("no column {name}"));
         let first_col = col("Level6")? + 1;
         let last_col = col("Locate-with").or_else(|_| col("Count Domain"))?;
-        let (thr, desc, grp) = (col("Threshold")?, col("Metric Description")?, col("Metric Group")?);
+        let (thr, desc, grp, dom) = (col("Threshold")?, col("Metric Description")?, col("Metric Group")?, col("Count Domain")?);
         let version = table.first().and_then(|r| r.get(2)).cloned().unwrap_or_default();
         let mut rows = Vec::new();
         let mut stack: Vec<String> = Vec::new();
@@ -109,6 +111,7 @@ impl Csv {
                 threshold: get(thr),
                 desc: get(desc),
                 groups: get(grp),
+                domain: get(dom),
             });
         }
         let marks = table.get(1).cloned().unwrap_or_default();
@@ -195,6 +198,15 @@ impl Csv {
                 }),
                 expr: expr.to_string(),
                 unit: node.then(|| "100%".to_string()),
+                domain: if node {
+                    let u = Unit::from_name(&r.domain);
+                    if u.is_none() {
+                        notes.push(format!("{}: count domain '{}' is not a node unit", r.ours, r.domain));
+                    }
+                    u
+                } else {
+                    None
+                },
                 desc: short_desc(&r.desc),
                 groups: r.groups.split(';').map(str::trim).filter(|g| !g.is_empty()).map(str::to_string).collect(),
                 tma: node,

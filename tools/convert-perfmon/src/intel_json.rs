@@ -8,7 +8,7 @@ use crate::util::{and_all, conjuncts, names_of, parse_ctx, read_json, s, short_d
 use anyhow::{anyhow, bail, Result};
 use bottlenose_metrics::expr::Expr;
 use bottlenose_metrics::table::{MetricDef, SourceFile};
-use bottlenose_metrics::NameRef;
+use bottlenose_metrics::{NameRef, Unit};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -154,11 +154,22 @@ pub fn convert(path: &Path, rel: &str, canon: &Canon) -> Result<Converted> {
             (Some(u), _) => Some(u.to_string()),
             _ => None,
         };
+        let domain = match s(&r.v, "CountDomain") {
+            Some(d) if is_node => {
+                let u = Unit::from_name(&d);
+                if u.is_none() {
+                    notes.push(format!("{}: count domain '{d}' is not a node unit", r.label));
+                }
+                u
+            }
+            _ => None,
+        };
         metrics.push(MetricDef {
             name: r.name.clone(),
             label: Some(r.label.clone()),
             expr: expr.to_string(),
             unit,
+            domain,
             desc: s(&r.v, "BriefDescription").and_then(|d| short_desc(&d)),
             groups: s(&r.v, "MetricGroup").map(|g| g.split(';').filter(|x| !x.is_empty()).map(str::to_string).collect()).unwrap_or_default(),
             tma: is_node,
