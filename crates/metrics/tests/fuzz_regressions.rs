@@ -123,3 +123,14 @@ fn printing_round_trips() {
         "ICACHE_16B.IFDATA_STALL:c1:e1"
     );
 }
+
+/// metric_expr (second campaign): a `#constant` whose name holds an escaped
+/// backslash (`#zz\\\6`: `\\` keeps a `\`, `\6` a `6`) was printed without
+/// escapes (`#zz\6`), which reads back as `zz6`.
+#[test]
+fn constant_with_an_escaped_backslash() {
+    assert_eq!(round_trip(r"#zz\\\6"), Expr::Const(r"zz\6".to_string()));
+    assert_eq!(expr::parse(r"#zz\\\6").unwrap().to_string(), r"#zz\\6");
+    // any character a constant name cannot hold comes back escaped
+    assert_eq!(round_trip(r"#a\ b\-c\@"), Expr::Const("a b-c@".to_string()));
+}

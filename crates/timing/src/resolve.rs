@@ -187,7 +187,8 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         mem_key: mem_key(inst),
         fetch_window: match p.core.fetch_block_bytes {
             0 => 0,
-            w => (inst.address + inst.len.max(1) as u64 - 1) / w as u64,
+            // wrapping like the decoder's addresses: a block may end at the top of the address space
+            w => inst.address.wrapping_add(inst.len.max(1) as u64 - 1) / w as u64,
         },
     }
 }

@@ -65,7 +65,17 @@ impl Expr {
             Expr::Num(v) => write_num(f, *v),
             Expr::Name(n) => write!(f, "{n}"),
             Expr::Const(c) if c == "duration_time" => f.write_str(c),
-            Expr::Const(c) => write!(f, "#{c}"),
+            Expr::Const(c) => {
+                // the lexer reads `#` then name characters, `\` escaping any other
+                f.write_str("#")?;
+                for ch in c.chars() {
+                    if !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '.') {
+                        f.write_str("\\")?;
+                    }
+                    write!(f, "{ch}")?;
+                }
+                Ok(())
+            }
             // Quoted, so that any text comes back whole; text with a quote
             // was raw tokens between the parentheses and is printed as such.
             Expr::Str(s) if s.contains('"') => f.write_str(s),
