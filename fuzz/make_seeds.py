@@ -27,6 +27,7 @@ HAND = os.path.join(FUZZ, "seeds")
 TARGETS = [
     "hex", "asm_offline", "asm_gnu_as", "decode_resolve", "machine_loader",
     "metric_expr", "elf_sources", "elf_attribution", "qemu_stream", "counters_import",
+    "numeric_args",
 ]
 
 

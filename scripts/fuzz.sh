@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# Fuzzes bottlenose's input parsers (developer script, not part of CI: slow).
+# Fuzzes bottlenose's input parsers.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
-# Builds the cargo-fuzz targets in fuzz/ (their own workspace) with the stable
-# toolchain (RUSTC_BOOTSTRAP=1, no sanitizer: see fuzz/README.md), writes the
-# seed corpora (fuzz/make_seeds.py), then runs each target for SECONDS
-# (default 60) one after the other on one core, and prints per target the
-# executions run and the crashing inputs found (fuzz/artifacts/TARGET/).
+# Builds the cargo-fuzz targets in fuzz/ (their own workspace; each calls
+# crates/fuzz-targets) with the stable toolchain (RUSTC_BOOTSTRAP=1, no
+# sanitizer: see fuzz/README.md), writes the seed corpora
+# (fuzz/make_seeds.py), then runs each target for SECONDS (default 60) one
+# after the other on one core, starting from its corpus, seeds and committed
+# crash regressions, and prints per target the executions run and the
+# crashing inputs found (fuzz/artifacts/TARGET/, with the panic message).
 # Exits 1 when any target crashed (or timed out / ran out of memory), 2 when
-# the build failed.
-#
-# The counters_import target is built only when bottlenose-counters compiles
-# (it is skipped with a note otherwise).
+# cargo-fuzz or the build failed. scripts/test.sh (CI) runs it for a few
+# seconds per target.
 #
 # Environment: FUZZ_JOBS (cargo build jobs, default 2), FUZZ_RSS_MB (memory
 # limit per input, default 2048), FUZZ_NICE (nice level, default 10).
@@ -21,7 +21,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../fuzz"
 SECONDS_EACH=${1:-60}
 shift || true
-ALL_TARGETS=(hex asm_offline asm_gnu_as decode_resolve machine_loader metric_expr elf_sources elf_attribution qemu_stream counters_import)
+ALL_TARGETS=(hex asm_offline asm_gnu_as decode_resolve machine_loader metric_expr elf_sources elf_attribution qemu_stream counters_import numeric_args)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 JOBS=${FUZZ_JOBS:-2}
 RSS=${FUZZ_RSS_MB:-2048}
@@ -40,15 +40,10 @@ build() {
     RUSTC_BOOTSTRAP=1 CARGO_BUILD_JOBS=$JOBS nice -n "$NICE" cargo fuzz build --sanitizer none "$@"
 }
 echo "== building fuzz targets" >&2
-FEATURES=(--features counters)
-if ! build "${FEATURES[@]}" >build.log 2>&1; then
-    echo "   (build with the counters importers failed; building without them: see fuzz/build.log)" >&2
-    FEATURES=()
-    if ! build >>build.log 2>&1; then
-        tail -30 build.log >&2
-        echo "fuzz build failed (fuzz/build.log)" >&2
-        exit 2
-    fi
+if ! build >build.log 2>&1; then
+    tail -30 build.log >&2
+    echo "fuzz build failed (fuzz/build.log)" >&2
+    exit 2
 fi
 BIN=target/x86_64-unknown-linux-gnu/release
 
@@ -58,6 +53,7 @@ python3 make_seeds.py >&2 || echo "   (seeding failed: the targets start from wh
 max_len() {
     case "$1" in
         asm_gnu_as) echo 512 ;;       # one `as` process per input
+        numeric_args) echo 256 ;;
         decode_resolve) echo 512 ;;
         metric_expr) echo 2048 ;;
         hex) echo 4096 ;;
@@ -78,9 +74,13 @@ for t in "${TARGETS[@]}"; do
     fi
     mkdir -p "corpus/$t" "artifacts/$t"
     before=$(ls "artifacts/$t" | wc -l)
+    # new finds go to corpus/ (the first directory, which make_seeds.py filled); the
+    # committed crash inputs are read too
+    extra=()
+    [ -d "regressions/$t" ] && extra+=("regressions/$t")
     # -fork=1 with -ignore_*: one worker process; a crash is saved and fuzzing
     # goes on, so one run can find several bugs.
-    nice -n "$NICE" "$BIN/$t" "corpus/$t" \
+    nice -n "$NICE" "$BIN/$t" "corpus/$t" "${extra[@]}" \
         -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
         -max_total_time="$SECONDS_EACH" -max_len="$(max_len "$t")" \
         -timeout=10 -rss_limit_mb="$RSS" -artifact_prefix="artifacts/$t/" \
@@ -96,5 +96,12 @@ for t in "${TARGETS[@]}"; do
         note="fuzz/artifacts/$t/ (log: fuzz/logs/$t.log)"
     fi
     printf '%-16s %12s %8s  %s\n' "$t" "${execs:-?}" "$crashes" "$note"
+    if [ "$crashes" -gt 0 ]; then
+        # what broke, for a CI log: the panic lines and the newest inputs
+        grep -E "panicked at|^attempt to|assertion|ERROR: libFuzzer" "logs/$t.log" | sort | uniq -c | head -10 | sed 's/^/    /'
+        ls -t "artifacts/$t" | head -"$crashes" | head -5 | while read -r f; do
+            echo "    artifacts/$t/$f: $(head -c 64 "artifacts/$t/$f" | od -An -tx1 | tr -s ' \n' ' ')"
+        done
+    fi
 done
 exit $status

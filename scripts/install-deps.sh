@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages bottlenose needs at run and test time. Idempotent; uses sudo when not root.
 set -euo pipefail
-pkgs=(binutils gcc qemu-user llvm-19 chromium)
+# g++ and python3: the fuzz run of scripts/test.sh (libFuzzer's C++ part, fuzz/make_seeds.py)
+pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

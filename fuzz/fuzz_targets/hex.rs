@@ -1,20 +1,6 @@
-//! `bottlenose_sources::from_hex` on arbitrary text (lossy UTF-8, so the
-//! fuzzer reaches every character class), then the decoder on what it gives.
+//! libFuzzer entry of the `hex` target: the work is
+//! `bottlenose_fuzz_targets::hex::run` (crates/fuzz-targets/src/hex.rs), which
+//! the main workspace's tests also replay on every committed input.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    match bottlenose_sources::from_hex(&text) {
-        Ok(block) => {
-            assert!(!block.bytes.is_empty());
-            let _ = bottlenose_decode::decode_block(&block.bytes, block.address);
-        }
-        Err(e) => {
-            // Errors are one line.
-            let msg = e.to_string();
-            assert!(!msg.is_empty());
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bottlenose_fuzz_targets::hex::run(data));

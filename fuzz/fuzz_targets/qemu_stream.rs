@@ -1,47 +1,6 @@
-//! The QEMU trace stream parser (`bottlenose_sources::qemu::read_stream`) on
-//! arbitrary bytes, with a no-op visitor and with the `InstructionStream`
-//! visitor that the dynamic runs use (which trusts what the parser checked).
+//! libFuzzer entry of the `qemu_stream` target: the work is
+//! `bottlenose_fuzz_targets::qemu_stream::run` (crates/fuzz-targets/src/qemu_stream.rs), which
+//! the main workspace's tests also replay on every committed input.
 #![no_main]
 
-use bottlenose_sources::qemu::{read_stream, InstructionStream, TraceVisitor};
-use libfuzzer_sys::fuzz_target;
-
-struct Nop;
-impl TraceVisitor for Nop {}
-
-/// A reader that hands out the input in small pieces, to exercise refills.
-struct Dribble<'a>(&'a [u8], usize);
-impl std::io::Read for Dribble<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.0.len().min(buf.len()).min(self.1);
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
-    }
-}
-
-fuzz_target!(|data: &[u8]| {
-    let plain = read_stream(data, &mut Nop);
-    let chunk = 1 + data.first().map_or(0, |&b| (b % 13) as usize);
-    let dribbled = read_stream(Dribble(data, chunk), &mut Nop);
-    assert_eq!(
-        plain.is_ok(),
-        dribbled.is_ok(),
-        "the result depends on read sizes"
-    );
-    if let (Ok(a), Ok(b)) = (&plain, &dribbled) {
-        assert_eq!(a, b);
-    }
-
-    let mut executed = 0u64;
-    let mut stream = InstructionStream::new(|insn| {
-        executed += 1;
-        assert!(!insn.bytes.is_empty());
-        assert!(insn.mem().len() <= bottlenose_sources::qemu::MAX_MEM_PER_INSN);
-    });
-    if let Ok(summary) = read_stream(data, &mut stream) {
-        if !summary.complete {
-            stream.finish();
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bottlenose_fuzz_targets::qemu_stream::run(data));
