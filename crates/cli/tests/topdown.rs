@@ -81,14 +81,16 @@ fn import_text_json_csv() {
     let kids = j["tree"]["children"].as_array().unwrap();
     let fe = kids.iter().find(|n| n["label"] == "Frontend_Bound").unwrap();
     assert_eq!(fe["value"], 0.2);
+    assert_eq!(fe["unit"], "Slots");
+    assert_eq!(fe["normalized"], 0.2);
     assert_eq!(fe["flagged"], true);
     assert!(fe["children"].as_array().unwrap().iter().any(|c| c["label"] == "Fetch_Latency"));
     assert!(j["events"].as_array().unwrap().len() >= 15);
     assert!(j["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("multiplexed")));
     let csv = stdout(&bn(&["topdown", "--import", &f, "--cpu", "skl", "-l", "1", "--format", "csv"]));
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "node,level,value,threshold,flagged");
-    assert!(lines.contains(&"Frontend_Bound,1,0.200000,0.15,true"), "{csv}");
+    assert_eq!(lines[0], "node,level,value,threshold,flagged,unit,normalized");
+    assert!(lines.contains(&"Frontend_Bound,1,0.200000,0.15,true,Slots,0.200000"), "{csv}");
     assert_eq!(lines.len(), 5);
 }
 
@@ -97,7 +99,7 @@ fn import_intervals_likwid_and_methods() {
     let iv = stdout(&bn(&["topdown", "--import", &fixture("perf-hsw-interval-percpu.csv"), "--cpu", "hsw"]));
     assert_eq!(iv.matches("Top-Down (hsw, method tma) at ").count(), 2, "{iv}");
     let csv = stdout(&bn(&["topdown", "--import", &fixture("perf-hsw-interval-percpu.csv"), "--cpu", "hsw", "--format", "csv"]));
-    assert!(csv.starts_with("time,node,level,value,threshold,flagged\n1.001235,Frontend_Bound,1,0.083333"), "{csv}");
+    assert!(csv.starts_with("time,node,level,value,threshold,flagged,unit,normalized\n1.001235,Frontend_Bound,1,0.083333"), "{csv}");
     let json = stdout(&bn(&["topdown", "--import", &fixture("perf-hsw-interval-percpu.csv"), "--cpu", "hsw", "--format", "json"]));
     assert_eq!(json.lines().count(), 2, "one JSON object per interval");
     let lk = stdout(&bn(&["topdown", "--import", &fixture("likwid-hsw-topdown-2t.csv"), "--method", "5-event"]));

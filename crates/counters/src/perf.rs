@@ -50,9 +50,10 @@ fn pmu_type(pmu: &str) -> Option<u32> {
     }
 }
 
+/// The `perf_event_attr` that opens `e` (`type_`: its PMU's type): what is
+/// programmed, testable without a PMU.
 #[cfg(target_os = "linux")]
-fn open_one(e: &RawEvent, opts: &GroupOptions, leader: Option<i32>, group_read: bool) -> Result<OwnedFd, i32> {
-    let type_ = pmu_type(&e.pmu).ok_or(libc::ENOENT)?;
+fn attr_for(e: &RawEvent, type_: u32, opts: &GroupOptions, is_leader: bool, group_read: bool) -> Result<sys::bindings::perf_event_attr, i32> {
     let config = e.config.ok_or(libc::EINVAL)?;
     // SAFETY: perf_event_attr is plain old data; all-zero is its documented default.
     let mut attr: sys::bindings::perf_event_attr = unsafe { std::mem::zeroed() };
@@ -65,13 +66,19 @@ fn open_one(e: &RawEvent, opts: &GroupOptions, leader: Option<i32>, group_read: 
         fmt |= sys::bindings::PERF_FORMAT_GROUP as u64;
     }
     attr.read_format = fmt;
-    let is_leader = leader.is_none();
     attr.set_disabled(is_leader as u64);
     attr.set_enable_on_exec((is_leader && opts.enable_on_exec) as u64);
     attr.set_inherit((opts.inherit && matches!(opts.target, Target::Task(_))) as u64);
     attr.set_exclude_kernel((opts.exclude_kernel || e.exclude_kernel) as u64);
     attr.set_exclude_user((opts.exclude_user || e.exclude_user) as u64);
     attr.set_exclude_hv(1);
+    Ok(attr)
+}
+
+#[cfg(target_os = "linux")]
+fn open_one(e: &RawEvent, opts: &GroupOptions, leader: Option<i32>, group_read: bool) -> Result<OwnedFd, i32> {
+    let type_ = pmu_type(&e.pmu).ok_or(libc::ENOENT)?;
+    let mut attr = attr_for(e, type_, opts, leader.is_none(), group_read)?;
     let (pid, cpu) = match opts.target {
         Target::Task(p) => (p, -1),
         Target::Cpu(c) => (-1, c as i32),
@@ -226,4 +233,26 @@ fn probe_open(e: &RawEvent, opts: &GroupOptions) -> Result<(), i32> {
 #[cfg(not(target_os = "linux"))]
 fn probe_open(_: &RawEvent, _: &GroupOptions) -> Result<(), i32> {
     Err(libc::ENOSYS)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::plan::{plan, Method, Selection};
+
+    /// SPR's False_Sharing counts `OCR.DEMAND_RFO.L3_MISS:ocr_msr_val=0x103b800002`:
+    /// the attribute carries that MSR value, not the table's 0x3F3FC00002 of the base event.
+    #[test]
+    fn an_offcore_event_is_programmed_with_its_own_msr_value() {
+        let p = plan("spr", Method::Tma, &Selection { level: Some(1), nodes: vec!["False_Sharing".into()] }, false).unwrap();
+        let find = |key: &str| p.events.iter().find(|e| e.key == key).unwrap_or_else(|| panic!("{key} not planned"));
+        let opts = GroupOptions::task(0);
+        let ocr = find("ocr.demand_rfo.l3_miss:ocr_msr_val=0x103b800002");
+        let attr = attr_for(ocr, 4, &opts, false, true).unwrap();
+        assert_eq!(attr.config, 0x012a);
+        // SAFETY: config1 is the active member of this union for raw events.
+        assert_eq!(unsafe { attr.__bindgen_anon_3.config1 }, 0x10_3b80_0002);
+        let hitm = find("ocr.demand_rfo.l3_hit.snoop_hitm");
+        assert_eq!(unsafe { attr_for(hitm, 4, &opts, false, true).unwrap().__bindgen_anon_3.config1 }, 0x10_003c_0002);
+    }
 }

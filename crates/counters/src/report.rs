@@ -2,10 +2,16 @@
 //!
 //! Shown nodes: those of the selection (level, `--nodes` and their
 //! ancestors); the children of a node that is not flagged are hidden unless
-//! `all` (hierarchical safety); nodes without a value are hidden when
-//! `hide_missing` (imports, where the file decides what exists) unless `all`.
-//! The bottleneck path (from the top, the flagged node with the largest value
-//! among its siblings) is marked `<==`; other flagged nodes `*`.
+//! `all` (hierarchical safety); nodes whose counts lack an input are hidden
+//! when `hide_missing` (imports, where the file decides what exists) unless
+//! `all` — a node whose formula divides by zero on the counts stays, with why.
+//! The bottleneck path (from the top, the flagged node with the largest
+//! normalized value among its siblings) is marked `<==`; other flagged nodes `*`.
+//!
+//! Each node shows its value as the table's formula gives it, in its unit
+//! (`% Slots`, `% Clocks` ...: Intel's TMA mixes them, so a child in clocks can
+//! exceed a parent in slots), and its normalized value, the share of all slots
+//! fitted inside the parent (see `bottlenose_metrics::tree`), which the bars draw.
 
 use crate::plan::{Method, Selection};
 use bottlenose_metrics::{Counts, MetricEngine, Node, Tree};
@@ -84,7 +90,8 @@ impl Report {
     pub fn shown(&self, view: View) -> Tree {
         let t = self.tree.pruned(view.all);
         if view.hide_missing && !view.all {
-            Tree { uarch: t.uarch.clone(), roots: filter(&t.roots, &|n: &Node| n.value.is_some()) }
+            let has_value_or_why = |n: &Node| n.value.is_some() || n.reason.as_ref().is_some_and(|r| !r.is_missing_input());
+            Tree { uarch: t.uarch.clone(), roots: filter(&t.roots, &has_value_or_why) }
         } else {
             t
         }
@@ -111,13 +118,16 @@ impl Report {
         }
         s.push_str(&head);
         s.push('\n');
+        s.push_str(&format!("{:<40} {:>6} {:<13} {:>10}\n", "", "value", "unit", "normalized"));
         let path = self.path();
         let last = path.last().cloned();
         for (d, n) in self.shown(view).walk() {
             let value = match n.value {
-                Some(v) => format!("{:6.1}%", v * 100.0),
-                None => "    n/a".into(),
+                Some(v) => format!("{:6.1}", v * 100.0),
+                None => "   n/a".into(),
             };
+            let unit = n.unit.map(|u| u.to_string()).unwrap_or_else(|| "%".into());
+            let norm = n.normalized.map(|v| format!("{:9.1}%", v * 100.0)).unwrap_or_default();
             let thr = n.threshold_value.map(|k| format!("> {:.0}%", k * 100.0)).unwrap_or_default();
             let mark = if last.as_deref() == Some(n.name.as_str()) {
                 "<== bottleneck".to_string()
@@ -128,12 +138,18 @@ impl Report {
             } else {
                 String::new()
             };
-            // a bar of the node's share of all slots, 20 characters for 100 %
-            let bar = n.value.map(|v| "#".repeat((v.clamp(0.0, 1.0) * 20.0).round() as usize)).unwrap_or_default();
-            let mut line = format!("{:indent$}{:<width$} {value}  {bar:<20}  {thr:<7} {mark}", "", n.label, indent = d * 2, width = 40usize.saturating_sub(d * 2));
+            // a bar of the node's normalized share of all slots, 20 characters for 100 %
+            let bar = n.normalized.map(|v| "#".repeat((v.clamp(0.0, 1.0) * 20.0).round() as usize)).unwrap_or_default();
+            let mut line = format!(
+                "{:indent$}{:<width$} {value} {unit:<13} {norm:>10}  {bar:<20}  {thr:<7} {mark}",
+                "",
+                n.label,
+                indent = d * 2,
+                width = 40usize.saturating_sub(d * 2)
+            );
             if n.value.is_none() {
                 if let Some(r) = &n.reason {
-                    line.push_str(&format!("({})", short_reason(r)));
+                    line.push_str(&format!("({r})"));
                 }
             }
             s.push_str(line.trim_end());
@@ -143,6 +159,7 @@ impl Report {
         if hidden > 0 {
             s.push_str(&format!("({hidden} nodes hidden: below unflagged nodes or without values; --all shows them)\n"));
         }
+        s.push_str("value: the table's formula, a fraction of its unit (thresholds apply to it)\nnormalized: the share of all slots, fitted inside the parent; bars draw it (20 # = 100 %)\n");
         if path.is_empty() {
             s.push_str("no node is above its threshold\n");
         } else {
@@ -151,7 +168,7 @@ impl Report {
         s
     }
 
-    /// JSON: `{uarch, method, tree: {name, value, flagged, children}, events, warnings}`.
+    /// JSON: `{uarch, method, tree: {name, value, unit, normalized, flagged, children}, events, warnings}`.
     pub fn json(&self, view: View) -> Value {
         let path = self.path();
         fn node(n: &Node, path: &[String]) -> Value {
@@ -160,13 +177,15 @@ impl Report {
                 "label": n.label,
                 "level": n.level,
                 "value": n.value,
+                "unit": n.unit.map(|u| u.name()),
+                "normalized": n.normalized,
                 "threshold": n.threshold_value,
                 "flagged": n.flagged,
                 "bottleneck": path.contains(&n.name),
                 "children": n.children.iter().map(|c| node(c, path)).collect::<Vec<_>>(),
             });
             if let (None, Some(r)) = (n.value, &n.reason) {
-                o["reason"] = json!(r);
+                o["reason"] = json!(r.to_string());
             }
             o
         }
@@ -176,7 +195,7 @@ impl Report {
             "uarch": self.uarch,
             "table": self.table,
             "method": self.method.name(),
-            "tree": {"name": "Top-Down", "value": total, "flagged": true, "children": shown.roots.iter().map(|n| node(n, &path)).collect::<Vec<_>>()},
+            "tree": {"name": "Top-Down", "value": total, "unit": "Slots", "normalized": total, "flagged": true, "children": shown.roots.iter().map(|n| node(n, &path)).collect::<Vec<_>>()},
             "bottleneck_path": path,
             "events": self.events.iter().map(|e| json!({"name": e.name, "key": e.key, "value": e.value, "running": e.running})).collect::<Vec<_>>(),
             "warnings": self.warnings,
@@ -190,13 +209,14 @@ impl Report {
         o
     }
 
-    /// CSV rows `node,level,value,threshold,flagged` (with a leading `time`
-    /// column when the report has a time); `header` adds the header line.
+    /// CSV rows `node,level,value,threshold,flagged,unit,normalized` (with a
+    /// leading `time` column when the report has a time); `header` adds the header line.
     pub fn csv(&self, view: View, header: bool) -> String {
         let mut s = String::new();
         let time = self.time.map(|t| format!("{t:.6},"));
         if header {
-            s.push_str(if time.is_some() { "time,node,level,value,threshold,flagged\n" } else { "node,level,value,threshold,flagged\n" });
+            s.push_str(if time.is_some() { "time," } else { "" });
+            s.push_str("node,level,value,threshold,flagged,unit,normalized\n");
         }
         for (_, n) in self.shown(view).walk() {
             let value = n.value.map(|v| format!("{v:.6}")).unwrap_or_default();
@@ -205,13 +225,10 @@ impl Report {
                 (None, Some(t)) => format!("\"{}\"", t.replace('"', "\"\"")),
                 _ => String::new(),
             };
-            s.push_str(&format!("{}{},{},{value},{thr},{}\n", time.as_deref().unwrap_or(""), n.label, n.level, n.flagged));
+            let unit = n.unit.map(|u| u.name()).unwrap_or_default();
+            let norm = n.normalized.map(|v| format!("{v:.6}")).unwrap_or_default();
+            s.push_str(&format!("{}{},{},{value},{thr},{},{unit},{norm}\n", time.as_deref().unwrap_or(""), n.label, n.level, n.flagged));
         }
         s
     }
-}
-
-/// `depends on a: depends on b: missing event X` → `missing event X`.
-fn short_reason(r: &str) -> &str {
-    r.rsplit(": ").next().unwrap_or(r)
 }

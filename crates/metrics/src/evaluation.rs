@@ -58,3 +58,73 @@ impl Evaluation {
         self.results.iter().filter(|r| r.value.is_some()).count()
     }
 }
+
+/// Why a Top-Down node has no value, as a reader needs it: an input the counts
+/// lack (the event was not counted or is not in the file), or a formula that
+/// divides by zero on these counts (which input was 0).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reason {
+    /// An event or constant the formula needs has no count.
+    MissingInput(String),
+    /// The formula, or the metric `within` it depends on, divides by `divisor`, which is 0.
+    DivisionByZero {
+        /// The divisor as written in the normalized syntax (`MEM_LOAD_RETIRED.L1_MISS`).
+        divisor: String,
+        /// The metric where the division is, when it is not the node itself.
+        within: Option<String>,
+    },
+    /// A reference cycle, or a result that is not a finite number.
+    Other(String),
+}
+
+impl Reason {
+    /// From an evaluation error, following dependencies to the root cause.
+    pub fn of(e: &EvalError) -> Reason {
+        let mut within = None;
+        let mut e = e;
+        while let EvalError::Dependency { metric, reason } = e {
+            within = Some(metric.clone());
+            e = reason;
+        }
+        match e {
+            EvalError::MissingEvent(_) | EvalError::MissingConstant(_) => Reason::MissingInput(e.to_string()),
+            EvalError::DivisionByZero(text) => {
+                // the error holds the whole division; the reader needs its divisor
+                use crate::expr::{parse, BinOp, Expr};
+                let divisor = match parse(text) {
+                    Ok(Expr::Binary(BinOp::Div | BinOp::Rem, _, b)) if matches!(*b, Expr::Name(_) | Expr::Const(_)) => b.to_string(),
+                    Ok(Expr::Binary(BinOp::Div | BinOp::Rem, _, b)) => format!("({b})"),
+                    _ => text.clone(),
+                };
+                Reason::DivisionByZero { divisor, within }
+            }
+            other => Reason::Other(other.to_string()),
+        }
+    }
+
+    /// The metric a division is in, by its display name (`Branch_Mispredicts`).
+    pub fn labelled(self, engine: &crate::MetricEngine) -> Reason {
+        match self {
+            Reason::DivisionByZero { divisor, within: Some(m) } => {
+                let label = engine.metric(&m).and_then(|d| d.label.clone()).unwrap_or(m);
+                Reason::DivisionByZero { divisor, within: Some(label) }
+            }
+            other => other,
+        }
+    }
+
+    /// True when the counts lack an input (as opposed to a formula undefined on them).
+    pub fn is_missing_input(&self) -> bool {
+        matches!(self, Reason::MissingInput(_))
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reason::MissingInput(s) | Reason::Other(s) => f.write_str(s),
+            Reason::DivisionByZero { divisor, within: None } => write!(f, "division by zero: {divisor} is 0"),
+            Reason::DivisionByZero { divisor, within: Some(m) } => write!(f, "division by zero in {m}: {divisor} is 0"),
+        }
+    }
+}

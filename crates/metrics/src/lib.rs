@@ -44,6 +44,7 @@ pub mod yasin;
 
 pub use counts::Counts;
 pub use engine::{EventSpec, Evaluation, MetricEngine, MetricResult, MetricsError};
+pub use evaluation::Reason;
 pub use event::NameRef;
 pub use table::{EventDef, MetricDef, UarchTable};
 pub use tree::{Node, Tree};

@@ -29,6 +29,7 @@
 //! at most the parent keep `normalized == value`.
 
 use crate::engine::{Evaluation, MetricEngine};
+use crate::evaluation::Reason;
 use crate::expr::{self, BinOp, Expr};
 use crate::unit::{Basis, Unit};
 use std::fmt;
@@ -51,7 +52,7 @@ pub struct Node {
     /// The share of all slots, fitted inside the parent (see the module docs).
     pub normalized: Option<f64>,
     /// Why `value` is missing.
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// The node's own threshold condition (formula text).
     pub threshold: Option<String>,
     /// `K` when the threshold is the simple `value > K`.
@@ -108,7 +109,7 @@ impl Tree {
                 value: r.and_then(|r| r.value),
                 unit: m.domain,
                 normalized: None,
-                reason: r.and_then(|r| r.reason()),
+                reason: r.and_then(|r| r.error.as_ref()).map(|e| Reason::of(e).labelled(engine)),
                 threshold: m.threshold.clone(),
                 threshold_value: m.threshold.as_deref().and_then(|t| simple_threshold(&m.name, t)),
                 above_threshold: above,

@@ -9,8 +9,12 @@
 //! `msr/tsc/`, `duration_time`, and likwid's names (`UOPS_ISSUED_ANY`,
 //! `INSTR_RETIRED_ANY`, `CPU_CLK_UNHALTED_CORE`, the ICL `TMA0..3` fields,
 //! likwid's Zen names). Raw encodings are matched through the hardware
-//! table's own encodings (fixed-counter pseudo-encodings included); a cmask,
-//! inv, edge or any beyond the table's becomes a modifier (`NAME:c1`).
+//! table's own encodings (fixed-counter pseudo-encodings included) and
+//! `config1` (all 64 bits: offcore-response MSR values differ above bit 24);
+//! a cmask, inv, edge or any beyond the table's becomes a modifier
+//! (`NAME:c1`). An offcore event named with another MSR value than the
+//! table's (`OCR.X:ocr_msr_val=0x103b800002`, as formulas write it) is that
+//! event with its modifier, by name or by its raw encoding with that `config1`.
 //! `cpu_atom/...` (hybrid E-core) rows are ignored: no table describes them.
 
 use crate::event::{parse_num, Fields, Resolved, Resolver, Vendor, PERF_METRICS};
@@ -30,10 +34,15 @@ pub enum Mapped {
     Unknown(String),
 }
 
+/// A table event with the formula modifiers that select its encoding
+/// (`ocr_msr_val=...`; none for the table's own encoding).
+type Named = (String, Vec<String>);
+
 /// Maps names using the hardware table (encodings) and the method's table (names).
 pub struct Namer {
     vendor: Vendor,
-    by_config: HashMap<u64, Vec<String>>,
+    /// (`config`, `config1`) → events with exactly this encoding.
+    by_config: HashMap<(u64, u64), Vec<Named>>,
     /// Event select code → names, for umask overrides (`NAME:u0xfc`).
     by_code: HashMap<u64, Vec<(String, u64)>>,
     by_norm: HashMap<String, Vec<String>>,
@@ -66,10 +75,7 @@ impl Namer {
                 }
                 if let Resolved::Event(e) = resolver.resolve(&engine.spec(&NameRef::plain(&def.name))) {
                     if let Some(c) = e.config.filter(|_| e.pmu != "msr") {
-                        let v = n.by_config.entry(c | e.config1 << 40).or_default();
-                        if !v.contains(&def.name) {
-                            v.push(def.name.clone());
-                        }
+                        n.add_config((c, e.config1), &def.name, &[]);
                         let f = Fields::from_config(c, n.vendor);
                         let plain = f.cmask == 0 && !f.inv && !f.edge && !f.any;
                         if plain && matches!(e.placement, crate::event::Placement::General(_)) && e.config1 == 0 {
@@ -81,18 +87,46 @@ impl Namer {
                     }
                 }
             }
+            // Offcore events the formulas program with their own MSR value.
+            let all: Vec<&str> = engine.metrics().iter().map(|m| m.name.as_str()).collect();
+            for spec in engine.events_needed(&all).iter().filter(|s| s.modifiers.iter().any(|m| m.starts_with("ocr_msr_val="))) {
+                if let Resolved::Event(e) = resolver.resolve(spec) {
+                    if let Some(c) = e.config {
+                        n.add_config((c, e.config1), &spec.name, &spec.modifiers);
+                    }
+                }
+            }
         }
         if method.uarch() == "zen5" {
             for (name, code, umask) in crate::plan::ZEN5_EXTRA {
                 n.known.insert(name.to_string());
                 let c = Fields { event: *code, umask: *umask, ..Fields::default() }.config(Vendor::Amd);
-                n.by_config.entry(c).or_default().push(name.to_string());
+                n.add_config((c, 0), name, &[]);
             }
         }
         for (field, _, umask) in PERF_METRICS {
-            n.by_config.entry(umask << 8).or_default().push(format!("PERF_METRICS.{field}"));
+            n.add_config((umask << 8, 0), &format!("PERF_METRICS.{field}"), &[]);
         }
         n
+    }
+
+    fn add_config(&mut self, encoding: (u64, u64), name: &str, mods: &[String]) {
+        let v = self.by_config.entry(encoding).or_default();
+        if !v.iter().any(|(n, m)| n == name && m == mods) {
+            v.push((name.to_string(), mods.to_vec()));
+        }
+    }
+
+    /// Keys for the events of one encoding, each with its own modifiers and `extra`.
+    fn encoded(&self, events: &[Named], extra: &[String]) -> Vec<(String, f64)> {
+        let mut out: Vec<(String, f64)> = Vec::new();
+        for (name, own) in events {
+            let mods: Vec<String> = own.iter().chain(extra).cloned().collect();
+            if let Mapped::Keys(k) = self.keys(&[name], &mods, 1.0) {
+                out.extend(k.into_iter().filter(|(k, _)| !out.iter().any(|(o, _)| o == k)).collect::<Vec<_>>());
+            }
+        }
+        out
     }
 
     fn is_known(&self, name: &str) -> bool {
@@ -148,7 +182,9 @@ impl Namer {
         }
         let terms: Vec<&str> = body.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
         let raw_hex = pmu.is_none() && lower.len() > 1 && lower.starts_with('r') && lower[1..].chars().all(|c| c.is_ascii_hexdigit());
-        if raw_hex || terms.first().is_some_and(|t| t.contains('=')) {
+        // `event=0x3c,...` is an encoding; `NAME:ocr_msr_val=0x10` a name with a modifier
+        let encoding = terms.first().and_then(|t| t.split(':').next()).is_some_and(|head| head.contains('='));
+        if raw_hex || encoding {
             return self.raw(&terms, raw_hex.then(|| u64::from_str_radix(&lower[1..], 16).ok()).flatten());
         }
         let Some((first, rest)) = terms.split_first() else { return Mapped::Ignore(None) };
@@ -255,12 +291,12 @@ impl Namer {
             }
         };
         // Table events with exactly this encoding.
-        if let Some(names) = self.by_config.get(&(config | config1 << 40)) {
-            add(self.keys(&names.iter().map(String::as_str).collect::<Vec<_>>(), &[], 1.0));
+        if let Some(events) = self.by_config.get(&(config, config1)) {
+            add(Mapped::Keys(self.encoded(events, &[])));
         }
         // The table event without cmask/inv/edge/any, plus those as modifiers (`NAME:c1`).
-        if let Some(names) = self.by_config.get(&(base.config(self.vendor) | config1 << 40)).filter(|_| !mods.is_empty()) {
-            add(self.keys(&names.iter().map(String::as_str).collect::<Vec<_>>(), &mods, 1.0));
+        if let Some(events) = self.by_config.get(&(base.config(self.vendor), config1)).filter(|_| !mods.is_empty()) {
+            add(Mapped::Keys(self.encoded(events, &mods)));
         }
         // A formula's umask override (`FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE:u0xfc`):
         // every event with this code, with the umask as a modifier.

@@ -6,7 +6,9 @@
 //! unit, the event name, the variance with `-r` (`3.77%`), the counter's run
 //! time, the percentage of time it was running, and optional metric value and
 //! unit. The value field is found as the first one followed by a non-numeric
-//! unit and a non-empty event name. JSON: one object per line with
+//! unit and a non-empty event name. A header row of column names
+//! (`Timestamp;Location;Value;Unit;Event;Run-Time;Enabled;;`, which toplev's
+//! `--perf-output` writes above perf's lines) is skipped. JSON: one object per line with
 //! `counter-value`, `unit`, `event`, `event-runtime`, `pcnt-running`, and
 //! `interval` / `cpu` / `core` / `socket` when present; lines without `event`
 //! (metric-only) are skipped. perf prints counts already scaled for
@@ -40,6 +42,9 @@ pub fn parse_csv(text: &str) -> Result<Vec<RawRow>, (usize, String)> {
             continue;
         }
         let f = join_pmu_terms(l.split(sep).map(str::trim).collect(), sep);
+        if is_header(&f) {
+            continue;
+        }
         let at = (0..f.len().min(5)).find(|&i| {
             value(&f[i]).is_some() && f.len() > i + 2 && !is_num(&f[i + 1]) && !f[i + 2].is_empty() && !is_num(&f[i + 2])
         });
@@ -65,6 +70,16 @@ pub fn parse_csv(text: &str) -> Result<Vec<RawRow>, (usize, String)> {
         rows.push(RawRow { line: n + 1, time, label: None, prefix, event: f[i + 2].clone(), value: value(&f[i]).unwrap_or(RawValue::NotCounted), pct });
     }
     Ok(rows)
+}
+
+/// Column names a header row may hold (toplev's perf output; perf's own names).
+const COLUMNS: &[&str] = &["timestamp", "time", "location", "num-cpus", "cpus", "value", "counts", "counter-value", "unit", "event", "events", "run-time", "enabled", "pcnt-running"];
+
+/// A row of column names only, naming at least the value and the event.
+fn is_header(fields: &[String]) -> bool {
+    let names: Vec<String> = fields.iter().filter(|f| !f.is_empty()).map(|f| f.to_ascii_lowercase()).collect();
+    let has = |any: &[&str]| names.iter().any(|n| any.contains(&n.as_str()));
+    names.iter().all(|n| COLUMNS.contains(&n.as_str())) && has(&["value", "counts", "counter-value"]) && has(&["event", "events"])
 }
 
 /// perf does not quote: `cpu/event=0x0e,umask=0x01/` splits at its commas; rejoin it.
