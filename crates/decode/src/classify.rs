@@ -2,7 +2,7 @@
 //! dependency sets, memory operands, branch kind and the FP/vector facts.
 
 use crate::regs::{self, reg_id, RegId};
-use crate::{form::form_key, BranchKind, DecodedInst, FpClass, MemAccess, MemOperand};
+use crate::{form::form_key, BranchKind, DecodedInst, FpClass, MemAccess, MemOperand, Repeat, StringKind, StringOp};
 use iced_x86::{
     FlowControl, Instruction, InstructionInfo, Mnemonic, OpAccess, OpKind, Register, RflagsBits,
 };
@@ -161,8 +161,47 @@ pub(crate) fn build(instr: &Instruction, info: &InstructionInfo, bytes: &[u8], a
             || mnemonic.starts_with("prefetch"),
         is_divide: is_divide(&mnemonic),
         stack_op,
+        string_op: string_op(instr),
         mnemonic,
     }
+}
+
+/// The string instruction facts of `instr` (`None` for any other instruction, and for
+/// `ins`/`outs`, which user programs do not run). SSE `movsd`/`cmpsd` share the mnemonic
+/// but have register or ModRM memory operands, not the implicit `[rsi]`/`[rdi]` ones.
+fn string_op(instr: &Instruction) -> Option<StringOp> {
+    use Mnemonic::*;
+    let implicit = (0..instr.op_count()).any(|i| {
+        matches!(
+            instr.op_kind(i),
+            OpKind::MemorySegSI
+                | OpKind::MemorySegESI
+                | OpKind::MemorySegRSI
+                | OpKind::MemoryESDI
+                | OpKind::MemoryESEDI
+                | OpKind::MemoryESRDI
+        )
+    });
+    if !implicit {
+        return None;
+    }
+    let kind = match instr.mnemonic() {
+        Movsb | Movsw | Movsd | Movsq => StringKind::Movs,
+        Stosb | Stosw | Stosd | Stosq => StringKind::Stos,
+        Lodsb | Lodsw | Lodsd | Lodsq => StringKind::Lods,
+        Cmpsb | Cmpsw | Cmpsd | Cmpsq => StringKind::Cmps,
+        Scasb | Scasw | Scasd | Scasq => StringKind::Scas,
+        _ => return None,
+    };
+    let compares = matches!(kind, StringKind::Cmps | StringKind::Scas);
+    // movs/stos/lods repeat rcx times under either prefix; cmps/scas also test ZF
+    let repeat = match (instr.has_rep_prefix(), instr.has_repne_prefix()) {
+        (true, _) if compares => Repeat::WhileEqual,
+        (_, true) if compares => Repeat::WhileNotEqual,
+        (true, _) | (_, true) => Repeat::Count,
+        _ => Repeat::Once,
+    };
+    Some(StringOp { kind, element_bytes: instr.memory_size().size().clamp(1, 8) as u8, repeat })
 }
 
 fn push_unique(v: &mut Vec<RegId>, r: RegId) {

@@ -54,6 +54,53 @@ pub enum MemAccess {
     LoadStore,
 }
 
+/// Which string instruction an instruction is (`movs`, `stos`, `lods`, `cmps`, `scas`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StringKind {
+    /// Copies `[rsi]` to `[rdi]`.
+    Movs,
+    /// Stores `al`/`ax`/`eax`/`rax` to `[rdi]`.
+    Stos,
+    /// Loads `[rsi]` into `al`/`ax`/`eax`/`rax`.
+    Lods,
+    /// Compares `[rsi]` with `[rdi]`.
+    Cmps,
+    /// Compares `al`/`ax`/`eax`/`rax` with `[rdi]`.
+    Scas,
+}
+
+/// The repeat prefix of a string instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Repeat {
+    /// One element.
+    Once,
+    /// `rep`: `rcx` elements.
+    Count,
+    /// `repe`/`repz` (cmps, scas): at most `rcx` elements, stops at the first difference.
+    WhileEqual,
+    /// `repne`/`repnz` (cmps, scas): at most `rcx` elements, stops at the first match.
+    WhileNotEqual,
+}
+
+/// A string instruction: what it does per element, the element size and its repeat prefix.
+/// Its timing is per executed instruction, from the element count (see the machine's `[strings]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StringOp {
+    pub kind: StringKind,
+    /// Bytes per element: 1, 2, 4 or 8.
+    pub element_bytes: u8,
+    pub repeat: Repeat,
+}
+
+impl StringOp {
+    /// Whether it repeats (a prefix that runs it `rcx` times at most).
+    pub fn repeats(&self) -> bool {
+        self.repeat != Repeat::Once
+    }
+}
+
 /// A memory operand as encoded (addresses are only known at run time).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MemOperand {
@@ -115,6 +162,8 @@ pub struct DecodedInst {
     /// The stack pointer update of push/pop/call/ret is done by a stack engine, so it is not
     /// a data dependency here (the implicit RSP accesses are left out of reads/writes).
     pub stack_op: bool,
+    /// A string instruction (`movs`, `stos`, `lods`, `cmps`, `scas`, repeated or not).
+    pub string_op: Option<StringOp>,
 }
 
 impl DecodedInst {

@@ -139,3 +139,27 @@ fn lenient_decoding_skips_what_does_not_decode() {
     assert!(decode_block(&[0x48, 0x01, 0xd8, 0x06, 0x90], 0x1000).is_err());
     assert!(bottlenose_decode::decode_lenient(&[0x06], 0).is_empty());
 }
+
+#[test]
+fn string_instructions_carry_kind_element_size_and_prefix() {
+    use bottlenose_decode::{Repeat, StringKind};
+    let s = |b: &[u8]| one(b).string_op.map(|s| (s.kind, s.element_bytes, s.repeat));
+    assert_eq!(s(&[0xf3, 0xa4]), Some((StringKind::Movs, 1, Repeat::Count))); // rep movsb
+    assert_eq!(s(&[0xf3, 0x48, 0xa5]), Some((StringKind::Movs, 8, Repeat::Count))); // rep movsq
+    assert_eq!(s(&[0xf3, 0xab]), Some((StringKind::Stos, 4, Repeat::Count))); // rep stosd
+    assert_eq!(s(&[0x66, 0xf3, 0xab]), Some((StringKind::Stos, 2, Repeat::Count))); // rep stosw
+    assert_eq!(s(&[0xf3, 0xac]), Some((StringKind::Lods, 1, Repeat::Count))); // rep lodsb
+    assert_eq!(s(&[0xf3, 0xa6]), Some((StringKind::Cmps, 1, Repeat::WhileEqual))); // repe cmpsb
+    assert_eq!(s(&[0xf2, 0xae]), Some((StringKind::Scas, 1, Repeat::WhileNotEqual))); // repne scasb
+    assert_eq!(s(&[0xa4]), Some((StringKind::Movs, 1, Repeat::Once))); // movsb
+    // SSE movsd and cmpsd share the mnemonics but are not string instructions
+    assert_eq!(s(&[0xf2, 0x0f, 0x10, 0xc1]), None); // movsd xmm0, xmm1
+    assert_eq!(s(&[0xf2, 0x0f, 0xc2, 0xc1, 0x00]), None); // cmpeqsd xmm0, xmm1
+    assert_eq!(s(&[0x48, 0x01, 0xd8]), None);
+    // rep movsb reads and writes rcx, rsi and rdi, loads [rsi] and stores [rdi]
+    let i = one(&[0xf3, 0xa4]);
+    for r in [1u8, 6, 7] {
+        assert!(i.writes.contains(&r), "writes reg {r}: {:?}", i.writes);
+    }
+    assert!(i.loads() && i.stores());
+}
