@@ -136,6 +136,7 @@ impl Overlay {
             let integer = known.is_some_and(|v| v.is_u64());
             let set = match known {
                 Some(v) if v.is_number() => set_path(&mut doc, &s.key, s.value, integer),
+                Some(v) if v.is_boolean() => set_flag(&mut doc, &s.key, s.value),
                 Some(_) => Err("is not a numeric parameter".to_string()),
                 None if s.key.split('.').count() != 2 => set_path(&mut doc, &s.key, s.value, integer),
                 None => Err(format!("no such parameter in machine '{name}'")),
@@ -207,6 +208,21 @@ fn set_path(doc: &mut toml::Table, key: &str, value: f64, integer: bool) -> Resu
         toml::Value::Integer(_) | toml::Value::Float(_) => toml::Value::Float(value),
         other => return Err(format!("is a {} in the machine file, not a number", other.type_str())),
     };
+    Ok(())
+}
+
+/// Sets a true/false parameter of a top-level table (`memory.memory_renaming`): an overlay
+/// value is a number, 1 for true and 0 for false.
+fn set_flag(doc: &mut toml::Table, key: &str, value: f64) -> Result<(), String> {
+    let on = match value {
+        1.0 => true,
+        0.0 => false,
+        _ => return Err(format!("is a true/false parameter: 1 or 0, got {value}")),
+    };
+    let [table, field] = key.split('.').collect::<Vec<_>>()[..] else { return Err("not a settable true/false parameter".into()) };
+    let t = doc.entry(table.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
+    let t = t.as_table_mut().ok_or_else(|| format!("[{table}] is not a table"))?;
+    t.insert(field.to_string(), toml::Value::Boolean(on));
     Ok(())
 }
 

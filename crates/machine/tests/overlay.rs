@@ -54,6 +54,22 @@ note = "n"
 }
 
 #[test]
+fn true_false_parameters_are_set_by_1_and_0() {
+    // zen4 renames memory; a host that does not turns it off
+    let m = apply("[[set]]\nkey = \"memory.memory_renaming\"\nvalue = 0\nnote = \"n\"\n").unwrap();
+    assert!(!m.params.memory.memory_renaming);
+    assert_eq!(m.param("memory.memory_renaming"), Some(0.0));
+    // skylake's file leaves it at its default (false): the overlay adds it, with the latency
+    let text = HEADER.replace("base = \"zen4\"", "base = \"skylake\"")
+        + "[[set]]\nkey = \"memory.memory_renaming\"\nvalue = 1\nnote = \"n\"\n\n[[set]]\nkey = \"memory.renamed_forward_latency\"\nvalue = 0.5\nnote = \"n\"\n";
+    let m = Overlay::parse(&text, "o.toml").and_then(|o| o.apply("o.toml", &text)).unwrap();
+    assert!(m.params.memory.memory_renaming);
+    assert_eq!(m.params.memory.renamed_forward_latency, 0.5);
+    let e = apply("[[set]]\nkey = \"memory.memory_renaming\"\nvalue = 0.5\nnote = \"n\"\n").unwrap_err();
+    assert!(e.contains("memory.memory_renaming") && e.contains("1 or 0"), "{e}");
+}
+
+#[test]
 fn a_form_gets_its_measured_latency_and_throughput() {
     let base = load_builtin("zen4").unwrap().unwrap();
     let key = "vaddpd ymm, ymm, ymm";
