@@ -5,15 +5,22 @@
 
 use bottlenose_listeners::{AccountingResult, CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, ViewParams, ViewsSampling};
 use bottlenose_metrics::yasin::{self, YasinParams};
-use bottlenose_metrics::{Counts, MetricEngine, Node};
+use bottlenose_metrics::{Counts, MetricEngine, Node, Unit};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// One node of the Top-Down tree (value: fraction of slots or cycles).
+/// One node of the Top-Down tree: its value as the formula gives it, a
+/// fraction of its unit (slots, cycles ...), and its normalized share of all
+/// slots, fitted inside the parent (see `bottlenose_metrics::tree`).
 #[derive(Debug, Clone, Serialize)]
 pub struct TopDownNode {
     pub name: String,
     pub value: Option<f64>,
+    pub unit: Option<Unit>,
+    pub normalized: Option<f64>,
+    /// Why there is no value (a division by zero on these counts, say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Above its threshold with every ancestor flagged (hierarchical safety).
     pub flagged: bool,
     pub children: Vec<TopDownNode>,
@@ -24,6 +31,9 @@ impl TopDownNode {
         TopDownNode {
             name: n.label.clone(),
             value: n.value,
+            unit: n.unit,
+            normalized: n.normalized,
+            reason: n.reason.as_ref().map(|r| r.to_string()),
             flagged: n.flagged,
             children: n.children.iter().map(TopDownNode::from_node).collect(),
         }

@@ -4,7 +4,7 @@
 //! idealization experiments.
 
 use crate::table::Table;
-use bottlenose_analysis::{AccountingReport, TopDownNode, CPI_COMPONENTS};
+use bottlenose_analysis::{AccountingReport, TopDownNode, CPI_COMPONENTS, FLOPS_COMPONENTS};
 use std::fmt::Write;
 
 pub fn render_accounting(a: &AccountingReport) -> String {
@@ -18,10 +18,11 @@ pub fn render_accounting(a: &AccountingReport) -> String {
     }
     if !a.topdown.is_empty() {
         o.push_str("Top-Down (simulated counters through the yasin2014 metrics; <== flagged, children of unflagged nodes hidden):\n");
+        let _ = writeln!(o, "  {:<28} {:>6} {:<9} {:>10}", "", "value", "unit", "normalized");
         for n in &a.topdown {
             node(&mut o, n, 1);
         }
-        o.push('\n');
+        o.push_str("  value: the formula's, a fraction of its unit; normalized: the share of all slots, fitted inside the parent; bars draw it (20 # = 100 %)\n\n");
     }
     if let Some(st) = &a.cpi_stacks {
         let n = st.instructions.max(1) as f64;
@@ -48,8 +49,7 @@ pub fn render_accounting(a: &AccountingReport) -> String {
             info.flops_per_cycle,
             info.fp_instructions
         );
-        let order = ["base", "non_fma", "mask", "frontend", "non_vfp", "memory", "dependence"];
-        let parts: Vec<String> = order
+        let parts: Vec<String> = FLOPS_COMPONENTS
             .iter()
             .filter_map(|k| f.get(*k).map(|v| (k, v)))
             .map(|(k, v)| format!("{k} {:.2} ({:.0}%)", v, v * 100.0 / info.peak_flops_per_cycle.max(1e-9)))
@@ -110,8 +110,20 @@ pub fn render_accounting(a: &AccountingReport) -> String {
 }
 
 fn node(o: &mut String, n: &TopDownNode, depth: usize) {
-    let v = n.value.map(|v| format!("{:6.1}%", v * 100.0)).unwrap_or_else(|| "    n/a".into());
-    let _ = writeln!(o, "{:indent$}{:<width$} {v}{}", "", n.name, if n.flagged { "  <==" } else { "" }, indent = depth * 2, width = 30usize.saturating_sub(depth * 2).max(8));
+    let v = n.value.map(|v| format!("{:6.1}", v * 100.0)).unwrap_or_else(|| "   n/a".into());
+    let unit = n.unit.map(|u| u.to_string()).unwrap_or_else(|| "%".into());
+    let norm = n.normalized.map(|v| format!("{:9.1}%", v * 100.0)).unwrap_or_default();
+    let bar = n.normalized.map(|v| "#".repeat((v.clamp(0.0, 1.0) * 20.0).round() as usize)).unwrap_or_default();
+    let line = format!(
+        "{:indent$}{:<width$} {v} {unit:<9} {norm:>10}  {bar:<20}{}",
+        "",
+        n.name,
+        if n.flagged { "  <==" } else { "" },
+        indent = depth * 2,
+        width = 30usize.saturating_sub(depth * 2).max(8)
+    );
+    let why = n.reason.as_deref().filter(|_| n.value.is_none()).map(|r| format!("  ({r})")).unwrap_or_default();
+    let _ = writeln!(o, "{}{why}", line.trim_end());
     if n.flagged {
         for c in &n.children {
             node(o, c, depth + 1);

@@ -89,6 +89,9 @@ const V_DEPEND: u8 = 3;
 
 /// A change-point marker in a ring cell: the label holds from this cycle on (0: no change).
 const SET: u8 = 0x80;
+/// In an `rs` change-point: the oldest waiting instruction waits for a load's
+/// data (Top-Down's load stalls; the label alone says dependence for an L1 hit).
+const ON_LOAD: u8 = 0x40;
 
 #[inline(always)]
 fn class_label(c: LatencyClass) -> u8 {
@@ -827,8 +830,9 @@ impl AccountingViews {
         if issue_c > a {
             let op = floor_i(t.operands).max(a).min(issue_c);
             let wf = floor_i(t.wait_from).max(a).min(op);
-            self.cell(a).rs = DEPEND | SET;
-            self.cell(wf).rs = class_label(t.wait_class) | SET;
+            let on_load = if matches!(t.wait_class, LatencyClass::L1 | LatencyClass::L2 | LatencyClass::L3 | LatencyClass::Dram | LatencyClass::Forward) { ON_LOAD } else { 0 };
+            self.cell(a).rs = DEPEND | SET | on_load;
+            self.cell(wf).rs = class_label(t.wait_class) | SET | on_load;
             self.cell(op).rs = STRUCTURAL | SET;
             self.cell(issue_c).rs = NONE | SET;
             self.rs_next = issue_c;

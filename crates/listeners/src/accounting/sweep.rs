@@ -22,6 +22,8 @@ pub(super) struct Sweep {
     pub(super) in_flight: i64,
     pub(super) divider: i32,
     pub(super) cur_rs: u8,
+    /// The oldest waiting instruction waits for a load's data.
+    pub(super) rs_on_load: bool,
     pub(super) cur_fe: u8,
     pub(super) cur_vfp: u8,
     pub(super) any_vfp: bool,
@@ -113,7 +115,8 @@ pub(super) fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &Swe
             s.in_flight += e.d_mem;
             s.divider += e.d_div as i32;
             if e.rs != 0 {
-                s.cur_rs = e.rs & !SET;
+                s.cur_rs = e.rs & !(SET | super::ON_LOAD);
+                s.rs_on_load = e.rs & super::ON_LOAD != 0;
             }
             if e.fe != 0 {
                 s.cur_fe = e.fe & !SET;
@@ -124,10 +127,14 @@ pub(super) fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &Swe
         }
         let ku = k as u64;
         let m = s.in_flight as u64;
+        // a load stall: no uop executed while the oldest waiting instruction waits
+        // for a load's data (or none waits and a load is in flight), not whenever
+        // some load is in flight: loads running ahead of an FP-add chain do not stall it
+        let load_stall = ops == 0 && (m & 0xffff) != 0 && (s.rs_on_load || s.cur_rs == NONE);
         if m != 0 {
             let dram = m >> 48;
-            if ops == 0 {
-                acc.mem[0] += ku * ((m & 0xffff) != 0) as u64;
+            if load_stall {
+                acc.mem[0] += ku;
                 acc.mem[1] += ku * ((m & 0xffff_0000) != 0) as u64;
                 acc.mem[2] += ku * ((m & 0xffff_0000_0000) != 0) as u64;
                 acc.mem[3] += ku * (dram != 0) as u64;
@@ -139,7 +146,7 @@ pub(super) fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &Swe
             }
         }
         // stores count only where no load stall does: Yasin §3.7 puts loads first
-        if s.cur_fe == STORES && ops <= sp.few && !(ops == 0 && (m & 0xffff) != 0) {
+        if s.cur_fe == STORES && ops <= sp.few && !load_stall {
             acc.mem_stores += ku;
         }
         if s.divider > 0 {

@@ -80,7 +80,7 @@ pub fn topdown(o: &mut String, r: &Value) {
     for n in &nodes {
         node(o, n, &path);
     }
-    o.push_str("<p class=\"muted\">Hierarchical safety: a node is flagged when it is above its threshold and its parent is flagged; flagged nodes are open.</p>");
+    o.push_str("<p class=\"muted\">Each node: its value as the formula gives it, a fraction of its unit (% Slots, % Clocks ...: a child in cycles may exceed a parent in slots); the bar and the share after it are the normalized value, the share of all slots fitted inside the parent. Hierarchical safety: a node is flagged when it is above its threshold and its parent is flagged; flagged nodes are open.</p>");
     let s = &r["views_sampling"];
     if s.is_object() {
         let _ = write!(
@@ -96,7 +96,8 @@ fn bottleneck_path<'a>(nodes: &[&'a Value]) -> Vec<*const Value> {
     let mut path = Vec::new();
     let mut level: Vec<&Value> = nodes.to_vec();
     loop {
-        let best = level.iter().filter(|n| n["flagged"] == Value::Bool(true)).max_by(|a, b| num(&a["value"]).total_cmp(&num(&b["value"])));
+        let share = |n: &Value| if n["normalized"].is_number() { num(&n["normalized"]) } else { num(&n["value"]) };
+        let best = level.iter().filter(|n| n["flagged"] == Value::Bool(true)).max_by(|a, b| share(a).total_cmp(&share(b)));
         let Some(b) = best else { break };
         path.push(*b as *const Value);
         level = b["children"].as_array().map(|c| c.iter().collect()).unwrap_or_default();
@@ -104,10 +105,14 @@ fn bottleneck_path<'a>(nodes: &[&'a Value]) -> Vec<*const Value> {
     path
 }
 
+/// One node: its value in its unit (`45.0 % Slots`), a bar of its normalized
+/// share of all slots (reports before units: of its value), the label, and
+/// why there is no value.
 fn node(o: &mut String, n: &Value, path: &[*const Value]) {
     let flagged = n["flagged"] == Value::Bool(true);
     let on_path = path.contains(&(n as *const Value));
     let v = num(&n["value"]);
+    let share = if n["normalized"].is_number() { num(&n["normalized"]) } else { v };
     let name = n["label"].as_str().or_else(|| n["name"].as_str()).unwrap_or("?");
     let children = n["children"].as_array().map(|c| c.as_slice()).unwrap_or(&[]);
     let class = match (flagged, on_path) {
@@ -115,13 +120,19 @@ fn node(o: &mut String, n: &Value, path: &[*const Value]) {
         (true, _) => "node flagged",
         _ => "node",
     };
+    let unit = n["unit"].as_str().map(|u| format!(" % {}", u.replace("_Estimated", "_est").replace("_Calculated", "_calc"))).unwrap_or_else(|| "%".into());
+    let value = if n["value"].is_null() { "n/a".to_string() } else { format!("{:.1}{unit}", v * 100.0) };
+    let norm = if n["normalized"].is_number() { format!("{:.1}% of slots", share * 100.0) } else { String::new() };
+    let why = n["reason"].as_str().map(|r| format!(" <span class=\"muted\">({})</span>", esc(r))).unwrap_or_default();
     let _ = write!(
         o,
-        "<details class=\"{class}\" data-node=\"{}\"{}><summary><span class=\"v\">{}</span><span class=\"bar\" style=\"width:{}px\"></span>{}</summary>",
+        "<details class=\"{class}\" data-node=\"{}\"{}><summary><span class=\"v\">{}</span><span class=\"bar\" style=\"width:{}px\" title=\"normalized: {}\"></span><span class=\"n\">{}</span>{}{why}</summary>",
         esc(name),
         if flagged { " open" } else { "" },
-        if n["value"].is_null() { "n/a".to_string() } else { format!("{:.1}%", v * 100.0) },
-        (v.clamp(0.0, 1.0) * 200.0) as u32,
+        esc(&value),
+        (share.clamp(0.0, 1.0) * 200.0) as u32,
+        esc(&norm),
+        esc(&norm),
         esc(name)
     );
     for c in children {
