@@ -125,7 +125,7 @@ impl Overlay {
         // Integer parameters (window sizes, geometry) are rounded; the TOML text
         // alone cannot tell (`latency = 14` is a float parameter written as 14).
         // (the parameter sections alone: the form table need not be parsed for this)
-        let sections: toml::Table = ["core", "fusion", "memory", "cache", "tlb", "branch", "vector"]
+        let sections: toml::Table = ["core", "fusion", "memory", "strings", "cache", "tlb", "branch", "vector"]
             .iter()
             .filter_map(|k| doc.get(*k).map(|v| (k.to_string(), v.clone())))
             .collect();
@@ -190,13 +190,20 @@ fn set_path(doc: &mut toml::Table, key: &str, value: f64, integer: bool) -> Resu
                 .ok_or_else(|| format!("the base machine has no {array} named '{entry}'"))?;
             item.as_table_mut().and_then(|t| t.get_mut(*field)).ok_or_else(|| format!("{array} '{entry}' has no field '{field}'"))?
         }
-        [table @ ("core" | "memory" | "branch" | "vector" | "fusion"), field] => {
+        ["strings", kind @ ("movs" | "stos" | "lods" | "cmps" | "scas"), field] => {
+            let t = doc.entry("strings").or_insert_with(|| toml::Value::Table(Default::default()));
+            let t = t.as_table_mut().ok_or("[strings] is not a table")?;
+            let k = t.entry(kind.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
+            let k = k.as_table_mut().ok_or_else(|| format!("strings.{kind} is not a table"))?;
+            k.entry(field.to_string()).or_insert(toml::Value::Float(value))
+        }
+        [table @ ("core" | "memory" | "branch" | "vector" | "fusion" | "strings"), field] => {
             let t = doc.entry(table.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
             let t = t.as_table_mut().ok_or_else(|| format!("[{table}] is not a table"))?;
             // A field the base leaves at its default is added with the type of the value.
             t.entry(field.to_string()).or_insert(toml::Value::Float(value))
         }
-        _ => return Err("not a settable parameter (expected core.X, memory.X, branch.X, vector.X, fusion.X, cache.NAME.X or tlb.NAME.X)".into()),
+        _ => return Err("not a settable parameter (expected core.X, memory.X, branch.X, vector.X, fusion.X, strings.X, strings.KIND.X, cache.NAME.X or tlb.NAME.X)".into()),
     };
     *slot = match slot {
         toml::Value::Integer(_) | toml::Value::Float(_) if integer => {
@@ -233,6 +240,7 @@ pub(crate) fn json_at<'a>(params: &'a serde_json::Value, key: &str) -> Option<&'
             params.get(*array)?.as_array()?.iter().find(|c| c.get("name").and_then(|n| n.as_str()) == Some(entry))?.get(*field)
         }
         [table, field] => params.get(*table)?.get(*field),
+        ["strings", kind, field] => params.get("strings")?.get(*kind)?.get(*field),
         _ => None,
     }
 }

@@ -10,6 +10,9 @@ pub struct Params {
     #[serde(default)]
     pub fusion: FusionParams,
     pub memory: MemoryParams,
+    /// String instructions (`rep movs`, `rep stos`, `repe cmps`...), timed per execution.
+    #[serde(default)]
+    pub strings: StringParams,
     /// Cache levels, nearest first (`[[cache]]` in the file).
     #[serde(default, rename = "cache")]
     pub caches: Vec<CacheParams>,
@@ -254,4 +257,97 @@ pub struct PeerNames {
     pub osaca_arch: Option<String>,
     /// The Top-Down event table (`bottlenose topdown --cpu`) of this core's PMU.
     pub topdown_table: Option<String>,
+}
+
+/// String instructions (`movs`, `stos`, `lods`, `cmps`, `scas`, with or without a
+/// `rep`/`repe`/`repne` prefix), timed once per executed instruction from its element
+/// count, not per element: a start-up cost, then a rate in bytes (fast strings, ERMSB)
+/// or in elements (a microcoded loop), whichever is slower. The lines it touches go
+/// through the caches: fills from L2, L3 and DRAM bound it like any other miss stream,
+/// and its stores drain into L1 at `store_bytes_per_cycle`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StringParams {
+    /// Bytes per cycle a string instruction's stores are written into L1D.
+    pub store_bytes_per_cycle: f64,
+    /// How long before a string instruction completes younger instructions dispatch: the
+    /// frontend sequences its microcode until the rest fits the ROB, so a short one holds
+    /// nothing up and a long one the frontend for all but its last this many cycles. Two
+    /// string instructions never overlap.
+    pub overlap_cycles: f64,
+    /// Bytes per cycle a string instruction writes lines to memory without reading them
+    /// first (see [`StringOpParams::no_rfo`]).
+    pub streaming_bytes_per_cycle: f64,
+    pub movs: StringOpParams,
+    pub stos: StringOpParams,
+    pub lods: StringOpParams,
+    pub cmps: StringOpParams,
+    pub scas: StringOpParams,
+}
+
+/// Timing of one kind of string instruction (see [`StringParams`]).
+///
+/// A repeated instruction over `n` bytes in `e` elements takes `short_cycles` if
+/// `n <= short_bytes` (FSRM's fast short `rep movsb`; rcx = 0 included), else
+/// `startup + max(n / bytes_per_cycle, e * cycles_per_element)` with its data in L1. One
+/// without a prefix takes `max(n / bytes_per_cycle, cycles_per_element)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StringOpParams {
+    /// Cycles from the start of a repeated instruction to its first element (microcode
+    /// set-up and its branch mispredictions).
+    pub startup: f64,
+    /// Bytes per cycle once running, data in L1.
+    pub bytes_per_cycle: f64,
+    /// Cycles per element at least (0: the byte rate alone).
+    pub cycles_per_element: f64,
+    /// Operations of at most this many bytes take `short_cycles` in all (0: no short path).
+    pub short_bytes: u32,
+    pub short_cycles: f64,
+    /// Dispatch slots (and ROB entries) the instruction takes; the frontend is then busy
+    /// sequencing its microcode until it completes.
+    pub uops: u32,
+    /// Its stores write whole lines that are not in L1 or L2 without reading them first (no
+    /// read-for-ownership): those lines take no fill, they stream out at
+    /// `streaming_bytes_per_cycle`.
+    pub no_rfo: bool,
+}
+
+impl StringOpParams {
+    /// A generic fast-string operation: no short path, 35 cycles to start, 16 bytes per cycle,
+    /// its stores read their lines first.
+    const GENERIC_BULK: StringOpParams =
+        StringOpParams { startup: 35.0, bytes_per_cycle: 16.0, cycles_per_element: 0.0, short_bytes: 0, short_cycles: 0.0, uops: 4, no_rfo: false };
+    /// A generic element-by-element microcode loop: 20 cycles to start, 2 cycles per element.
+    const GENERIC_LOOP: StringOpParams = StringOpParams { cycles_per_element: 2.0, startup: 20.0, ..Self::GENERIC_BULK };
+}
+
+impl Default for StringOpParams {
+    fn default() -> Self {
+        Self::GENERIC_BULK
+    }
+}
+
+impl Default for StringParams {
+    /// A machine file without `[strings]` (the paper's toy machines): a generic core with
+    /// fast `rep movs`/`rep stos` and microcoded loops for the others.
+    fn default() -> Self {
+        Self {
+            store_bytes_per_cycle: 16.0,
+            overlap_cycles: 50.0,
+            streaming_bytes_per_cycle: 8.0,
+            movs: StringOpParams::GENERIC_BULK,
+            stos: StringOpParams::GENERIC_BULK,
+            lods: StringOpParams::GENERIC_LOOP,
+            cmps: StringOpParams::GENERIC_LOOP,
+            scas: StringOpParams::GENERIC_LOOP,
+        }
+    }
+}
+
+impl StringParams {
+    /// The parameters of each kind, with its name in the machine file.
+    pub fn kinds(&self) -> [(&'static str, &StringOpParams); 5] {
+        [("movs", &self.movs), ("stos", &self.stos), ("lods", &self.lods), ("cmps", &self.cmps), ("scas", &self.scas)]
+    }
 }

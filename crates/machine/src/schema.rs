@@ -27,6 +27,8 @@ struct MachineFile {
     #[serde(default)]
     fusion: crate::FusionParams,
     memory: crate::MemoryParams,
+    #[serde(default)]
+    strings: crate::StringParams,
     #[serde(default, rename = "cache")]
     caches: Vec<crate::CacheParams>,
     #[serde(default, rename = "tlb")]
@@ -148,6 +150,7 @@ pub(crate) fn parse_machine(
         core: mf.core.clone(),
         fusion: mf.fusion.clone(),
         memory: mf.memory.clone(),
+        strings: mf.strings.clone(),
         caches: mf.caches.clone(),
         tlbs: mf.tlbs.clone(),
         branch: mf.branch.clone(),
@@ -236,6 +239,30 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
             format!("must name one group or one per store_address_groups entry ({}), got {n}", m.store_address_groups.len()),
         ));
     }
+    let st = &p.strings;
+    if !(st.store_bytes_per_cycle > 0.0 && st.store_bytes_per_cycle.is_finite()) {
+        return Err(err("strings", "store_bytes_per_cycle", format!("must be a finite number > 0, got {}", st.store_bytes_per_cycle)));
+    }
+    if !(st.overlap_cycles >= 0.0 && st.overlap_cycles.is_finite()) {
+        return Err(err("strings", "overlap_cycles", format!("must be a finite number >= 0, got {}", st.overlap_cycles)));
+    }
+    if !(st.streaming_bytes_per_cycle > 0.0 && st.streaming_bytes_per_cycle.is_finite()) {
+        return Err(err("strings", "streaming_bytes_per_cycle", format!("must be a finite number > 0, got {}", st.streaming_bytes_per_cycle)));
+    }
+    for (kind, o) in st.kinds() {
+        let bad = |what: &str, v: f64| err("strings", kind, format!("{what} must be a finite number >= 0, got {v}"));
+        for (what, v) in [("startup", o.startup), ("cycles_per_element", o.cycles_per_element), ("short_cycles", o.short_cycles)] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(bad(what, v));
+            }
+        }
+        if !(o.bytes_per_cycle > 0.0 && o.bytes_per_cycle.is_finite()) {
+            return Err(err("strings", kind, format!("bytes_per_cycle must be a finite number > 0, got {}", o.bytes_per_cycle)));
+        }
+        if o.uops == 0 || o.uops > MAX_STRING_UOPS {
+            return Err(err("strings", kind, format!("uops must be 1..={MAX_STRING_UOPS}, got {}", o.uops)));
+        }
+    }
     if !(m.load_latency >= 0.0) {
         return Err(err("memory", "load_latency", "must be >= 0".into()));
     }
@@ -279,6 +306,8 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
 
 /// Largest ROB, scheduler, load/store buffer and TLB accepted (entries).
 const MAX_WINDOW: u32 = 1 << 20;
+/// Most dispatch slots a string instruction may take (it must fit any ROB).
+const MAX_STRING_UOPS: u32 = 64;
 /// Largest cache accepted (KiB): 512 MiB.
 const MAX_CACHE_KIB: u32 = 1 << 19;
 

@@ -315,3 +315,42 @@ fn import_artifacts_are_fixed() {
         assert!(f.uops >= 8 && f.latency > 10.0, "{name} vpgatherdd ymm");
     }
 }
+
+#[test]
+fn string_instructions_follow_their_sources() {
+    // Fast short REP MOVSB (FSRM, Intel's optimization manual: Ice Lake and later, 1-128
+    // bytes; AMD from Zen 3): a short path for movs on those cores, none on Skylake.
+    for (name, fsrm) in [
+        ("skylake", false),
+        ("icelake-server", true),
+        ("goldencove", true),
+        ("graniterapids", true),
+        ("zen3", true),
+        ("zen4", true),
+        ("zen5", true),
+    ] {
+        let m = machine(name);
+        let s = &m.params.strings;
+        assert_eq!(s.movs.short_bytes > 0, fsrm, "{name}: a fast short rep movsb path only with FSRM");
+        for (kind, o) in s.kinds() {
+            // fast strings start in a few tens of cycles (repe cmpsb on the zen4 host: 86)
+            assert_in(&format!("{name} {kind} startup"), o.startup, 15.0, 90.0);
+        }
+        // ERMSB moves at least 16 bytes per cycle; no core stores more than 64 per cycle
+        assert_in(&format!("{name} movs bytes per cycle"), s.movs.bytes_per_cycle, 16.0, 64.0);
+        assert_in(&format!("{name} string store bandwidth"), s.store_bytes_per_cycle, 16.0, 64.0);
+        // the element loops of lods and scas take a couple of cycles per element
+        assert_in(&format!("{name} scas cycles per element"), s.scas.cycles_per_element, 1.0, 4.0);
+    }
+    // zen4: the host measurements its file cites (cycles per iteration of bench/strings,
+    // 2026-11-24) follow from its figures: rep movsb of 1 KiB 55, rep stosb of 1 KiB 53,
+    // repe cmpsb of 1 KiB 136, repne scasb of 1 KiB 2126, rep movsb of 64 bytes 14
+    let s = machine("zen4").params.strings;
+    assert_in("zen4 rep movsb 1 KiB", s.movs.startup + 1024.0 / s.movs.bytes_per_cycle, 54.0, 56.0);
+    assert_in("zen4 rep stosb 1 KiB", s.stos.startup + 1024.0 / s.stos.bytes_per_cycle, 52.0, 54.0);
+    assert_in("zen4 repe cmpsb 1 KiB", s.cmps.startup + 1024.0 / s.cmps.bytes_per_cycle, 133.0, 139.0);
+    assert_in("zen4 repne scasb 1 KiB", s.scas.startup + 1024.0 * s.scas.cycles_per_element, 2100.0, 2150.0);
+    assert_eq!((s.movs.short_bytes, s.movs.short_cycles), (64, 14.0));
+    // rep stosb of 4 KiB (132 cycles) is bound by the drain of its stores into L1
+    assert_in("zen4 rep stosb 4 KiB drain", 4096.0 / s.store_bytes_per_cycle, 125.0, 135.0);
+}

@@ -139,3 +139,35 @@ fn a_file_on_disk_is_recognized_as_an_overlay() {
     assert_eq!(m.name, "zen4");
     assert_eq!(m.params.memory.dram_latency, 444.0);
 }
+
+#[test]
+fn string_figures_can_be_calibrated() {
+    let m = apply(
+        r#"
+[[set]]
+key = "strings.movs.startup"
+value = 30
+note = "n"
+
+[[set]]
+key = "strings.store_bytes_per_cycle"
+value = 48
+note = "n"
+
+[[set]]
+key = "strings.scas.cycles_per_element"
+value = 1.5
+note = "n"
+"#,
+    )
+    .unwrap();
+    assert_eq!(m.params.strings.movs.startup, 30.0);
+    assert_eq!(m.params.strings.store_bytes_per_cycle, 48.0);
+    assert_eq!(m.params.strings.scas.cycles_per_element, 1.5);
+    assert_eq!(m.param("strings.movs.startup"), Some(30.0));
+    // the other kinds keep the base's figures
+    let base = load_builtin("zen4").unwrap().unwrap();
+    assert_eq!(m.params.strings.stos, base.params.strings.stos);
+    let bad = apply("[[set]]\nkey = \"strings.nosuch.startup\"\nvalue = 1\nnote = \"n\"\n").unwrap_err();
+    assert!(bad.contains("strings.nosuch.startup"), "{bad}");
+}
