@@ -46,6 +46,8 @@ pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations
             DynInfo {
                 new_fetch_block: i == 0 || after_call || it.fetch_window != block[i - 1].fetch_window,
                 fetch_bubble: fetch_bubble as f32,
+                // a string instruction's count is a run-time value: the stated assumption
+                string: it.string.map(|s| s.assumed_work()).unwrap_or_default(),
                 ..Default::default()
             }
         })

@@ -14,7 +14,7 @@ pub struct StallCauses {
 }
 
 pub struct StallCauseCounter {
-    dispatch: [u64; 7],
+    dispatch: [u64; 8],
     /// Dispatch, Register, Load, Memory, CacheMiss, then one slot per resource group.
     issue: Vec<u64>,
     commit: [u64; 3],
@@ -22,7 +22,7 @@ pub struct StallCauseCounter {
 
 impl StallCauseCounter {
     pub fn new(machine: &Machine) -> Self {
-        Self { dispatch: [0; 7], issue: vec![0; 5 + machine.groups.len()], commit: [0; 3] }
+        Self { dispatch: [0; 8], issue: vec![0; 5 + machine.groups.len()], commit: [0; 3] }
     }
 
     pub fn finish(&self, machine: &Machine) -> StallCauses {
@@ -35,6 +35,7 @@ impl StallCauseCounter {
             DispatchCause::StoreBuffer,
             DispatchCause::Fetch,
             DispatchCause::Mispredict,
+            DispatchCause::Microcode,
         ];
         for (i, c) in d.iter().enumerate() {
             if self.dispatch[i] > 0 {

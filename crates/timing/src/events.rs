@@ -1,5 +1,6 @@
 //! What the timing model tells its listeners about each instruction.
 
+use crate::strings::StringWork;
 use bottlenose_machine::GroupId;
 use serde::Serialize;
 use std::num::NonZeroU64;
@@ -18,6 +19,9 @@ pub enum DispatchCause {
     Fetch,
     /// Waiting for the frontend to resteer after a mispredicted branch.
     Mispredict,
+    /// The frontend was sequencing an older microcoded instruction (a string
+    /// instruction) until it completed.
+    Microcode,
 }
 
 /// Why an instruction's critical uop could not start earlier.
@@ -168,8 +172,8 @@ impl StageTimes {
 /// Static analysis passes the default: L1 hits, correct predictions, no aliasing.
 ///
 /// One of these travels from the producer thread to every timing worker per
-/// executed instruction, so it is kept small (48 bytes): the delays are `f32`
-/// (whole or half cycles, exact), the addresses have no separate `Some` tag.
+/// executed instruction, so it is kept small (64 bytes, one cache line): the delays
+/// are `f32` (whole or half cycles, exact), the addresses have no separate `Some` tag.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DynInfo {
     /// Load and store address (8-byte granule dependencies through shadow
@@ -203,6 +207,8 @@ pub struct DynInfo {
     /// Its icache miss continues a sequential run of missing lines, which the fetch unit
     /// streams with `icache_misses_in_flight` misses outstanding instead of one at a time.
     pub fetch_stream: bool,
+    /// What a string instruction did in this execution (all zero for other instructions).
+    pub string: StringWork,
 }
 
 /// Which instructions of a batch a listener wants timed in detail

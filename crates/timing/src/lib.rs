@@ -14,6 +14,7 @@ mod model;
 mod prefetched;
 mod resolve;
 mod shadow;
+mod strings;
 mod window;
 
 pub use calendar::Calendar;
@@ -23,4 +24,5 @@ pub use model::Core;
 pub use prefetched::PrefetchedLines;
 pub use resolve::{resolve, resolve_block, InstrTiming, UnknownForm, Use};
 pub use shadow::ShadowMemory;
+pub use strings::{StringTiming, StringWork, ASSUMED_STATIC_BYTES};
 pub use window::{FifoWindow, Scheduler};

@@ -24,6 +24,8 @@ use crate::window::{FifoWindow, Scheduler};
 use bottlenose_decode::{BranchKind, NUM_REGS};
 use bottlenose_machine::GroupId;
 
+mod string_op;
+
 /// A store's data is written one cycle after its address and data uops have issued.
 const STORE_WRITE_CYCLES: f64 = 1.0;
 
@@ -62,6 +64,11 @@ pub struct Core {
     memory: ShadowMemory,
     prefetched: PrefetchedLines,
     resteer_at: f64,
+    /// Until when the frontend sequences an older string instruction's microcode:
+    /// nothing younger dispatches before.
+    microcode_until: f64,
+    /// When the last string instruction completes: the next one starts after it.
+    string_until: f64,
     /// Earliest slot time of the next fetch block (machine `fetch_blocks_per_cycle`).
     fetch_next: f64,
     /// When the last missing instruction line arrived (the head of a miss stream).
@@ -93,6 +100,8 @@ impl Core {
             memory: ShadowMemory::new(),
             prefetched: PrefetchedLines::new(),
             resteer_at: 0.0,
+            microcode_until: 0.0,
+            string_until: 0.0,
             fetch_next: 0.0,
             fetch_line_ready: 0.0,
             fills: [
@@ -167,6 +176,10 @@ impl Core {
         if fetched > t {
             t = fetched;
             dispatch_cause = DispatchCause::Fetch;
+        }
+        if self.microcode_until > t {
+            t = self.microcode_until;
+            dispatch_cause = DispatchCause::Microcode;
         }
         // One pass is a fixed point: a window with room at t has room at any later
         // time (entries only free as time passes), so a later constraint that moves
@@ -265,7 +278,12 @@ impl Core {
             self.book_prefetch(line.get(), dy.prefetch_level, load_start);
         }
         let operands = if it.loads { fmax(data_ready, load_done) } else { data_ready };
-        let (issue, ready, issue_cause) = if !it.compute_uses.is_empty() {
+        let mut string_class = None;
+        let (issue, ready, issue_cause) = if let Some(s) = &it.string {
+            let done = self.execute_string(s, dy, fmax(operands, addr_ready));
+            string_class = Some(done.class);
+            (done.start, done.end, done.cause)
+        } else if !it.compute_uses.is_empty() {
             let (s, port) = self.place(&it.compute_uses, operands);
             let cause = match port {
                 Some(g) if s > operands + EPS => IssueCause::Port(g),
@@ -303,11 +321,17 @@ impl Core {
         } else {
             (operands, data_src)
         };
-        let (self_class, penalty_from, wait_class, wait_from) = if details {
+        let (mut self_class, mut penalty_from, wait_class, wait_from) = if details {
             self.latency_classes(it, dy, load_level, scale, op_latency, load_start, load_done, issue, ready, miss, load_waited_memory, data_ready, dispatch, wait_on, src)
         } else {
             (LatencyClass::Short, 0.0, LatencyClass::Short, 0.0)
         };
+        if let (Some(class), true) = (string_class, details) {
+            // a string instruction's result is late for all its duration: the bulk of
+            // the work (or the line fills) is its penalty
+            self_class = class;
+            penalty_from = issue;
+        }
         let mut complete = ready;
         if it.stores {
             let (sa, _) = self.place(&it.store_address_uses, addr_ready);

@@ -4,6 +4,7 @@
 //! registers it waits for. Done once per static instruction; the per-execution
 //! model only reads the result.
 
+use crate::strings::StringTiming;
 use bottlenose_decode::{BranchKind, DecodedInst, RegId};
 use bottlenose_machine::{Form, GroupId, Machine};
 use serde::Serialize;
@@ -21,6 +22,8 @@ pub struct Use {
 /// Per-static-instruction timing facts for one machine.
 #[derive(Debug, Clone, Serialize)]
 pub struct InstrTiming {
+    /// A string instruction, timed per execution from its element count (not by its parts).
+    pub string: Option<StringTiming>,
     /// Slots taken at dispatch and in the ROB (after micro/macro fusion).
     pub fused_uops: u32,
     /// Scheduler entries (unfused uops that need a port).
@@ -93,6 +96,9 @@ pub fn resolve_block(machine: &Machine, insts: &[DecodedInst]) -> (Vec<InstrTimi
 
 /// Resolves one instruction; `prev` is the instruction before it in program order.
 pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>) -> InstrTiming {
+    if let Some(op) = inst.string_op {
+        return crate::strings::resolve_string(machine, inst, op);
+    }
     let p = &machine.params;
     // An AVX-512 instruction on a core without AVX-512 would fault there: it is
     // timed as the default form and reported, whatever the imported table says.
@@ -164,6 +170,7 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
     }
     let ignore = p.core.ignore_dependencies;
     InstrTiming {
+        string: None,
         fused_uops: fused,
         unfused_uops,
         load_uses,
