@@ -22,7 +22,9 @@
 //! * `#ExecutionStalls` = cycles with ≤ FEW ops executed = `(Clocks − OpsExecuted:c(FEW+1)) / Clocks`
 //!   (FEW = 2: "cycles with 0, 1 or 2 uops executed").
 //! * Memory Bound / Core Bound are fractions of cycles, as in Table 2 (not
-//!   rescaled to Backend Bound).
+//!   rescaled to Backend Bound): their unit says so (`Stalls`, `Clocks`; the
+//!   level-1 nodes are `Slots`), and the tree's normalized value fits them
+//!   inside Backend Bound (see [`crate::tree`]).
 //! * Thresholds are the Intel TMA spreadsheet's for the analogous nodes.
 
 use crate::table::{EventDef, MetricDef, Provenance, UarchTable, SCHEMA};
