@@ -184,4 +184,29 @@ fn topdown_import_report() {
     assert!(count(&dom, "class=\"node") >= 8, "tree nodes");
     assert!(dom.contains("data-node=\"Frontend_Bound\""));
     assert!(dom.contains("class=\"node flagged path\""), "bottleneck path marked");
+    // each value with its unit, the bar labelled as the normalized share
+    assert!(dom.contains("20.0 % Slots"), "Frontend_Bound's value and unit");
+    assert!(dom.contains("title=\"normalized: 20.0% of slots\""), "the bar is the normalized share");
+}
+
+#[test]
+fn simulated_tree_shows_units_and_fits_children_in_parents() {
+    // a pointer chase: Memory_Bound and Core_Bound are fractions of cycles under Backend_Bound in slots
+    let page = out_dir().join("chase.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .args(["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/blocks/pointer_chase.s"), "--machine", "skylake", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let dom = load(&page);
+    check_clean(&dom);
+    assert!(dom.contains("% Stalls") && dom.contains("% Slots") && dom.contains("% Clocks"), "units in the page");
+    // bars: the widths of Backend_Bound's children add up to at most its own
+    let width = |node: &str| -> u32 {
+        let at = dom.find(&format!("data-node=\"{node}\"")).unwrap_or_else(|| panic!("{node}"));
+        let w = &dom[at..][dom[at..].find("width:").unwrap() + 6..];
+        w[..w.find("px").unwrap()].parse().unwrap()
+    };
+    assert!(width("Memory_Bound") + width("Core_Bound") <= width("Backend_Bound") + 1, "{} + {} > {}", width("Memory_Bound"), width("Core_Bound"), width("Backend_Bound"));
 }
