@@ -35,7 +35,7 @@ pub mod symbols;
 pub use bias::detect_bias;
 pub use blocks::{basic_blocks, BlockInfo};
 pub use hotspots::{by_function, by_line, Hotspot};
-pub use loops::{find_loops, LoopInfo};
+pub use loops::{find_loops, natural_loops, LoopInfo, NaturalLoop};
 pub use symbols::{Program, SHARED, UNKNOWN};
 
 /// Errors opening a program.

@@ -136,7 +136,7 @@ pub fn find_loops(
 
     // Entries: blocks that their observed predecessors cannot account for,
     // and the blocks at function symbols' starts.
-    let mut roots: Vec<usize> = (0..n)
+    let roots: Vec<usize> = (0..n)
         .filter(|&b| {
             let fed: u64 = pred[b]
                 .iter()
@@ -151,39 +151,7 @@ pub fn find_loops(
             pred[b].is_empty() || exec_of(b) > fed || at_symbol
         })
         .collect();
-    // Cycles nothing was seen entering: enter at their lowest block.
-    let mut reached = vec![false; n];
-    mark_reachable(&succ, &roots, &mut reached);
-    for b in 0..n {
-        if !reached[b] {
-            roots.push(b);
-            mark_reachable(&succ, &[b], &mut reached);
-        }
-    }
-
-    let idom = dominators(&succ, &pred, &roots, n);
-    // Dominator-tree intervals: h dominates u iff u's interval nests in h's.
-    let (tin, tout) = tree_intervals(&idom);
-    let dominates = |h: usize, u: usize| tin[h] <= tin[u] && tout[u] <= tout[h];
-
-    // Back edges grouped by header, and each header's natural loop.
-    let mut loops: BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)> = BTreeMap::new();
-    for (u, targets) in succ.iter().enumerate() {
-        for &h in targets {
-            if dominates(h, u) {
-                let entry = loops
-                    .entry(h)
-                    .or_insert_with(|| (BTreeSet::from([h]), Vec::new()));
-                entry.1.push(u);
-                let mut stack = vec![u];
-                while let Some(x) = stack.pop() {
-                    if entry.0.insert(x) {
-                        stack.extend(pred[x].iter().copied());
-                    }
-                }
-            }
-        }
-    }
+    let loops = natural_loops(&succ, &pred, roots);
 
     // Estimated count of the edge u → h.
     let edge_count = |u: usize, h: usize| -> u64 {
@@ -209,23 +177,9 @@ pub fn find_loops(
         eu
     };
 
-    // Depth: how many larger loops hold this loop's header. (Natural loops of
-    // distinct headers are nested or disjoint.)
-    let mut depth_of: HashMap<usize, u32> = HashMap::new();
-    for (&h, (blocks, _)) in &loops {
-        for &x in blocks {
-            if x != h {
-                if let Some((inner, _)) = loops.get(&x) {
-                    if inner.len() < blocks.len() {
-                        *depth_of.entry(x).or_default() += 1;
-                    }
-                }
-            }
-        }
-    }
     let mut out: Vec<LoopInfo> = loops
         .into_iter()
-        .map(|(h, (blocks, sources))| {
+        .map(|NaturalLoop { header: h, blocks, back_edge_sources: sources, depth }| {
             let tail_block = *sources.iter().max().expect("a loop has a back edge");
             let idx: Vec<usize> = blocks
                 .iter()
@@ -244,7 +198,6 @@ pub fn find_loops(
                 .map(|&b| insns[nodes[b].last].end())
                 .max()
                 .unwrap_or(0);
-            let depth = depth_of.get(&h).copied().unwrap_or(0);
             LoopInfo {
                 head: start_of(h),
                 tail: insns[nodes[tail_block].last].vaddr,
@@ -269,6 +222,86 @@ pub fn find_loops(
             .then(a.head.cmp(&b.head))
     });
     out
+}
+
+/// A natural loop of a control-flow graph whose nodes are numbered `0..n`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NaturalLoop {
+    /// The node the back edges go to.
+    pub header: usize,
+    /// The header and every node that reaches a back-edge source without
+    /// passing through the header.
+    pub blocks: BTreeSet<usize>,
+    /// Sources of the back edges to `header`, ascending.
+    pub back_edge_sources: Vec<usize>,
+    /// How many other loops strictly contain this one (0 = outermost).
+    pub depth: u32,
+}
+
+/// The natural loops of a graph (`succ[b]`, `pred[b]`: the edges out of and
+/// into node `b`), one per header, ordered by header. `roots` are the entry
+/// nodes; nodes none of them reaches are entered at the lowest such node.
+/// A back edge `u → h` is one whose target dominates its source; both the
+/// dynamic runs' observed graph ([`find_loops`]) and static analysis of a
+/// function's decoded code use this.
+pub fn natural_loops(succ: &[Vec<usize>], pred: &[Vec<usize>], mut roots: Vec<usize>) -> Vec<NaturalLoop> {
+    let n = succ.len();
+    // Cycles nothing was seen entering: enter at their lowest block.
+    let mut reached = vec![false; n];
+    mark_reachable(succ, &roots, &mut reached);
+    for b in 0..n {
+        if !reached[b] {
+            roots.push(b);
+            mark_reachable(succ, &[b], &mut reached);
+        }
+    }
+
+    let idom = dominators(succ, pred, &roots, n);
+    // Dominator-tree intervals: h dominates u iff u's interval nests in h's.
+    let (tin, tout) = tree_intervals(&idom);
+    let dominates = |h: usize, u: usize| tin[h] <= tin[u] && tout[u] <= tout[h];
+
+    // Back edges grouped by header, and each header's natural loop.
+    let mut loops: BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)> = BTreeMap::new();
+    for (u, targets) in succ.iter().enumerate() {
+        for &h in targets {
+            if dominates(h, u) {
+                let entry = loops
+                    .entry(h)
+                    .or_insert_with(|| (BTreeSet::from([h]), Vec::new()));
+                entry.1.push(u);
+                let mut stack = vec![u];
+                while let Some(x) = stack.pop() {
+                    if entry.0.insert(x) {
+                        stack.extend(pred[x].iter().copied());
+                    }
+                }
+            }
+        }
+    }
+
+    // Depth: how many larger loops hold this loop's header. (Natural loops of
+    // distinct headers are nested or disjoint.)
+    let mut depth_of: HashMap<usize, u32> = HashMap::new();
+    for (&h, (blocks, _)) in &loops {
+        for &x in blocks {
+            if x != h {
+                if let Some((inner, _)) = loops.get(&x) {
+                    if inner.len() < blocks.len() {
+                        *depth_of.entry(x).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    loops
+        .into_iter()
+        .map(|(header, (blocks, mut back_edge_sources))| {
+            back_edge_sources.sort_unstable();
+            back_edge_sources.dedup();
+            NaturalLoop { header, blocks, back_edge_sources, depth: depth_of.get(&header).copied().unwrap_or(0) }
+        })
+        .collect()
 }
 
 /// Entry and exit times of a depth-first walk of the dominator tree given by

@@ -2,9 +2,9 @@
 
 use crate::input::{load, InputSpec};
 use anyhow::{Context, Result};
-use bottlenose_analysis::{analyze_block, default_weights, StaticOptions};
-use bottlenose_decode::decode_block;
-use bottlenose_sources::AsmSyntax;
+use bottlenose_analysis::{analyze_block, analyze_loops, default_weights, BlockReport, LoopAnalysis, StaticOptions, ASSUMED_ITERATIONS_PER_ENTRY};
+use bottlenose_decode::{decode_block, BranchKind};
+use bottlenose_sources::{AsmSyntax, CodeBlock};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -25,10 +25,12 @@ pub enum Syntax {
 
 #[derive(Args)]
 #[command(after_help = "Examples:
-  bottlenose analyze examples/jacobi.s                      # whole file as one loop body, skylake
+  bottlenose analyze examples/jacobi.s                      # a loop body (a file that is one loop), skylake
   bottlenose analyze kernel.s --machine zen4 --format json  # llvm-mca style # LLVM-MCA-BEGIN/END regions supported
   bottlenose analyze --hex 'c5 fb 58 c1 ff c9 75 f8'         # raw bytes
-  bottlenose analyze ./prog --function dot                  # a function of an ELF binary
+  bottlenose analyze ./prog --function dot                  # each loop of a function of an ELF binary
+  bottlenose analyze kernel.s                               # gcc -S output: each loop, the hottest marked
+  bottlenose analyze ./prog --function dot --whole          # the whole function as one loop body
   bottlenose analyze k.s --weights 1.05,1.1,2 --combine p23,frontend
   bottlenose analyze k.s --iterations 1 --resources p1,p6   # one pass, chosen resources")]
 pub struct AnalyzeArgs {
@@ -64,6 +66,11 @@ pub struct AnalyzeArgs {
     /// Skip the sensitivity sweep.
     #[arg(long)]
     pub no_sensitivity: bool,
+    /// Time the whole input as one loop body. Without it, code with loops (a
+    /// function, a gcc -S file) is split into its loops (back edges), each
+    /// analyzed on its own instructions, the hottest by static estimate marked.
+    #[arg(long, visible_alias = "whole-function")]
+    pub whole: bool,
     /// Also write a self-contained HTML report to this file.
     #[arg(long)]
     pub html: Option<PathBuf>,
@@ -81,7 +88,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         Syntax::Att => AsmSyntax::Att,
         Syntax::Intel => AsmSyntax::Intel,
     };
-    let blocks = load(&InputSpec {
+    let loaded = load(&InputSpec {
         file: a.file.as_deref(),
         hex: a.hex.as_deref(),
         function: a.function.as_deref(),
@@ -96,51 +103,123 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         combine: a.combine.iter().map(|c| c.split(',').map(|s| s.trim().to_string()).collect()).collect(),
         sensitivity: !a.no_sensitivity,
     };
-    let mut reports = Vec::new();
-    for b in &blocks {
+    let mut analyses = Vec::new();
+    for b in &loaded.blocks {
         let insts = decode_block(&b.bytes, b.address).with_context(|| format!("cannot decode {}", b.name))?;
         crate::input::check_isa(&machine, &b.name, &insts)?;
-        let r = analyze_block(&machine, &b.name, &insts, &opts)?;
-        if r.unsupported_instructions.count > 0 {
-            eprintln!(
-                "warning: {} instruction form(s) of {} are not in the {} table; timed as the default form ({} uop, latency {}): {}",
-                r.unsupported_instructions.count,
-                b.name,
-                machine.name,
-                machine.default_form.uops,
-                machine.default_form.latency,
-                r.unsupported_instructions.forms.iter().map(|f| f.form.as_str()).collect::<Vec<_>>().join("; ")
-            );
+        let loops = if a.whole { None } else { analyze_loops(&machine, &b.name, &insts, &opts, &|addr| locate(b, loaded.program.as_ref(), addr))? };
+        let analysis = match loops {
+            Some(loops) => Analysis::Loops { name: b.name.clone(), loops },
+            None => {
+                if insts.iter().any(|i| i.branch == BranchKind::Return) && !a.whole {
+                    eprintln!("note: no loop in {}: analyzed as one loop body", b.name);
+                }
+                Analysis::Block(analyze_block(&machine, &b.name, &insts, &opts)?)
+            }
+        };
+        for r in analysis.reports() {
+            warn_unsupported(&machine, r);
         }
-        reports.push(r);
+        analyses.push(analysis);
     }
+    let json = |x: &Analysis| x.to_json(&host);
     if let Some(path) = &a.html {
-        let value = if reports.len() == 1 { crate::output::stamped_on(&reports[0], "analyze", &host)? } else { serde_json::json!({ "regions": reports }) };
-        let title = format!("bottlenose analyze: {}", reports.iter().map(|r| r.block.as_str()).collect::<Vec<_>>().join(", "));
+        let value = if analyses.len() == 1 { json(&analyses[0])? } else { serde_json::json!({ "regions": analyses.iter().map(json).collect::<Result<Vec<_>>>()? }) };
+        let title = format!("bottlenose analyze: {}", analyses.iter().map(Analysis::name).collect::<Vec<_>>().join(", "));
         crate::html_out::write_html(path, value, &title)?;
     }
     match a.format {
-        Format::Json if reports.len() == 1 => println!("{}", bottlenose_report::to_json(&crate::output::stamped_on(&reports[0], "analyze", &host)?)),
-        Format::Json => {
-            let all = reports.iter().map(|r| crate::output::stamped_on(r, "analyze", &host)).collect::<Result<Vec<_>>>()?;
-            println!("{}", bottlenose_report::to_json(&all))
-        }
+        Format::Json if analyses.len() == 1 => println!("{}", bottlenose_report::to_json(&json(&analyses[0])?)),
+        Format::Json => println!("{}", bottlenose_report::to_json(&analyses.iter().map(json).collect::<Result<Vec<_>>>()?)),
         Format::Csv => {
+            let reports: Vec<&BlockReport> = analyses.iter().flat_map(Analysis::reports).collect();
             for (i, r) in reports.iter().enumerate() {
                 let text = crate::csv_out::instructions(&crate::output::stamped_on(r, "analyze", &host)?)?;
-                // one header for all regions
+                // one header for all regions and loops
                 print!("{}", if i == 0 { text.as_str() } else { text.split_once('\n').map(|x| x.1).unwrap_or("") });
             }
         }
         Format::Text => {
             println!("{}", host.line(&machine.name));
-            for (i, r) in reports.iter().enumerate() {
+            for (i, x) in analyses.iter().enumerate() {
                 if i > 0 {
                     println!();
                 }
-                print!("{}", crate::color::paint(&bottlenose_report::render_block(r)));
+                let text = match x {
+                    Analysis::Block(r) => bottlenose_report::render_block(r),
+                    Analysis::Loops { name, loops } => bottlenose_report::render_loops(name, loops),
+                };
+                print!("{}", crate::color::paint(&text));
             }
         }
     }
     Ok(())
+}
+
+/// What `analyze` found in one input block: one loop body, or its loops.
+enum Analysis {
+    Block(BlockReport),
+    Loops { name: String, loops: Vec<LoopAnalysis> },
+}
+
+impl Analysis {
+    fn name(&self) -> &str {
+        match self {
+            Analysis::Block(r) => &r.block,
+            Analysis::Loops { name, .. } => name,
+        }
+    }
+
+    fn reports(&self) -> Vec<&BlockReport> {
+        match self {
+            Analysis::Block(r) => vec![r],
+            Analysis::Loops { loops, .. } => loops.iter().map(|l| &l.report).collect(),
+        }
+    }
+
+    /// The JSON report (`schemas/analyze.v1.json`): a block's, or for loops the
+    /// hottest loop's at the top level (so that a reader of single-block
+    /// reports gets the loop that matters) with every loop under `loops`.
+    fn to_json(&self, host: &crate::machine_choice::HostNote) -> Result<serde_json::Value> {
+        match self {
+            Analysis::Block(r) => crate::output::stamped_on(r, "analyze", host),
+            Analysis::Loops { name, loops } => {
+                let hottest = loops.iter().find(|l| l.hottest).expect("a hottest loop");
+                let mut v = crate::output::stamped_on(&hottest.report, "analyze", host)?;
+                v["input"] = serde_json::Value::String(name.clone());
+                v["loops"] = serde_json::to_value(loops)?;
+                v["loop_estimate"] = serde_json::Value::String(format!(
+                    "each loop is timed on its own instructions (inner loops excluded); estimated_share = cycles_per_iteration x {n}^(depth+1) over the sum for all loops, as if every loop ran {n} iterations per entry",
+                    n = ASSUMED_ITERATIONS_PER_ENTRY
+                ));
+                Ok(v)
+            }
+        }
+    }
+}
+
+fn warn_unsupported(machine: &bottlenose_machine::Machine, r: &BlockReport) {
+    if r.unsupported_instructions.count > 0 {
+        eprintln!(
+            "warning: {} instruction form(s) of {} are not in the {} table; timed as the default form ({} uop, latency {}): {}",
+            r.unsupported_instructions.count,
+            r.block,
+            machine.name,
+            machine.default_form.uops,
+            machine.default_form.latency,
+            r.unsupported_instructions.forms.iter().map(|f| f.form.as_str()).collect::<Vec<_>>().join("; ")
+        );
+    }
+}
+
+/// The function and source line of `addr` in `block`: from the ELF program's
+/// symbols and DWARF, else from the assembly file's function symbols and lines.
+fn locate(block: &CodeBlock, program: Option<&bottlenose_attribution::Program>, addr: u64) -> (Option<String>, Option<String>) {
+    if let Some(p) = program {
+        return (p.function_at(addr).map(str::to_string), p.line_at(addr).map(|(file, line)| format!("{file}:{line}")));
+    }
+    let offset = addr.wrapping_sub(block.address);
+    let function = block.functions.iter().take_while(|(o, _)| *o <= offset).last().map(|(_, f)| f.clone());
+    let line = block.source_lines.iter().find(|l| l.offset == offset).map(|l| format!("{}:{}", block.name, l.line));
+    (function, line)
 }

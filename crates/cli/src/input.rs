@@ -1,6 +1,7 @@
 //! Where `analyze` gets its code: an assembly file (GNU as), hex bytes, or an ELF function/range.
 
 use anyhow::{anyhow, bail, Context, Result};
+use bottlenose_attribution::Program;
 use bottlenose_sources::{assemble, from_elf, from_hex, AsmSyntax, CodeBlock, ElfSelector};
 use std::io::Read;
 use std::path::Path;
@@ -13,10 +14,18 @@ pub struct InputSpec<'a> {
     pub syntax: AsmSyntax,
 }
 
-pub fn load(spec: &InputSpec) -> Result<Vec<CodeBlock>> {
+/// The code to analyze, and the ELF program it was cut from (its symbols and
+/// DWARF lines name the loops found in it).
+pub struct Loaded {
+    pub blocks: Vec<CodeBlock>,
+    pub program: Option<Program>,
+}
+
+pub fn load(spec: &InputSpec) -> Result<Loaded> {
+    let blocks = |blocks| Loaded { blocks, program: None };
     if let Some(h) = spec.hex {
         let text = if h == "-" { read_stdin()? } else { h.to_string() };
-        return Ok(vec![from_hex(&text)?]);
+        return Ok(blocks(vec![from_hex(&text)?]));
     }
     let Some(file) = spec.file else {
         bail!("no input: give an assembly file, an ELF file with --function/--range, or --hex BYTES");
@@ -33,13 +42,18 @@ pub fn load(spec: &InputSpec) -> Result<Vec<CodeBlock>> {
             (None, Some(r)) => parse_range(r)?,
             (None, None) => bail!("{name} is an ELF file: choose code with --function NAME or --range START:END"),
         };
-        return Ok(vec![from_elf(&data, &name, &selector)?]);
+        let block = from_elf(&data, &name, &selector)?;
+        // Names and lines for the loops found in it. A relocatable object's
+        // DWARF points at its sections only once relocated, which we do not do.
+        let relocatable = object::File::parse(&*data).is_ok_and(|f| object::Object::kind(&f) == object::ObjectKind::Relocatable);
+        let program = if relocatable { None } else { Program::parse(file, &data).ok() };
+        return Ok(Loaded { blocks: vec![block], program });
     }
     if spec.function.is_some() || spec.range.is_some() {
         bail!("--function/--range need an ELF file, but {name} is not one");
     }
     let text = String::from_utf8(data).map_err(|_| anyhow!("{name} is neither an ELF file nor UTF-8 assembly text"))?;
-    Ok(assemble(&text, &name, spec.syntax)?)
+    Ok(blocks(assemble(&text, &name, spec.syntax)?))
 }
 
 fn parse_range(r: &str) -> Result<ElfSelector> {

@@ -39,6 +39,13 @@ fn analyze_outputs_validate() {
     validate("analyze", &v);
     let v = json_of(&["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/gus-fig4.s"), "--machine", "gus-fig4", "--iterations", "1", "--format", "json"]);
     validate("analyze", &v);
+    // code with loops: the hottest loop's report plus every loop
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("two.s");
+    std::fs::write(&s, ".type f, @function\nf:\n.L2: imul %rax, %rax\n dec %rcx\n jnz .L2\n ret\n.type g, @function\ng:\n.L5: add %rbx, %rdx\n dec %rcx\n jnz .L5\n ret\n").unwrap();
+    let v = json_of(&["analyze", s.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(v["loops"].as_array().map(Vec::len), Some(2));
+    validate("analyze", &v);
 }
 
 #[test]

@@ -38,7 +38,10 @@ pub fn run(data: &[u8]) {
             assert!(!blocks.is_empty());
             for b in &blocks {
                 assert!(!b.bytes.is_empty());
-                for (off, _) in &b.source_lines {
+                for l in &b.source_lines {
+                    assert!((l.offset as usize) < b.bytes.len() && l.line >= 1);
+                }
+                for (off, _) in &b.functions {
                     assert!((*off as usize) < b.bytes.len());
                 }
                 let _ = bottlenose_decode::decode_block(&b.bytes, b.address);

@@ -39,7 +39,10 @@ pub fn run(data: &[u8]) {
         Ok(blocks) => {
             for b in &blocks {
                 assert!(!b.bytes.is_empty());
-                for (off, _) in &b.source_lines {
+                for l in &b.source_lines {
+                    assert!((l.offset as usize) < b.bytes.len() && l.line >= 1);
+                }
+                for (off, _) in &b.functions {
                     assert!((*off as usize) < b.bytes.len());
                 }
             }

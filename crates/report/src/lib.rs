@@ -4,6 +4,7 @@ mod accounting_text;
 mod block_text;
 pub mod html;
 mod dynamic_text;
+mod loops_text;
 mod machine_text;
 mod table;
 
@@ -11,6 +12,7 @@ pub use accounting_text::render_accounting;
 pub use block_text::render_block;
 pub use html::render_html;
 pub use dynamic_text::render_dynamic;
+pub use loops_text::render_loops;
 pub use machine_text::{render_machine, render_machine_list};
 pub use table::Table;
 

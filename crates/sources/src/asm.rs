@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 
 use object::{Object, ObjectSection, ObjectSymbol};
 
-use crate::{AsmSyntax, CodeBlock, SourceError};
+use crate::{AsmSyntax, CodeBlock, SourceError, SourceLine};
 
 const BEGIN_LABEL: &str = "__bn_region_begin_";
 const END_LABEL: &str = "__bn_region_end_";
@@ -79,16 +79,17 @@ pub fn assemble_with(
         message: format!("cannot read .text: {e}"),
     })?;
     let lines = listing_lines(&output.listing, source, prepared.prepended);
+    let functions = function_offsets(&object, text.index());
 
     if prepared.regions.is_empty() {
         if bytes.is_empty() {
             return Err(no_instructions(file_name));
         }
-        return Ok(vec![block(file_name.to_string(), bytes, 0, &lines)]);
+        return Ok(vec![block(file_name.to_string(), bytes, 0, &lines, &functions)]);
     }
 
     let offsets = region_offsets(&object, text.index());
-    cut_regions(file_name, &prepared.regions, &offsets, bytes, &lines)
+    cut_regions(file_name, &prepared.regions, &offsets, bytes, &lines, &functions)
 }
 
 /// Cuts one block per region out of the `.text` bytes, given the offsets of
@@ -99,7 +100,8 @@ fn cut_regions(
     regions: &[Region],
     offsets: &BTreeMap<(bool, usize), u64>,
     bytes: &[u8],
-    lines: &BTreeMap<u64, String>,
+    lines: &Listing,
+    functions: &BTreeMap<u64, String>,
 ) -> Result<Vec<CodeBlock>, SourceError> {
     let mut blocks = Vec::with_capacity(regions.len());
     for (i, region) in regions.iter().enumerate() {
@@ -125,7 +127,7 @@ fn cut_regions(
             .zip(usize::try_from(end).ok())
             .and_then(|(b, e)| bytes.get(b..e));
         match slice {
-            Some(s) if !s.is_empty() => blocks.push(block(name, s, begin, lines)),
+            Some(s) if !s.is_empty() => blocks.push(block(name, s, begin, lines, functions)),
             Some(_) => {
                 return Err(region_err(format!(
                     "region `{name}` contains no instructions"
@@ -179,14 +181,14 @@ pub fn assemble_offline(
         if text.is_empty() {
             return Err(no_instructions(file_name));
         }
-        return Ok(vec![block(file_name.to_string(), text, 0, &lines)]);
+        return Ok(vec![block(file_name.to_string(), text, 0, &lines, &BTreeMap::new())]);
     }
     let offsets: BTreeMap<(bool, usize), u64> = label_offsets
         .iter()
         .enumerate()
         .map(|(k, &off)| ((k % 2 == 0, k / 2), off))
         .collect();
-    cut_regions(file_name, &prepared.regions, &offsets, text, &lines)
+    cut_regions(file_name, &prepared.regions, &offsets, text, &lines, &BTreeMap::new())
 }
 
 fn no_instructions(file_name: &str) -> SourceError {
@@ -197,7 +199,7 @@ fn no_instructions(file_name: &str) -> SourceError {
 
 /// Builds a block from `bytes` that starts at `.text` offset `start`,
 /// keeping the listing lines that fall inside it, rebased to the block.
-fn block(name: String, bytes: &[u8], start: u64, lines: &BTreeMap<u64, String>) -> CodeBlock {
+fn block(name: String, bytes: &[u8], start: u64, lines: &Listing, functions: &BTreeMap<u64, String>) -> CodeBlock {
     let end = start + bytes.len() as u64;
     CodeBlock {
         address: 0,
@@ -205,10 +207,14 @@ fn block(name: String, bytes: &[u8], start: u64, lines: &BTreeMap<u64, String>) 
         name,
         source_lines: lines
             .range(start..end)
-            .map(|(&off, text)| (off - start, text.clone()))
+            .map(|(&off, (line, text))| SourceLine { offset: off - start, line: *line, text: text.clone() })
             .collect(),
+        functions: functions.range(start..end).map(|(&off, name)| (off - start, name.clone())).collect(),
     }
 }
+
+/// Offset in `.text` -> (the user's 1-based line, its text).
+type Listing = BTreeMap<u64, (usize, String)>;
 
 /// A region found in the source. Lines are the user's, 1-based.
 #[derive(Debug)]
@@ -505,7 +511,7 @@ fn map_as_error(
 /// without an address (labels, directives) and continuation lines (no tab)
 /// are skipped. Section directives are followed so that `.data` bytes are
 /// not mistaken for code. Best effort: anything odd is just left out.
-fn listing_lines(listing: &str, source: &str, prepended: usize) -> BTreeMap<u64, String> {
+fn listing_lines(listing: &str, source: &str, prepended: usize) -> Listing {
     let user_lines: Vec<&str> = source.lines().collect();
     let mut out = BTreeMap::new();
     let mut in_text = true;
@@ -533,14 +539,14 @@ fn listing_lines(listing: &str, source: &str, prepended: usize) -> BTreeMap<u64,
         if !in_text {
             continue;
         }
-        let text = num
-            .checked_sub(prepended + 1)
-            .and_then(|i| user_lines.get(i))
+        let Some(i) = num.checked_sub(prepended + 1) else { continue };
+        let text = user_lines
+            .get(i)
             .map(|l| l.trim())
             // `.endr`/`.endm` lines carry a whole expansion's bytes: not one line's.
             .filter(|l| !l.is_empty() && !l.starts_with(".endr") && !l.starts_with(".endm"));
         if let Some(text) = text {
-            out.entry(addr).or_insert_with(|| text.to_string());
+            out.entry(addr).or_insert_with(|| (i + 1, text.to_string()));
         }
     }
     out
@@ -592,6 +598,21 @@ fn region_offsets(
         };
         if sym.section_index() == Some(text_index) {
             out.insert((is_begin, idx), sym.address());
+        }
+    }
+    out
+}
+
+/// The `.text` offsets of the function symbols (`.type f, @function`), one
+/// name per offset.
+fn function_offsets(object: &object::File<'_>, text_index: object::SectionIndex) -> BTreeMap<u64, String> {
+    let mut out = BTreeMap::new();
+    for sym in object.symbols() {
+        if sym.kind() != object::SymbolKind::Text || sym.section_index() != Some(text_index) {
+            continue;
+        }
+        if let Ok(name) = sym.name() {
+            out.entry(sym.address()).or_insert_with(|| name.to_string());
         }
     }
     out
@@ -654,7 +675,7 @@ mod tests {
         let v: Vec<_> = lines.into_iter().collect();
         assert_eq!(
             v,
-            vec![(0, "addq %rbx, %rax".to_string()), (3, "nop".to_string())]
+            vec![(0, (2, "addq %rbx, %rax".to_string())), (3, (6, "nop".to_string()))]
         );
     }
 }

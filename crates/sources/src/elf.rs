@@ -205,6 +205,7 @@ fn function(
         bytes: bytes.to_vec(),
         name: name.to_string(),
         source_lines: Vec::new(),
+        functions: vec![(0, name.to_string())],
     })
 }
 
@@ -302,5 +303,10 @@ fn range(
         bytes: bytes.to_vec(),
         name: file_name.to_string(),
         source_lines: Vec::new(),
+        functions: function_symbols(file, false)
+            .into_iter()
+            .filter(|s| s.address >= start && s.address < end)
+            .map(|s| (s.address - start, s.name))
+            .collect(),
     })
 }

@@ -21,6 +21,7 @@ pub fn from_hex(text: &str) -> Result<CodeBlock, SourceError> {
         bytes,
         name: "hex".to_string(),
         source_lines: Vec::new(),
+        functions: Vec::new(),
     })
 }
 

@@ -32,8 +32,24 @@ pub struct CodeBlock {
     pub bytes: Vec<u8>,
     /// Human name: region name from `# LLVM-MCA-BEGIN name`, the ELF symbol, or "hex"/the file name.
     pub name: String,
-    /// For each instruction start offset we know of (from assembler listing), the source line text, if known. May be empty.
-    pub source_lines: Vec<(u64, String)>,
+    /// The source line of each instruction start offset we know of (from the
+    /// assembler listing), in offset order. May be empty.
+    pub source_lines: Vec<SourceLine>,
+    /// Function symbols that start inside the block: (offset from `address`,
+    /// name), in offset order. An assembly file's `.type f, @function`
+    /// symbols; for an ELF function, the function itself at 0.
+    pub functions: Vec<(u64, String)>,
+}
+
+/// Where an instruction of an assembled block came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLine {
+    /// Offset of the instruction from the block's start.
+    pub offset: u64,
+    /// 1-based line of the user's source.
+    pub line: usize,
+    /// The line's text, trimmed.
+    pub text: String,
 }
 
 /// Which assembly dialect a snippet is written in.

@@ -2,7 +2,12 @@
 
 use std::path::Path;
 
-use bottlenose_sources::{assemble, assemble_with, AsmSyntax, SourceError};
+use bottlenose_sources::{assemble, assemble_with, AsmSyntax, CodeBlock, SourceError};
+
+/// (offset, line, text) of each listed instruction.
+fn lines(b: &CodeBlock) -> Vec<(u64, usize, &str)> {
+    b.source_lines.iter().map(|l| (l.offset, l.line, l.text.as_str())).collect()
+}
 
 fn one(source: &str, syntax: AsmSyntax) -> Vec<u8> {
     let blocks = assemble(source, "t.s", syntax).unwrap_or_else(|e| panic!("{e}"));
@@ -48,18 +53,12 @@ fn source_lines_come_from_the_listing() {
     )
     .unwrap();
     assert_eq!(
-        blocks[0].source_lines,
-        vec![
-            (0, "addq %rbx, %rax".to_string()),
-            (3, "jne top # back".to_string())
-        ]
+        lines(&blocks[0]),
+        vec![(0, 2, "addq %rbx, %rax"), (3, 3, "jne top # back")]
     );
     // Same line text with the Intel prelude (line numbers shifted back).
     let blocks = assemble("add rax, rbx\nret\n", "t.s", AsmSyntax::Intel).unwrap();
-    assert_eq!(
-        blocks[0].source_lines,
-        vec![(0, "add rax, rbx".to_string()), (3, "ret".to_string())]
-    );
+    assert_eq!(lines(&blocks[0]), vec![(0, 1, "add rax, rbx"), (3, 2, "ret")]);
 }
 
 #[test]
@@ -84,16 +83,10 @@ ret
     assert_eq!(blocks.len(), 2);
     assert_eq!(blocks[0].name, "first");
     assert_eq!(blocks[0].bytes, vec![0x48, 0x01, 0xd8]);
-    assert_eq!(
-        blocks[0].source_lines,
-        vec![(0, "addq %rbx, %rax".to_string())]
-    );
+    assert_eq!(lines(&blocks[0]), vec![(0, 3, "addq %rbx, %rax")]);
     assert_eq!(blocks[1].name, "region 2");
     assert_eq!(blocks[1].bytes, vec![0x48, 0x0f, 0xaf, 0xd1]);
-    assert_eq!(
-        blocks[1].source_lines,
-        vec![(0, "imulq %rcx, %rdx".to_string())]
-    );
+    assert_eq!(lines(&blocks[1]), vec![(0, 7, "imulq %rcx, %rdx")]);
 }
 
 #[test]
@@ -210,4 +203,12 @@ fn finds_as_on_path() {
     assert!(path.ends_with("as"));
     let blocks = assemble_with(&path, "ret", "t.s", AsmSyntax::Att).unwrap();
     assert_eq!(blocks[0].bytes, vec![0xc3]);
+}
+
+#[test]
+fn function_symbols_of_an_assembly_file() {
+    let src = "\t.text\n\t.globl f\n\t.type f, @function\nf:\n\tret\n\t.type g, @function\ng:\n\tnop\n\tret\nplain_label:\n\tret\n";
+    let blocks = assemble(src, "fg.s", AsmSyntax::Att).unwrap();
+    // `plain_label` has no type: not a function
+    assert_eq!(blocks[0].functions, vec![(0, "f".to_string()), (1, "g".to_string())]);
 }

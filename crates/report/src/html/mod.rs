@@ -17,6 +17,7 @@ pub const PAGE_ROWS: usize = 200;
 pub fn render_html(report: &Value, title: &str) -> String {
     let mut body = String::new();
     sections::summary(&mut body, report);
+    tables::static_loops(&mut body, report);
     sections::topdown(&mut body, report);
     heatmap::sensitivity(&mut body, report);
     stacks::cpi_and_flops(&mut body, report);

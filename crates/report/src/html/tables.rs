@@ -41,6 +41,42 @@ pub fn hottest_loop(o: &mut String, r: &Value) {
     o.push_str("</section>\n");
 }
 
+/// The loops found in static code (`analyze` of a function or file): one row
+/// each, the hottest by static estimate marked; the page's other sections are
+/// the hottest loop's.
+pub fn static_loops(o: &mut String, r: &Value) {
+    let Some(loops) = r["loops"].as_array().filter(|a| a.first().is_some_and(|l| l.get("estimated_share").is_some())) else { return };
+    let _ = write!(
+        o,
+        "<section id=\"loops\"><h2>Loops of {}</h2><p class=\"muted\">Each loop timed on its own instructions (inner loops excluded). Estimated share: {}. The sections below are the hottest loop's.</p>",
+        esc(r["input"].as_str().unwrap_or("the input")),
+        esc(r["loop_estimate"].as_str().unwrap_or(""))
+    );
+    o.push_str("<table><thead><tr><th>#</th><th class=\"l\">head</th><th class=\"l\">range</th><th class=\"l\">function</th><th class=\"l\">source</th><th>depth</th><th>instructions</th><th>own</th><th>cycles/iteration</th><th>estimated share</th></tr></thead><tbody>");
+    for l in loops {
+        let text = |k: &str| esc(l[k].as_str().unwrap_or("-"));
+        let _ = write!(
+            o,
+            "<tr{}><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}-{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td style=\"background:{}\">{:.1}%{}</td></tr>",
+            if l["hottest"] == Value::Bool(true) { " class=\"hottest\"" } else { "" },
+            l["number"],
+            text("head"),
+            text("start"),
+            text("end"),
+            text("function"),
+            text("source"),
+            l["depth"],
+            l["instructions"],
+            l["own_instructions"],
+            num(&l["cycles_per_iteration"]),
+            heat_bg(num(&l["estimated_share"])),
+            num(&l["estimated_share"]) * 100.0,
+            if l["hottest"] == Value::Bool(true) { " (hottest)" } else { "" }
+        );
+    }
+    o.push_str("</tbody></table></section>\n");
+}
+
 /// A Gus Table 1 style table: one column per resource, cells shaded by usage.
 fn usage_table(o: &mut String, rows: &[Value], r: &Value, extra: &[(&str, &str)]) {
     let mut cols: Vec<(String, f64)> = Vec::new();
