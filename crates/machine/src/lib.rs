@@ -137,6 +137,23 @@ impl Machine {
         self.groups[g as usize].size() as f64
     }
 
+    /// Reciprocal throughput that port uses imply: the busiest group, counting each use on
+    /// every group that contains its own (a uop on p5 also loads p05 and p0156), over the
+    /// group's units; `None` without uses.
+    pub fn rthroughput_bound(&self, uses: &[(GroupId, f64)]) -> Option<f64> {
+        let mut load = vec![0.0; self.groups.len()];
+        for &(g, count) in uses {
+            for &s in self.supersets(g) {
+                load[s as usize] += count;
+            }
+        }
+        load.iter()
+            .enumerate()
+            .filter(|(_, &l)| l > 0.0)
+            .map(|(g, &l)| l / self.group_capacity(g as GroupId).max(1.0))
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+    }
+
     pub fn form(&self, key: &str) -> Option<&Form> {
         self.forms.get(key)
     }

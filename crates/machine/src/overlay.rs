@@ -246,16 +246,15 @@ pub(crate) fn json_at<'a>(params: &'a serde_json::Value, key: &str) -> Option<&'
 }
 
 /// Replaces a form's latency, and scales its port uses so that its throughput
-/// bound (the busiest group's uses over its units) equals the measured one.
+/// bound ([`Machine::rthroughput_bound`]) equals the measured one.
 fn apply_form(m: &mut Machine, f: &FormSetting) -> Result<(), String> {
-    let caps: Vec<f64> = (0..m.groups.len()).map(|g| m.group_capacity(g as u16)).collect();
     let base = m.forms.get(&f.form).cloned().unwrap_or_else(|| Form { ..m.default_form.clone() });
     let mut form = base;
     if let Some(l) = f.latency {
         form.latency = l;
     }
     if let Some(rt) = f.rthroughput {
-        let bound = form.uses.iter().map(|&(g, n)| n / caps[g as usize]).fold(0.0, f64::max);
+        let bound = m.rthroughput_bound(&form.uses).unwrap_or(0.0);
         if bound <= 0.0 {
             return Err("has no port uses to scale to the measured throughput".into());
         }

@@ -97,6 +97,22 @@ note = "n"
 }
 
 #[test]
+fn a_form_on_nested_port_groups_gets_the_measured_throughput() {
+    // skylake's `div r64`: 32 uops on p0156 (19), p05 (11), p5 and p6 (1 each), all of them
+    // on the four ports 0, 1, 5, 6: 8 cycles each, as LLVM's table says
+    let text = HEADER.replace("base = \"zen4\"", "base = \"skylake\"") + "[[form]]\nform = \"div r64\"\nrthroughput = 7\nnote = \"n\"\n";
+    let base = load_builtin("skylake").unwrap().unwrap();
+    let key = "div r64";
+    assert_eq!(base.rthroughput_bound(&base.form(key).unwrap().uses), Some(8.0));
+    let m = Overlay::parse(&text, "o.toml").and_then(|o| o.apply("o.toml", &text)).unwrap();
+    let uses = &m.form(key).unwrap().uses;
+    assert!((m.rthroughput_bound(uses).unwrap() - 7.0).abs() < 1e-9);
+    // 7 cycles on four ports: 28 port-cycles in all (scaling p05 alone to 7 would give 40.7)
+    let total: f64 = uses.iter().map(|u| u.1).sum();
+    assert!((total - 28.0).abs() < 1e-9, "{uses:?}");
+}
+
+#[test]
 fn overlays_round_trip_through_their_text() {
     let text = format!("{HEADER}\n[[set]]\nkey = \"core.rob\"\nvalue = 300\nbase = 320\nnote = \"measured\"\n");
     let o = Overlay::parse(&text, "o.toml").unwrap();
