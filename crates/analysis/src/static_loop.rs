@@ -59,6 +59,14 @@ pub struct UnsupportedSummary {
     pub forms: Vec<UnknownForm>,
 }
 
+/// Something static analysis cannot know and had to assume, per instruction.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Assumption {
+    pub address: String,
+    pub asm: String,
+    pub assumption: String,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct BlockReport {
     pub machine: String,
@@ -73,6 +81,10 @@ pub struct BlockReport {
     pub bottlenecks: Vec<Bottleneck>,
     pub instructions: Vec<InstructionRow>,
     pub unsupported_instructions: UnsupportedSummary,
+    /// What the timing assumed where the block does not say (a repeated string
+    /// instruction's count); absent when nothing was assumed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<Assumption>,
     pub timeline: Vec<TimelineRow>,
     pub stall_causes: StallCauses,
     /// Top-Down tree and events, CPI and FLOPS stacks, cycle accounting, idealization.
@@ -160,10 +172,34 @@ pub fn analyze_block(
         bottlenecks,
         instructions,
         unsupported_instructions: UnsupportedSummary { count: unknown.len(), forms: unknown },
+        assumptions: assumptions(insts, &block),
         timeline: timeline.finish(machine),
         stall_causes: causes.finish(machine),
         accounting,
     })
+}
+
+/// The count of each repeated string instruction: `rcx` at run time, assumed here.
+fn assumptions(insts: &[DecodedInst], block: &[InstrTiming]) -> Vec<Assumption> {
+    insts
+        .iter()
+        .zip(block)
+        .filter_map(|(d, t)| {
+            let s = t.string.filter(|s| s.op.repeats())?;
+            let w = s.assumed_work();
+            Some(Assumption {
+                address: format!("{:x}", d.address),
+                asm: d.asm.clone(),
+                assumption: format!(
+                    "element count unknown statically (rcx at run time): timed as {} bytes ({} elements of {}), data in L1, {:.0} cycles; `bottlenose run` times each execution with its real count",
+                    s.bytes(w.elements),
+                    w.elements,
+                    s.op.element_bytes,
+                    s.core_cycles(w.elements, 1.0)
+                ),
+            })
+        })
+        .collect()
 }
 
 fn instruction_row(machine: &Machine, d: &DecodedInst, t: &InstrTiming, cpi: f64) -> InstructionRow {

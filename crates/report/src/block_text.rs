@@ -22,6 +22,9 @@ pub fn render_block(r: &BlockReport) -> String {
             r.unsupported_instructions.forms.iter().map(|f| f.form.as_str()).collect::<Vec<_>>().join("; ")
         );
     }
+    for a in &r.assumptions {
+        let _ = writeln!(o, "  assumed: {} at {}: {}", a.asm, a.address, a.assumption);
+    }
     o.push('\n');
 
     o.push_str("Bottlenecks (speedup if only this resource were faster):\n");
