@@ -11,9 +11,11 @@ bench/accuracy_history.json (bench/accuracy.py records every full run there). Ha
 notes that are not measurements live in bench/notes/ and are included as they are
 (bench/notes/accuracy-SIGNATURE.md next to the accuracy tables of that CPU).
 
-    python3 bench/benchmarks.py [--out BENCHMARKS.md] [--quick]
+    python3 bench/benchmarks.py [--out BENCHMARKS.md] [--quick] [--only strings]
 
 --quick skips the slow parts (dynamic-run speed, CLI paper tests) for a dry run.
+--only strings puts bench/out/strings.md (bench/strings.py) into the existing file's
+"String instructions" section and touches nothing else.
 """
 from __future__ import annotations
 
@@ -362,6 +364,30 @@ def section_accuracy() -> str:
     return "\n".join(p.rstrip() + "\n" for p in parts if p.strip())
 
 
+STRINGS_TITLE = "## String instructions against this host"
+
+
+def section_strings() -> str:
+    """bench/strings.py's table (rep movs/stos/cmps/scas/lods natively and under `bottlenose run`)."""
+    f = OUT / "strings.md"
+    if not f.exists():
+        return f"{STRINGS_TITLE} (issue 16)\n\n(bench/out/strings.md missing: run `python3 bench/strings.py`)\n"
+    return (f"{STRINGS_TITLE} (issue 16)\n\n`python3 bench/strings.py` (bench/strings/: one string instruction per "
+            "loop iteration, bench/harness timing):\n\n" + f.read_text())
+
+
+def replace_section(md: str, title: str, new: str, before: str) -> str:
+    """`md` with the `## ` section whose heading starts with `title` replaced by `new`
+    (inserted before the heading starting with `before` when it is not there yet)."""
+    lines = md.splitlines(keepends=True)
+    start = next((i for i, l in enumerate(lines) if l.startswith(title)), None)
+    if start is None:
+        at = next((i for i, l in enumerate(lines) if l.startswith(before)), len(lines))
+        return "".join(lines[:at]) + new.rstrip() + "\n\n" + "".join(lines[at:])
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "".join(lines[:start]) + new.rstrip() + "\n\n" + "".join(lines[end:])
+
+
 def section_earlier_hosts(current_signature: str | None, current_date: str | None) -> str:
     """The newest recorded accuracy run of every other CPU in bench/accuracy_history.json, and a
     line for each earlier run on this CPU (not the run shown above, of current_date)."""
@@ -401,7 +427,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=["strings"], help="regenerate this one section in place (bench/strings.py's table)")
     a = ap.parse_args()
+    if a.only == "strings":
+        out = Path(a.out)
+        out.write_text(replace_section(out.read_text(), STRINGS_TITLE, section_strings(), "## Cycles per iteration next to llvm-mca-19"))
+        log(f"updated the string-instruction section of {a.out}")
+        return
     sh(["cargo", "build", "--release", "-q", "-p", "bottlenose", "-p", "bottlenose-qemu-plugin"])
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
@@ -416,6 +448,7 @@ def main() -> None:
         section_views(a.quick),
         section_sampled_views(a.quick),
         section_accuracy(),
+        section_strings(),
         section_compare_blocks(),
     ]
     fuzz = NOTES / "fuzzing.md"

@@ -7,6 +7,8 @@
 #   native.json, runs/            raw native measurements and model-run JSON
 #   compare_blocks_skylake.md     bench/compare_blocks.sh skylake (bottlenose vs llvm-mca, bench/blocks/)
 #   compare_blocks_zen4.md        bench/compare_blocks.sh zen4
+#   strings.md / strings.json     bench/strings.py: rep movs/stos/cmps/scas/lods natively vs
+#                                 bottlenose run --machine host
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
 # speed, views cost, and the outputs above).
 # Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min
@@ -41,6 +43,9 @@ if [ -n "${BENCH_KERNELS:-}" ]; then
   echo "== BENCH_KERNELS=$BENCH_KERNELS: subset only: accuracy.md/json written, compare_blocks and BENCHMARKS.md skipped"
   exit 0
 fi
+
+echo "== string instructions (bench/strings.py)"
+python3 bench/strings.py --no-build-bottlenose
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"
