@@ -127,10 +127,12 @@ pub(super) fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &Swe
         }
         let ku = k as u64;
         let m = s.in_flight as u64;
-        // a load stall: no uop executed while the oldest waiting instruction waits
-        // for a load's data (or none waits and a load is in flight), not whenever
-        // some load is in flight: loads running ahead of an FP-add chain do not stall it
-        let load_stall = ops == 0 && (m & 0xffff) != 0 && (s.rs_on_load || s.cur_rs == NONE);
+        // a load stall: no uop executed while a load that missed L1 is in flight,
+        // or an L1 hit is and the oldest waiting instruction waits for a load's
+        // data (or none waits). L1 hits running ahead of an FP-add chain are in
+        // flight in its stall cycles without causing them.
+        let miss_in_flight = (m & 0xffff_0000) != 0;
+        let load_stall = ops == 0 && (m & 0xffff) != 0 && (miss_in_flight || s.rs_on_load || s.cur_rs == NONE);
         if m != 0 {
             let dram = m >> 48;
             if load_stall {
