@@ -14,7 +14,7 @@
 //! | `MachineClears` | 0 (the model has no machine clears) |
 //! | `MsSlotsRetired` | fused uops of instructions with more than 4 fused uops (Intel's microcode-sequencer threshold; the fused count, because busy cycles of unpipelined units inflate unfused counts) |
 //! | `OpsExecuted` | uops started on ports (load, compute, store parts), `:c1/:c2/:c3` = cycles with ≥ 1/2/3 |
-//! | `MemStalls.AnyLoad/L1miss/L2miss/L3miss` | cycles with no uop executed and a load in flight (issued, data not back) that missed nothing / L1 / L2 / L3, while the oldest instruction waiting in the scheduler waits for a load's data (or none waits): loads running ahead of a latency chain are in flight without stalling it |
+//! | `MemStalls.AnyLoad/L1miss/L2miss/L3miss` | cycles with no uop executed and a load in flight (issued, data not back) that missed nothing / L1 / L2 / L3, counted when a load that missed L1 is in flight, and with only L1 hits in flight when the oldest instruction waiting in the scheduler waits for a load's data (or none waits): L1 hits running ahead of a latency chain are in flight without stalling it |
 //! | `MemStalls.Stores` | cycles with ≤ FEW uops executed while dispatch waited for a store-buffer entry, except those already counted as a load stall (Yasin §3.7: loads first), so Memory Bound stays ≤ 1 |
 //! | `ExtMemOutstanding` | loads served by DRAM in flight each cycle (sum), `:c1` and `:c<T>` cycles with ≥ 1 / ≥ T |
 //! | `DividerActive` | cycles some divide keeps its unit busy (issue .. issue + its busy count) |
