@@ -65,8 +65,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "none")]
     pub prefetcher: String,
     /// Worker threads for the sensitivity variants (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
     /// Time the sensitivity variants on one window of 64 Ki instructions in every N
     /// (N >= 2), forked from the baseline's state, instead of on the whole run: about
     /// N times cheaper, approximate (the baseline and its views stay exact).
@@ -135,7 +135,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         combine: a.combine.iter().map(|c| c.split(',').map(|s| s.trim().to_string()).collect()).collect(),
         sensitivity: !a.no_sensitivity,
         max_instructions: a.max_instructions.and_then(std::num::NonZeroU64::new),
-        threads: a.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+        threads: a.threads.map_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), |n| n as usize),
         prefetcher,
         idealization: Idealization::default(),
         interrupt: Some(interrupt.clone()),

@@ -1,8 +1,8 @@
 //! Numeric arguments that would mislead or hang are refused with a one-line
 //! error naming the bad value (issue 16): accelerations and weights outside
 //! 0.1..=100 (zero capacity made the model wait forever; NaN gave an IPC of
-//! 4.8 on a 4-wide core), zero iterations or instruction limits (silently
-//! taken as one).
+//! 4.8 on a 4-wide core), zero iterations, instruction limits or worker
+//! threads (silently taken as one).
 mod common;
 
 use std::process::{Command, Output, Stdio};
@@ -75,6 +75,7 @@ fn zero_counts_are_refused_not_rounded_up() {
     let t = Duration::from_secs(20);
     refused(&bn_within(&["analyze", JACOBI, "--iterations", "0"], t), &["'0'", "--iterations"]);
     refused(&bn_within(&["run", "--max-instructions", "0", "--", "/bin/true"], t), &["'0'", "--max-instructions"]);
+    refused(&bn_within(&["run", "--threads", "0", "--", "/bin/true"], t), &["'0'", "--threads"]);
     refused(&bn_within(&["analyze", JACOBI, "--iterations=-1"], t), &["--iterations"]);
     // one is a count: jacobi.s has 17 instructions per iteration
     let one = bn_within(&["analyze", JACOBI, "--iterations", "1", "--no-sensitivity", "--format", "json"], t);
