@@ -3,6 +3,9 @@
 //! ```text
 //! cargo run --release -p bottlenose-calibrate --example bench_curve -- chase [4k]   # latency vs buffer size
 //! cargo run --release -p bottlenose-calibrate --example bench_curve -- wong rob|sched|lq|sq FROM TO STEP
+//! cargo run --release -p bottlenose-calibrate --example bench_curve -- forward      # store forwarding, renaming
+//! cargo run --release -p bottlenose-calibrate --example bench_curve -- code         # cycles per line vs code size
+//! cargo run --release -p bottlenose-calibrate --example bench_curve -- form "div r64"
 //! ```
 
 use bottlenose_calibrate::{time_bench, Bench, ChaseLoad, NativeTimer, WongKind};
@@ -39,6 +42,25 @@ fn main() {
                 let (c, s, u) = time_bench(&mut t, &Bench::Wong { kind, fillers: n }).unwrap();
                 println!("{n:6} {c:9.1} {s:5.1}%{}", if u { " unstable" } else { "" });
                 n += step;
+            }
+        }
+        Some("forward") => {
+            for renamed in [false, true] {
+                let (c, s, u) = time_bench(&mut t, &Bench::StoreForward { renamed }).unwrap();
+                println!("renamed={renamed}: {c:6.2} cycles per round {s:5.1}%{}", if u { " unstable" } else { "" });
+            }
+        }
+        Some("code") => {
+            for kib in [4u64, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048] {
+                let (c, s, u) = time_bench(&mut t, &Bench::CodeStream { bytes: kib << 10 }).unwrap();
+                println!("{kib:6} KiB {c:6.2} cycles per 64-byte line {s:5.1}%{}", if u { " unstable" } else { "" });
+            }
+        }
+        Some("form") => {
+            for key in &args[1..] {
+                let (l, _, _) = time_bench(&mut t, &Bench::FormLatency { form: key.clone() }).unwrap_or((f64::NAN, 0.0, true));
+                let (r, _, _) = time_bench(&mut t, &Bench::FormThroughput { form: key.clone() }).unwrap_or((f64::NAN, 0.0, true));
+                println!("{key}: latency chain {l:.2} cycles per copy, throughput {r:.3}");
             }
         }
         _ => {

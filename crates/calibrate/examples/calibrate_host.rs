@@ -11,12 +11,13 @@ use bottlenose_calibrate::{calibrate, CacheGeometry, Plan};
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
 
-fn sysfs_cache(level: u32, data: bool) -> Option<u64> {
+/// Size of the cache of this level and type (`Data`, `Instruction`; a `Unified` one matches both).
+fn sysfs_cache(level: u32, kind: &str) -> Option<u64> {
     for i in 0..8 {
         let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
         let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok().map(|s| s.trim().to_string());
         let (Some(l), Some(t), Some(size)) = (read("level"), read("type"), read("size")) else { continue };
-        if l == level.to_string() && (t == "Unified" || (data && t == "Data")) {
+        if l == level.to_string() && (t == "Unified" || t == kind) {
             let (n, mult) = if let Some(k) = size.strip_suffix('K') { (k, 1024) } else if let Some(m) = size.strip_suffix('M') { (m, 1 << 20) } else { (size.as_str(), 1) };
             return n.parse::<u64>().ok().map(|n| n * mult);
         }
@@ -29,7 +30,12 @@ fn main() {
     let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let machine_name = arg("--machine").unwrap_or_else(|| "zen4".into());
     let base = bottlenose_machine::load_builtin(&machine_name).expect("built-in machine").expect("valid machine");
-    let geometry = CacheGeometry { l1d_bytes: sysfs_cache(1, true), l2_bytes: sysfs_cache(2, false), l3_bytes: sysfs_cache(3, false) };
+    let geometry = CacheGeometry {
+        l1d_bytes: sysfs_cache(1, "Data"),
+        l1i_bytes: sysfs_cache(1, "Instruction"),
+        l2_bytes: sysfs_cache(2, "Data"),
+        l3_bytes: sysfs_cache(3, "Data"),
+    };
     eprintln!("cache geometry (sysfs): {geometry:?}");
     let mut plan = Plan::standard(geometry);
     if let Some(f) = arg("--forms") {

@@ -122,6 +122,43 @@ pub fn conflict(a: f64, b: f64, ab: f64) -> f64 {
     ((ab - a.max(b)) / lo).clamp(0.0, 1.5)
 }
 
+/// Cycles the timing model adds to a load-add-store round through memory besides the
+/// forwarding: the chain's add, and the cycle in which the store writes its data once the
+/// store-data uop has it (`STORE_WRITE_CYCLES` of crates/timing's model).
+const ROUND_ADD_CYCLES: f64 = 1.0;
+const STORE_WRITE_CYCLES: f64 = 1.0;
+
+/// The model's `store_forward_latency` (from the store writing its data to the load's
+/// result) from cycles per round of a load-add-store chain whose store names the address
+/// differently from the load: the model times such a round as forwarding + add + write.
+pub fn store_forward_latency(aliased_round: f64) -> f64 {
+    (aliased_round - ROUND_ADD_CYCLES - STORE_WRITE_CYCLES).max(0.0)
+}
+
+/// Whether the core renames memory: the chain whose store names the same address
+/// expression as its load runs clearly faster (at most 3/4 of the time and 1.5 cycles
+/// less per round) than the one that needs store forwarding.
+pub fn renames_memory(aliased_round: f64, same_round: f64) -> bool {
+    same_round <= 0.75 * aliased_round && aliased_round - same_round >= 1.5
+}
+
+/// The model's `renamed_forward_latency` (from the store's data being ready to the renamed
+/// load's result) from cycles per round of the same-expression chain: the model times it
+/// as that latency + the add.
+/// Snapped to a whole cycle within 0.15 (1.12 cycles a round on a busy host is the add
+/// alone, not 0.12 cycles of forwarding).
+pub fn renamed_forward_latency(same_round: f64) -> f64 {
+    snap_width((same_round - ROUND_ADD_CYCLES).max(0.0))
+}
+
+/// The model's `icache_misses_in_flight` from cycles per 64-byte line of straight-line
+/// code streamed from L2: the model delivers each further line of a sequential miss
+/// stream (L2 latency - L1I latency) / misses-in-flight after the one before it; at least
+/// one miss is in flight.
+pub fn icache_misses_in_flight(line_cycles: f64, l2_latency: f64, l1i_latency: f64) -> f64 {
+    ((l2_latency - l1i_latency).max(0.0) / line_cycles).max(1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +198,30 @@ mod tests {
     fn flat_curves_have_no_step() {
         let pts: Vec<(f64, f64)> = (0..20).map(|i| (i as f64, 100.0 + (i % 3) as f64)).collect();
         assert!(find_step(&pts, 1.3).is_none());
+    }
+
+    #[test]
+    fn forwarding_and_renaming_in_model_terms() {
+        // a round of 7.6 cycles without renaming: 5.6 of forwarding once the add (1) and the
+        // store's write (1) are taken out; the same chain renamed at 1.0 a round is the add alone
+        assert!((store_forward_latency(7.6) - 5.6).abs() < 1e-9);
+        assert!(renames_memory(7.6, 1.0));
+        assert_eq!(renamed_forward_latency(1.0), 0.0);
+        assert_eq!(renamed_forward_latency(1.12), 0.0);
+        assert_eq!(renamed_forward_latency(2.5), 1.5);
+        // an Intel-like core: both chains about 5 cycles, no renaming
+        assert!(!renames_memory(5.0, 4.9));
+        // a little faster is not renaming (1.2 cycles, under 1.5)
+        assert!(!renames_memory(4.0, 2.8));
+        assert_eq!(store_forward_latency(1.5), 0.0);
+    }
+
+    #[test]
+    fn misses_in_flight_from_the_line_rate() {
+        // L2 14, L1I 1: 4 cycles per line means 13 / 4 = 3.25 lines in flight
+        assert!((icache_misses_in_flight(4.0, 14.0, 1.0) - 3.25).abs() < 1e-9);
+        // slower than one miss at a time: the model's floor of one
+        assert_eq!(icache_misses_in_flight(20.0, 14.0, 1.0), 1.0);
     }
 
     #[test]

@@ -172,6 +172,24 @@ pub fn function(bench: &Bench, feat: &Features) -> Result<String, String> {
                 body += "\n";
             }
         }
+        Bench::StoreForward { renamed } => {
+            // rbx + 8 and rbp + 16 are the same quadword of the L1 scratch area
+            init += "lea rbx, [rsi+4608]\nlea rbp, [rbx-8]\nmov QWORD PTR [rbx+8], 0\nmov r13, 1\n";
+            let store = if *renamed { "[rbx+8]" } else { "[rbp+16]" };
+            for _ in 0..FORWARD_BODY {
+                body += &format!("mov rax, QWORD PTR [rbx+8]\nadd rax, r13\nmov QWORD PTR {store}, rax\n");
+            }
+        }
+        Bench::CodeStream { bytes } => {
+            if !bytes.is_multiple_of(CODE_LINE_BYTES) || *bytes == 0 {
+                return Err(format!("code size {bytes} is not a multiple of {CODE_LINE_BYTES}"));
+            }
+            // `nop DWORD PTR [rax+rax*1+0x0]`, 8 bytes: whole lines of eight, no dependencies
+            body += &format!(
+                ".rept {}\n.byte 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n.endr\n",
+                bytes / CODE_INSTRUCTION_BYTES
+            );
+        }
     }
     inner_loop += "dec r15\njnz .Lloop\n";
     let vzu = if feat.avx { "vzeroupper\n" } else { "" };

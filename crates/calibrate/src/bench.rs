@@ -52,6 +52,8 @@ pub enum WongKind {
 }
 
 impl WongKind {
+    /// Every kind, in the order the calibration sweeps them.
+    pub const ALL: [WongKind; 5] = [WongKind::Rob, WongKind::RobMove, WongKind::Scheduler, WongKind::LoadBuffer, WongKind::StoreBuffer];
     /// Entries of the structure taken besides the N fillers between the two misses: the
     /// largest N whose two misses still overlap plus this is the structure's size.
     /// ROB and load queue: both missing loads; scheduler: the second load (the first has
@@ -124,6 +126,13 @@ pub const BRANCH_ARRAY: u32 = 4 << 20;
 pub const TAKEN_BODY: u32 = 64;
 /// Copies of a form per iteration of its latency or throughput loop.
 pub const FORM_BODY: u32 = 96;
+/// Load-add-store rounds per iteration of the store-forwarding chains.
+pub const FORWARD_BODY: u32 = 32;
+/// Bytes of the instructions of the code-streaming test (8-byte nops: eight per 64-byte line,
+/// few enough that decoding them is not the limit).
+pub const CODE_INSTRUCTION_BYTES: u64 = 8;
+/// Cache line of the code-streaming test, bytes (its unit).
+pub const CODE_LINE_BYTES: u64 = 64;
 
 /// One benchmark loop.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -155,6 +164,15 @@ pub enum Bench {
     FormThroughput { form: String },
     /// `FORM_BODY/2` copies of each of two forms interleaved, independent; unit: one pair.
     FormPair { a: String, b: String },
+    /// `FORWARD_BODY` rounds of a load-add-store chain through one L1 quadword:
+    /// `mov rax, [rbx+8]; add rax, r13; mov [X], rax`, where X names the same address as
+    /// the load (`renamed`: `[rbx+8]`, so a core that renames memory can take the stored
+    /// value straight from the add) or another expression for it (`[rbp+16]` with
+    /// rbp = rbx - 8: only store-to-load forwarding can serve it); unit: one round.
+    StoreForward { renamed: bool },
+    /// A loop over `bytes` of straight-line code (`CODE_INSTRUCTION_BYTES`-byte nops): with
+    /// the code larger than the L1I, the front end streams it from L2; unit: one 64-byte line.
+    CodeStream { bytes: u64 },
 }
 
 impl Bench {
@@ -171,6 +189,8 @@ impl Bench {
             Bench::Dispatch { .. } => DISPATCH_BODY as f64 + 1.0,
             Bench::FormLatency { .. } | Bench::FormThroughput { .. } => FORM_BODY as f64,
             Bench::FormPair { .. } => FORM_BODY as f64 / 2.0,
+            Bench::StoreForward { .. } => FORWARD_BODY as f64,
+            Bench::CodeStream { bytes } => (*bytes / CODE_LINE_BYTES).max(1) as f64,
         }
     }
 
@@ -202,6 +222,10 @@ impl Bench {
             Bench::FormLatency { form } => format!("latency `{form}`"),
             Bench::FormThroughput { form } => format!("throughput `{form}`"),
             Bench::FormPair { a, b } => format!("pair `{a}` + `{b}`"),
+            Bench::StoreForward { renamed } => {
+                format!("load-add-store chain, {}", if *renamed { "same address expression" } else { "aliasing address expressions" })
+            }
+            Bench::CodeStream { bytes } => format!("straight-line code {}", human_bytes(*bytes)),
         }
     }
 }

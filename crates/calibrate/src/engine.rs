@@ -63,7 +63,7 @@ impl Engine<'_> {
         let base = self.base_value(key);
         let spread = s.iter().map(|x| x.spread_pct).fold(0.0, f64::max);
         let unstable = s.iter().any(|x| x.unstable);
-        self.cal.entries.push(Measured { key: key.to_string(), value, base, method, spread_pct: spread, unstable });
+        self.cal.entries.push(Measured { key: key.to_string(), value, base, method, spread_pct: spread, unstable, depends_on: vec![] });
     }
 
     /// Ticks per unit of a bench (no clock checks): the fastest of `reps` runs of one length,

@@ -8,6 +8,7 @@
 //! are not on the chain are constants (`r13`, `r14`, `rdi`, vector 12..15), so throughput
 //! copies only depend on themselves through read-modify-write destinations.
 
+use crate::divide;
 use bottlenose_machine::{Form, Machine};
 
 /// Operand class of a form key.
@@ -68,6 +69,12 @@ pub fn parse(key: &str) -> Result<ParsedForm, String> {
         "lfence", "mfence", "sfence", "vzeroupper", "vzeroall", "ud2", "endbr64", "rdrand", "rdseed", "clflush",
         "prefetcht0", "prefetchnta", "vmaskmovps", "vmaskmovpd", "maskmovdqu", "vpmaskmovd", "vpmaskmovq",
     ];
+    if matches!(mnemonic.as_str(), "div" | "idiv") {
+        return match operands.as_slice() {
+            [Operand::Gpr(32 | 64)] => Ok(ParsedForm { mnemonic, operands }),
+            _ => Err(format!("`{mnemonic}` is generated with a 32- or 64-bit register divisor only")),
+        };
+    }
     if IMPLICIT.contains(&mnemonic.as_str())
         || (mnemonic == "imul" && operands.len() == 1)
         || (mnemonic.starts_with('j') && mnemonic != "jmp")
@@ -170,6 +177,18 @@ pub enum Chain {
     Address,
     /// A pure load: latency is the measured load-to-use of its kind (not generated).
     LoadToUse,
+    /// An integer divide: through the quotient, closed by an `or` (see [`crate::divide`]).
+    Divide,
+}
+
+impl Chain {
+    /// Cycles per link that are not the form's own (the instruction closing the chain).
+    pub fn closing_cycles(&self) -> f64 {
+        match self {
+            Chain::Divide => divide::CHAIN_CLOSE_CYCLES,
+            _ => 0.0,
+        }
+    }
 }
 
 /// How the latency of a form is measured, or why it is not.
@@ -180,6 +199,9 @@ pub fn chain_of(f: &ParsedForm) -> Result<Chain, String> {
     };
     if f.mnemonic == "lea" {
         return Ok(Chain::Address);
+    }
+    if divide::is_divide(f) {
+        return Ok(Chain::Divide);
     }
     if writes_only_flags(&f.mnemonic) {
         // `test rax, rax` chained on itself measures throughput: the result is in the flags
@@ -219,6 +241,9 @@ pub fn vector_dest(f: &ParsedForm) -> bool {
 
 /// Copy `k` of the form in a latency chain (every copy the same).
 pub fn latency_copy(f: &ParsedForm, chain: &Chain, k: usize) -> String {
+    if *chain == Chain::Divide {
+        return divide::latency_copy(f);
+    }
     let dest = f.operands[0];
     render(f, |j, o| match o {
         Operand::Mem(bits) if *chain == Chain::Address => Some(mem(bits, &format!("{}+8", reg(Operand::Gpr(64), 0)))),
@@ -232,6 +257,9 @@ pub fn latency_copy(f: &ParsedForm, chain: &Chain, k: usize) -> String {
 
 /// Copy `k` of the form in a throughput block (destination register `k mod pool`).
 pub fn throughput_copy(f: &ParsedForm, k: usize) -> String {
+    if divide::is_divide(f) {
+        return divide::throughput_copy(f);
+    }
     render(f, |j, o| match o {
         Operand::Mem(bits) if j == 0 => Some(mem(bits, &format!("rsi+{}", 4096 + 64 * (k % 32)))),
         Operand::Mem(bits) => Some(mem(bits, &format!("rsi+{}", 64 * (k % 32)))),
@@ -280,26 +308,16 @@ pub fn init_code(forms: &[&ParsedForm]) -> String {
             };
         }
     }
+    // after the common set-up: a divide's operands overwrite its constant registers
+    if let Some(d) = forms.iter().find(|f| divide::is_divide(f)) {
+        s += &divide::init(d);
+    }
     s
 }
 
-/// Reciprocal throughput the base machine implies for a form: the busiest resource group,
-/// counting each use on every group that contains it, over the group's capacity.
+/// Reciprocal throughput the base machine implies for a form (see [`Machine::rthroughput_bound`]).
 pub fn base_rthroughput(machine: &Machine, form: &Form) -> Option<f64> {
-    if form.uses.is_empty() {
-        return None;
-    }
-    let mut load = vec![0.0; machine.groups.len()];
-    for &(g, count) in &form.uses {
-        for &s in machine.supersets(g) {
-            load[s as usize] += count;
-        }
-    }
-    load.iter()
-        .enumerate()
-        .filter(|(_, &l)| l > 0.0)
-        .map(|(g, &l)| l / machine.group_capacity(g as u16).max(1.0))
-        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+    machine.rthroughput_bound(&form.uses)
 }
 
 /// The built-in representative set: (form key, what the host needs to run it).
@@ -313,6 +331,10 @@ pub const BUILTIN_FORMS: &[(&str, Need)] = &[
     ("add r64, m64", Need::Base),
     ("mov r64, m64", Need::Base),
     ("mov m64, r64", Need::Base),
+    ("div r64", Need::Base),
+    ("idiv r64", Need::Base),
+    ("div r32", Need::Base),
+    ("idiv r32", Need::Base),
     ("addsd xmm, xmm", Need::Base),
     ("mulsd xmm, xmm", Need::Base),
     ("divsd xmm, xmm", Need::Base),
@@ -426,7 +448,8 @@ mod tests {
         assert!(chain_of(&p("vmovq r64, xmm")).is_err());
         assert_eq!(chain_of(&p("shl r64, imm")), Ok(Chain::Destination));
         assert!(chain_of(&p("popcnt r64, m64")).is_err());
-        assert!(parse("div r64").is_err());
+        assert_eq!(chain_of(&p("div r64")), Ok(Chain::Divide));
+        assert!(parse("div m64").is_err());
         assert!(parse("kmovw k, r32").is_err());
         assert!(parse("jne rel").is_err());
     }

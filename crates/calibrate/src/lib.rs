@@ -53,6 +53,7 @@
 pub mod analysis;
 mod asm;
 pub mod bench;
+mod divide;
 mod engine;
 pub mod forms;
 mod passes;
@@ -100,6 +101,7 @@ use std::sync::atomic::AtomicBool;
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CacheGeometry {
     pub l1d_bytes: Option<u64>,
+    pub l1i_bytes: Option<u64>,
     pub l2_bytes: Option<u64>,
     pub l3_bytes: Option<u64>,
 }
@@ -119,8 +121,8 @@ pub struct Plan {
     pub conflicts: bool,
     /// Size of the DRAM chase and stream buffers (at least 8 x L3 is used).
     pub dram_bytes: u64,
-    /// Only these steps of the standard set (`latency`, `bandwidth`, `branches`,
-    /// `dispatch`, `windows`); empty: all.
+    /// Only these steps of the standard set (`latency`, `bandwidth`, `forwarding`,
+    /// `frontend`, `branches`, `dispatch`, `windows`); empty: all.
     pub only: Vec<String>,
 }
 
@@ -169,6 +171,10 @@ pub struct Measured {
     /// The fastest attempts disagree (more than 3 %), the clock moved during every attempt,
     /// or (Wong) the step is not sharp.
     pub unstable: bool,
+    /// Keys of measured values this one is derived from with: it holds only together with
+    /// them (written only where they are).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<String>,
 }
 
 /// Latency and reciprocal throughput of one instruction form.
@@ -209,6 +215,24 @@ impl Calibration {
     }
     pub fn value(&self, key: &str) -> Option<f64> {
         self.get(key).map(|e| e.value)
+    }
+
+    /// Marks unstable every value derived from one that is unstable or was not measured
+    /// (see [`Measured::depends_on`]), saying which.
+    pub fn settle_dependencies(&mut self) {
+        let shaky: Vec<String> = self
+            .entries
+            .iter()
+            .flat_map(|e| e.depends_on.iter())
+            .filter(|k| self.get(k).is_none_or(|d| d.unstable))
+            .cloned()
+            .collect();
+        for e in self.entries.iter_mut().filter(|e| !e.unstable) {
+            if let Some(k) = e.depends_on.iter().find(|k| shaky.contains(k)) {
+                e.unstable = true;
+                e.method.push_str(&format!("; left out with {k}, which is unstable or not measured"));
+            }
+        }
     }
 }
 
@@ -291,7 +315,7 @@ pub fn calibrate_with(
     // forms), each keeping its fastest: on a shared host a neighbour on the same physical
     // core (SMT) can slow the front end and the load pipes for seconds at a time
     let short = |e: &mut Engine| -> Result<(), CalibrateError> {
-        e.cal.entries.retain(|m| m.key.starts_with("core.") && m.key != "core.dispatch_width");
+        e.cal.entries.retain(|m| WongKind::ALL.iter().any(|k| k.key() == m.key));
         if plan.runs("latency") {
             e.latencies(plan)?;
         } else {
@@ -299,6 +323,12 @@ pub fn calibrate_with(
         }
         if plan.runs("bandwidth") {
             e.bandwidth(plan)?;
+        }
+        if plan.runs("forwarding") {
+            e.forwarding()?;
+        }
+        if plan.runs("frontend") {
+            e.frontend(plan)?;
         }
         if plan.runs("branches") {
             e.branches()?;
@@ -333,6 +363,7 @@ pub fn calibrate_with(
     e.timer.release();
     e.cal.notes.dedup();
     e.clock_end()?;
+    e.cal.settle_dependencies();
     e.cal.seconds = start.elapsed().as_secs_f64();
     Ok(e.cal)
 }

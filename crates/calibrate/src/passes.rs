@@ -32,6 +32,7 @@ pub fn combine_passes(mut first: Calibration, second: &Calibration, tolerance: f
         }
     }
     keep_pairs_together(&mut first);
+    first.settle_dependencies();
     for f in &mut first.forms {
         let o = second.forms.iter().find(|x| x.form == f.form);
         confirm_form(f, o, tolerance);
@@ -81,7 +82,7 @@ mod tests {
         Calibration {
             entries: values
                 .iter()
-                .map(|&(key, value)| Measured { key: key.into(), value, base: None, method: "m".into(), spread_pct: 0.5, unstable: false })
+                .map(|&(key, value)| Measured { key: key.into(), value, base: None, method: "m".into(), spread_pct: 0.5, unstable: false, depends_on: vec![] })
                 .collect(),
             ..Calibration::default()
         }

@@ -51,6 +51,19 @@ pub struct TrueMachine {
     pub alu_ports: f64,
     /// (form, latency, reciprocal throughput, port): pairs on the same port add up.
     pub forms: Vec<(String, f64, f64, String)>,
+    /// Store-to-load forwarding as the model charges it: a load-add-store round through
+    /// memory takes this + 1 (the add) + 1 (the store writing its data).
+    pub store_forward_latency: f64,
+    /// Memory renaming: a load naming the same address expression as the store gets its
+    /// data this long after the add (a round: this + 1); `None`: no renaming.
+    pub renamed_forward_latency: Option<f64>,
+    /// L1I size and latency; cycles per 64-byte line of straight-line code in the L1I
+    /// (decode), and the L1I misses the front end keeps in flight streaming code from L2
+    /// (then a line takes the L2's extra latency over the L1I's divided by them).
+    pub l1i_bytes: u64,
+    pub l1i_latency: f64,
+    pub code_l1_line_cycles: f64,
+    pub icache_misses_in_flight: f64,
 }
 
 impl Default for TrueMachine {
@@ -94,7 +107,17 @@ impl Default for TrueMachine {
                 f("add r64, m64", 1.0, 0.33, "alu"),
                 f("mov r64, m64", 5.0, 0.33, "load"),
                 f("mov m64, r64", 1.0, 1.0, "store"),
+                f("div r64", 13.0, 7.5, "div"),
+                f("idiv r64", 14.0, 8.0, "div"),
+                f("div r32", 11.0, 6.0, "div"),
+                f("idiv r32", 11.0, 6.0, "div"),
             ],
+            store_forward_latency: 7.0,
+            renamed_forward_latency: Some(0.0),
+            l1i_bytes: 32 << 10,
+            l1i_latency: 1.0,
+            code_l1_line_cycles: 2.0,
+            icache_misses_in_flight: 3.0,
         }
     }
 }
@@ -163,8 +186,12 @@ impl SyntheticTimer {
                 }
             }
             Bench::Dispatch { mix } => 1.0 / if *mix == Mix::Alu { m.dispatch.min(m.alu_ports) } else { m.dispatch },
-            // for load forms: the operation alone (the load is off the chain)
-            Bench::FormLatency { form } => self.form(form)?.1,
+            // for load forms: the operation alone (the load is off the chain); a divide's
+            // chain closes through `or rax, r14` (1 cycle) to keep the dividend wide
+            Bench::FormLatency { form } => {
+                let divide = form.starts_with("div ") || form.starts_with("idiv ");
+                self.form(form)?.1 + if divide { 1.0 } else { 0.0 }
+            }
             Bench::FormThroughput { form } => self.form(form)?.2,
             Bench::FormPair { a, b } => {
                 let (fa, fb) = (self.form(a)?, self.form(b)?);
@@ -174,6 +201,12 @@ impl SyntheticTimer {
                     fa.2.max(fb.2)
                 }
             }
+            Bench::StoreForward { renamed } => match (renamed, m.renamed_forward_latency) {
+                (true, Some(r)) => r + 1.0,
+                _ => m.store_forward_latency + 2.0,
+            },
+            Bench::CodeStream { bytes } if *bytes <= m.l1i_bytes => m.code_l1_line_cycles,
+            Bench::CodeStream { .. } => m.code_l1_line_cycles.max((m.latency[1] - m.l1i_latency) / m.icache_misses_in_flight),
         })
     }
 }

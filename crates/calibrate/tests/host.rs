@@ -14,7 +14,7 @@ fn the_standard_set_on_this_host_is_plausible() {
         return;
     }
     let base = bottlenose_machine::load_builtin("zen4").unwrap().unwrap();
-    let plan = Plan { builtin_forms: false, forms: vec!["imul r64, r64".into(), "add r64, r64".into()], ..Plan::standard(CacheGeometry::default()) };
+    let plan = Plan { builtin_forms: false, forms: vec!["imul r64, r64".into(), "add r64, r64".into(), "div r64".into()], ..Plan::standard(CacheGeometry::default()) };
     let stop = AtomicBool::new(false);
     let cal = calibrate(&plan, &base, &mut |_, _, _| {}, &stop).expect("calibration runs");
     let c = &cal.clock;
@@ -29,5 +29,14 @@ fn the_standard_set_on_this_host_is_plausible() {
     assert!(dram > l2 * 3.0, "DRAM {dram} vs L2 {l2}");
     let imul = cal.forms.iter().find(|f| f.form == "imul r64, r64").unwrap();
     assert!((imul.latency.unwrap() - 3.0).abs() < 0.3, "{imul:?}");
+    // a load-add-store round through memory: forwarding takes a few cycles on every core
+    let fwd = cal.value("memory.store_forward_latency").expect("store forwarding");
+    assert!((0.5..=20.0).contains(&fwd), "store forwarding {fwd}");
+    let renaming = cal.value("memory.memory_renaming").expect("memory renaming");
+    assert!(renaming == 0.0 || renaming == 1.0);
+    let streams = cal.value("core.icache_misses_in_flight").expect("code streaming from L2");
+    assert!((1.0..=32.0).contains(&streams), "icache misses in flight {streams}");
+    let div = cal.forms.iter().find(|f| f.form == "div r64").unwrap();
+    assert!(div.latency.is_some_and(|l| (4.0..=120.0).contains(&l)) && div.rthroughput.is_some_and(|t| t >= 1.0), "{div:?}");
     assert!(cal.seconds < 180.0, "the standard set took {} s", cal.seconds);
 }

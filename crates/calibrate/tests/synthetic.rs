@@ -8,10 +8,14 @@ fn zen4() -> bottlenose_machine::Machine {
 }
 
 fn geometry(m: &TrueMachine) -> CacheGeometry {
-    CacheGeometry { l1d_bytes: Some(m.sizes[0]), l2_bytes: Some(m.sizes[1]), l3_bytes: Some(m.sizes[2]) }
+    CacheGeometry { l1d_bytes: Some(m.sizes[0]), l1i_bytes: Some(m.l1i_bytes), l2_bytes: Some(m.sizes[1]), l3_bytes: Some(m.sizes[2]) }
 }
 
 fn run(m: TrueMachine, plan: &Plan) -> (Calibration, u64) {
+    run_on(m, plan, &zen4())
+}
+
+fn run_on(m: TrueMachine, plan: &Plan, base: &bottlenose_machine::Machine) -> (Calibration, u64) {
     let mut t = SyntheticTimer::new(m);
     let stop = AtomicBool::new(false);
     let mut steps = Vec::new();
@@ -20,7 +24,7 @@ fn run(m: TrueMachine, plan: &Plan) -> (Calibration, u64) {
             steps.push(s.to_string());
         }
     };
-    let cal = calibrate_with(&mut t, plan, &zen4(), &mut progress, &stop).unwrap();
+    let cal = calibrate_with(&mut t, plan, base, &mut progress, &stop).unwrap();
     assert!(steps.contains(&"clock".to_string()));
     (cal, t.calls)
 }
@@ -128,6 +132,8 @@ fn a_different_machine_gives_different_values() {
     near(&cal, "core.load_buffer", 192.0, 2.0);
     near(&cal, "core.store_buffer", 114.0, 2.0);
     near(&cal, "core.dispatch_width", 8.0, 0.0);
+    // zen4 retires 8 per cycle: enough for the 8 measured, so no change
+    assert!(cal.get("core.commit_width").is_none());
     near(&cal, "branch.mispredict_penalty", 17.0, 0.6);
     near(&cal, "branch.taken_bubble", 0.0, 0.05);
     assert!(cal.forms.is_empty());
@@ -225,4 +231,69 @@ fn port_conflicts_from_pairwise_mixes() {
     assert!((shared - 1.0).abs() < 0.05, "{:?}", cal.conflicts);
     // 0.5 against 5 cycles: too far apart to tell, not reported
     assert_eq!(c("vaddpd ymm, ymm, ymm", "vdivpd ymm, ymm, ymm"), None);
+}
+
+#[test]
+fn a_wrong_base_is_corrected_on_forwarding_renaming_divides_and_code_streaming() {
+    // skylake as the base (no memory renaming, forwarding 5, one icache miss at a time,
+    // divides of 76 / 102 cycles) on a Zen 4-like truth
+    let skylake = bottlenose_machine::load_builtin("skylake").unwrap().unwrap();
+    let truth = TrueMachine {
+        store_forward_latency: 5.6,
+        renamed_forward_latency: Some(0.0),
+        icache_misses_in_flight: 3.25,
+        code_l1_line_cycles: 1.34,
+        ..TrueMachine::default()
+    };
+    let plan = Plan { only: vec!["latency".into(), "forwarding".into(), "frontend".into(), "dispatch".into()], ..Plan::standard(geometry(&truth)) };
+    let (cal, _) = run_on(truth, &plan, &skylake);
+    // 6 measured per cycle: skylake's 4-wide retirement would cap the model at 4
+    near(&cal, "core.dispatch_width", 6.0, 0.0);
+    near(&cal, "core.commit_width", 6.0, 0.0);
+    assert_eq!(cal.get("core.commit_width").unwrap().base, Some(4.0));
+    near(&cal, "memory.store_forward_latency", 5.6, 0.1);
+    near(&cal, "memory.memory_renaming", 1.0, 0.0);
+    near(&cal, "memory.renamed_forward_latency", 0.0, 0.05);
+    assert_eq!(cal.get("memory.memory_renaming").unwrap().base, Some(0.0));
+    assert_eq!(cal.get("memory.store_forward_latency").unwrap().base, Some(5.0));
+    // L2 14 (measured) and skylake's L1I latency 1: (14 - 1) / 3.25 = 4 cycles per line
+    near(&cal, "cache.L2.latency", 14.0, 0.3);
+    near(&cal, "core.icache_misses_in_flight", 3.25, 0.1);
+    assert_eq!(cal.get("core.icache_misses_in_flight").unwrap().base, Some(1.0));
+    assert_eq!(cal.get("core.icache_misses_in_flight").unwrap().depends_on, vec!["cache.L2.latency".to_string()]);
+    near(&cal, "info.code_line_cycles_l1i", 1.34, 0.05);
+    let form = |k: &str| cal.forms.iter().find(|f| f.form == k).unwrap_or_else(|| panic!("{k} missing"));
+    for (k, lat, rt) in [("div r64", 13.0, 7.5), ("idiv r64", 14.0, 8.0), ("div r32", 11.0, 6.0)] {
+        let f = form(k);
+        assert!((f.latency.unwrap() - lat).abs() < 0.2 && (f.rthroughput.unwrap() - rt).abs() < 0.1, "{f:?}");
+        assert!(f.method.contains("closing instruction") && f.method.contains("dividend"), "{}", f.method);
+    }
+    assert_eq!(form("div r64").base_latency, Some(76.0));
+}
+
+#[test]
+fn a_core_without_memory_renaming_turns_it_off() {
+    // zen4 renames memory; this truth forwards in 4.5 and renames nothing
+    let truth = TrueMachine { store_forward_latency: 4.5, renamed_forward_latency: None, ..TrueMachine::default() };
+    let plan = Plan { builtin_forms: false, only: vec!["forwarding".into()], ..Plan::standard(geometry(&truth)) };
+    let (cal, _) = run(truth, &plan);
+    near(&cal, "memory.store_forward_latency", 4.5, 0.1);
+    near(&cal, "memory.memory_renaming", 0.0, 0.0);
+    assert_eq!(cal.get("memory.memory_renaming").unwrap().base, Some(1.0));
+    assert!(cal.get("memory.renamed_forward_latency").is_none());
+}
+
+#[test]
+fn code_streaming_rides_on_the_l2_latency_it_was_derived_with() {
+    // another L2 latency and fewer misses in flight: (20 - 1) / 2 = 9.5 cycles per line
+    let truth = TrueMachine { latency: [5.0, 20.0, 50.0], icache_misses_in_flight: 2.0, ..TrueMachine::default() };
+    let plan = Plan { builtin_forms: false, only: vec!["latency".into(), "frontend".into()], ..Plan::standard(geometry(&truth)) };
+    let (mut cal, _) = run(truth, &plan);
+    near(&cal, "core.icache_misses_in_flight", 2.0, 0.05);
+    assert!(!cal.get("core.icache_misses_in_flight").unwrap().unstable);
+    // without the L2 latency it was computed with, the value is not written either
+    cal.entries.iter_mut().find(|e| e.key == "cache.L2.latency").unwrap().unstable = true;
+    cal.settle_dependencies();
+    let e = cal.get("core.icache_misses_in_flight").unwrap();
+    assert!(e.unstable && e.method.contains("left out with cache.L2.latency"), "{e:?}");
 }

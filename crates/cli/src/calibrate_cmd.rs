@@ -78,7 +78,8 @@ pub fn run(a: CalibrateArgs) -> Result<i32> {
     }
     forms.sort();
     forms.dedup();
-    let geometry = CacheGeometry { l1d_bytes: cpu.l1d(), l2_bytes: cpu.l2(), l3_bytes: cpu.l3() };
+    let l1i = cpu.cache(1, bottlenose_host::Kind::Instruction).map(|c| c.size);
+    let geometry = CacheGeometry { l1d_bytes: cpu.l1d(), l1i_bytes: l1i, l2_bytes: cpu.l2(), l3_bytes: cpu.l3() };
     let mut plan = if a.forms_only { Plan::forms_only(forms) } else { Plan { forms, ..Plan::standard(geometry) } };
     plan.conflicts = a.conflicts;
 

@@ -65,7 +65,18 @@ impl Engine<'_> {
         }
         if let Some((ipc, mix, s)) = best {
             let m = format!("peak IPC of independent 1-cycle instructions, best of the mixes ({}; nops not counted): {} at {ipc:.2}", all.join(", "), mix.name());
-            self.push("core.dispatch_width", an::snap_width(ipc), m, &[s]);
+            let width = an::snap_width(ipc);
+            self.push("core.dispatch_width", width, m, &[s]);
+            // a core that sustains this IPC retires at least as much: a narrower retirement
+            // in the base model would cap it below the measurement
+            let commit = self.base.params.core.commit_width;
+            if commit < width {
+                let m = format!("at least the peak IPC measured for core.dispatch_width ({width}): the base's {commit} per cycle would hold the model below it");
+                self.push("core.commit_width", width, m, &[s]);
+                if let Some(e) = self.cal.entries.last_mut() {
+                    e.depends_on.push("core.dispatch_width".into());
+                }
+            }
         }
         (self.progress)("dispatch", total, total);
         Ok(())
@@ -79,7 +90,7 @@ impl Engine<'_> {
     /// host nops show no step up to 2.7 x the ROB (they hold no entry of their own), so
     /// the moves give the ROB there.
     pub(crate) fn windows(&mut self) -> Result<(), CalibrateError> {
-        let kinds = [WongKind::Rob, WongKind::RobMove, WongKind::Scheduler, WongKind::LoadBuffer, WongKind::StoreBuffer];
+        let kinds = WongKind::ALL;
         let mut rob: Vec<Measured> = Vec::new();
         for (ki, kind) in kinds.into_iter().enumerate() {
             (self.progress)("window sizes", ki, kinds.len());
@@ -210,6 +221,6 @@ impl Engine<'_> {
         let curve: Vec<String> = pts.iter().map(|p| format!("{:.0}:{:.2}", p.0, p.1)).collect();
         let m = format!("{m}; curve N:ratio {}", curve.join(" "));
         let base = self.base_value(kind.key());
-        Ok(Some(Measured { key: kind.key().into(), value: size, base, method: m, spread_pct: spread, unstable }))
+        Ok(Some(Measured { key: kind.key().into(), value: size, base, method: m, spread_pct: spread, unstable, depends_on: vec![] }))
     }
 }

@@ -1,6 +1,7 @@
 //! Latency and reciprocal throughput of instruction forms, and port conflicts from pairwise mixes.
 
 use crate::analysis as an;
+use crate::divide;
 use crate::engine::*;
 use crate::*;
 
@@ -25,6 +26,9 @@ impl Engine<'_> {
                 }
             };
             let mut method = Vec::new();
+            if divide::is_divide(&parsed) {
+                method.push(divide::operands_note(&parsed));
+            }
             let mut unstable = false;
             let tb = Bench::FormThroughput { form: key.clone() };
             let rthroughput = match self.measure(&tb) {
@@ -51,9 +55,13 @@ impl Engine<'_> {
                     Ok(s) => {
                         unstable |= s.unstable;
                         let copy = forms::latency_copy(&parsed, &chain, 0);
+                        let closing = chain.closing_cycles();
                         if forms::loads(&parsed) && chain != forms::Chain::Address {
                             method.push(format!("latency: chain `{copy}` ({:.2}, load off the chain) + {load_name}", s.cycles));
                             load_lat.map(|l| s.cycles + l)
+                        } else if closing > 0.0 {
+                            method.push(format!("latency: chain `{}` ({:.2}) minus its closing instruction ({closing})", copy.replace('\n', "; "), s.cycles));
+                            Some(s.cycles - closing)
                         } else {
                             method.push(format!("latency: chain `{copy}`"));
                             Some(s.cycles)
@@ -85,6 +93,10 @@ impl Engine<'_> {
             .iter()
             .filter_map(|f| {
                 let t = f.rthroughput?;
+                // a divide always writes rax and rdx, which the other form's copies use
+                if forms::parse(&f.form).is_ok_and(|p| divide::is_divide(&p)) {
+                    return None;
+                }
                 let off = f.base_rthroughput.is_none_or(|b| (t - b).abs() > 0.1 * b.max(t));
                 Some((f.form.clone(), t, off))
             })
