@@ -19,7 +19,8 @@ For every kernel (binary bench/out/bin/NAME built by bench/kernels/build.sh):
                      one warm-up call (caches and predictors kept warm outside the ROI),
                      then ONE call of kernel() between the ROI markers -> cycles per call,
                      bottlenecks[0]
-  bn run +stride pf  the same with --prefetcher stride --no-sensitivity (extra column)
+  bn run no prefetcher  the same with --prefetcher none --no-sensitivity (extra column: what
+                     the machine's default prefetchers buy)
   bn run skylake, bn run skylake-calibrated
                      only if bench/out/skylake-calibrated.toml exists (`bottlenose calibrate
                      --base skylake -o ...`): the same run with --machine skylake and with
@@ -46,7 +47,7 @@ and date), from which bench/benchmarks.py renders earlier hosts' tables. Python 
 stdlib only.
 
 Usage: bench/accuracy.py [--kernels a,b,...] [--skip-native] [--skip-osaca] [--skip-mca]
-                         [--skip-stride] [--no-build] [--measure-time S] [--no-history]
+                         [--skip-no-prefetch] [--no-build] [--measure-time S] [--no-history]
        BENCH_KERNELS=a,b bench/accuracy.py ...    (the same as --kernels a,b)
 """
 from __future__ import annotations
@@ -78,9 +79,11 @@ MCA_MAX_SIMULATED = 2_000_000  # instructions llvm-mca simulates at most (big lo
 OSACA_MAX_BODY = 2000  # OSACA's dependency analysis takes minutes on bigger loop bodies (16 Ki: > 5 min)
 
 TOOLS = ["bottlenose_run", "bottlenose_analyze", "llvm_mca", "osaca"]
-EXTRA_TOOLS = ["bottlenose_run_stride", "bottlenose_run_skylake", "bottlenose_run_skylake_cal"]
+EXTRA_TOOLS = ["bottlenose_run_no_prefetch", "bottlenose_run_stride", "bottlenose_run_skylake", "bottlenose_run_skylake_cal"]
 TOOL_TITLES = {
     "bottlenose_run": "bottlenose run",
+    "bottlenose_run_no_prefetch": "bn run no prefetcher",
+    # before 2026-11-24 the default ran no prefetcher and this column added one (history only)
     "bottlenose_run_stride": "bn run +stride pf",
     "bottlenose_run_skylake": "bn run skylake",
     "bottlenose_run_skylake_cal": "bn run skylake-calibrated",
@@ -597,7 +600,7 @@ def cell(k: dict, tool: str) -> str:
 
 
 def extra_tools(result: dict) -> list[str]:
-    """The extra columns this run has (stride always unless skipped; skylake ones if run)."""
+    """The extra columns this run has (no-prefetcher always unless skipped; skylake ones if run)."""
     return [t for t in EXTRA_TOOLS if any(t in k["tools"] for k in result["kernels"])]
 
 
@@ -713,8 +716,8 @@ def markdown(result: dict) -> str:
              "Noisy kernels (DRAM, L3) are marked in the notes when the passes differ by > 10 %.")
     L.append(f"- bottlenose run: `bottlenose run --machine {hc['machine_arg']} --roi markers --warm --format json -- NAME "
              "model 1`: setup and one warm-up call run functionally (caches, TLBs, predictors warm), then exactly one call "
-             "of kernel() is timed between the markers `xchg rbx,rbx` / `xchg rcx,rcx`. bn run +stride pf: the same "
-             "with `--prefetcher stride --no-sensitivity`.")
+             "of kernel() is timed between the markers `xchg rbx,rbx` / `xchg rcx,rcx`, with the machine's prefetchers "
+             "(the default). bn run no prefetcher: the same with `--prefetcher none --no-sensitivity`.")
     L.append("- hot loop: `hottest_loop_head` of that run; body = [head, end of the last jump back to head] in `objdump -d` "
              "(if that range holds inner loops, the hottest innermost loop of the run's `loops`; if the run names no "
              "loop, the innermost loop of kernel() in objdump). Body executions per call are counted exactly with "
@@ -773,7 +776,8 @@ def main() -> int:
     ap.add_argument("--skip-native", action="store_true", help="reuse bench/out/native.json")
     ap.add_argument("--skip-osaca", action="store_true")
     ap.add_argument("--skip-mca", action="store_true")
-    ap.add_argument("--skip-stride", action="store_true", help="no extra run with the stride prefetcher")
+    ap.add_argument("--skip-no-prefetch", "--skip-stride", dest="skip_no_prefetch", action="store_true",
+                    help="no extra run without the prefetchers")
     ap.add_argument("--no-build", action="store_true", help="do not run bench/kernels/build.sh")
     ap.add_argument("--measure-time", type=float, default=0.5, help="seconds of timed repetitions per kernel")
     ap.add_argument("--native-passes", type=int, default=2,
@@ -871,12 +875,12 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001
             put("bottlenose_run", {"error": str(e)[:300]}, None)
             r = {}
-        if not args.skip_stride:
+        if not args.skip_no_prefetch:
             try:
-                rs = bottlenose_run(n, ["--prefetcher", "stride", "--no-sensitivity"], "stride")
-                put("bottlenose_run_stride", {"wall_s": rs["wall_s"]}, rs["cycles_per_call"])
+                rs = bottlenose_run(n, ["--prefetcher", "none", "--no-sensitivity"], "no-prefetch")
+                put("bottlenose_run_no_prefetch", {"wall_s": rs["wall_s"]}, rs["cycles_per_call"])
             except Exception as e:  # noqa: BLE001
-                put("bottlenose_run_stride", {"error": str(e)[:300]}, None)
+                put("bottlenose_run_no_prefetch", {"error": str(e)[:300]}, None)
         if skylake_cal is not None:
             for tool, tag, machine in (("bottlenose_run_skylake", "skylake", "skylake"),
                                        ("bottlenose_run_skylake_cal", "skylake-calibrated", str(skylake_cal))):

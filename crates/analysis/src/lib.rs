@@ -16,7 +16,7 @@ pub use knobs::{accelerate, check_weight, parse_acceleration, Knob, CORE_KNOBS, 
 pub use sensitivity::{default_weights, sweep, SensitivityPoint};
 pub use simulate::{default_iterations, run_block, steady_iterations, BlockRun};
 pub use accounting::{find_node, AccountingReport, Ideal, IdealizationRow, StageComponents, TopDownNode};
-pub use bottlenose_listeners::{CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, StallCauses, TimelineRow, CPI_COMPONENTS};
+pub use bottlenose_listeners::{CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, StallCauses, TimelineRow, CPI_COMPONENTS, FLOPS_COMPONENTS};
 pub use static_loop::{analyze_block, known_names, Assumption, BlockReport, InstructionRow, StaticOptions, UnsupportedSummary};
 pub use static_loops::{analyze_loops, find_static_loops, LoopAnalysis, Locate, StaticLoop, ASSUMED_ITERATIONS_PER_ENTRY};
 pub use usage::{global_usage, per_instruction_load, ResourceUsage};

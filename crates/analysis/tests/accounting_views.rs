@@ -47,13 +47,21 @@ fn check_invariants(r: &BlockReport) {
     ] {
         assert!((v(node) - direct).abs() < 1e-9, "{name}: {node} {} vs direct {direct}", v(node));
     }
-    // each CPI stack sums to the cycles, base is the same at the three stages
+    // each CPI stack's attributed components account for the cycles within 2 %
+    // (the remainder is reported as `unattributed`), base is the same at the three stages
     let st = a.cpi_stacks.as_ref().unwrap();
     assert_eq!(st.cycles, r.total_cycles);
     for stage in ["dispatch", "issue", "commit"] {
         let m = st.stage(stage).unwrap();
-        assert!((sum(m) - r.total_cycles).abs() < 1e-6 * r.total_cycles, "{name}: {stage} sums to {} of {}", sum(m), r.total_cycles);
-        assert!(m.values().all(|&x| x > -1e-6), "{name}: {stage} has a negative component: {m:?}");
+        let attributed = sum(m) - m["unattributed"];
+        assert!(
+            (attributed - r.total_cycles).abs() < 0.02 * r.total_cycles,
+            "{name}: {stage} attributes {attributed} of {} cycles",
+            r.total_cycles
+        );
+        assert!((sum(m) - r.total_cycles).abs() < 1e-6 * r.total_cycles, "{name}: {stage} with unattributed is the cycles");
+        let m: std::collections::BTreeMap<_, _> = m.iter().filter(|(k, _)| *k != "unattributed").collect();
+        assert!(m.values().all(|&&x| x > -1e-6), "{name}: {stage} has a negative component: {m:?}");
     }
     let base = st.dispatch["base"];
     assert!((st.issue["base"] - base).abs() < 1e-6 && (st.commit["base"] - base).abs() < 1e-6, "{name}: base differs: {st:?}");
@@ -118,7 +126,29 @@ fn fma_throughput_reaches_the_flops_peak() {
     // scalar double additions use a quarter of the width and no FMA
     let r = analyze("skylake", "fp_add_chain", include_str!("../../../bench/blocks/fp_add_chain.s"));
     let f = r.accounting.flops_stack.as_ref().unwrap();
-    assert!(f["mask"] > 3.0 * f["base"] && (f["non_fma"] - f["base"]).abs() < 1e-9 && f["dependence"] > f["mask"], "{f:?}");
+    assert!(f["narrow"] > 3.0 * f["base"] && (f["non_fma"] - f["base"]).abs() < 1e-9 && f["dependence"] > f["narrow"], "{f:?}");
+    // Table III's components, its `mask` named for what it is here (unused
+    // width, not AVX-512 masking) and its `frontend` split three ways
+    assert!(!f.contains_key("mask") && !f.contains_key("frontend"), "{f:?}");
+}
+
+/// Integer code with one independent FP add per iteration: the FP units wait
+/// for FP work the code does not have. The FLOPS stack says so (`non_fp`),
+/// not "frontend", while Top-Down's Frontend_Bound is near zero.
+#[test]
+fn a_mostly_integer_loop_is_non_fp_not_frontend_in_the_flops_stack() {
+    let src = "loop:\n  vaddsd %xmm1, %xmm1, %xmm0\n  add %r13, %r14\n  add %rax, %rbx\n  add %rcx, %rdx\n  add %rsi, %rdi\n  add %r8, %r9\n  add %r10, %r11\n  dec %r12\n  jnz loop\n";
+    let r = analyze("skylake", "mostly_int", src);
+    let f = r.accounting.flops_stack.as_ref().unwrap();
+    let peak = r.accounting.flops.as_ref().unwrap().peak_flops_per_cycle;
+    let fe = find_node(&r.accounting.topdown, "Frontend_Bound").and_then(|n| n.value).unwrap();
+    assert!(fe < 0.05, "Frontend_Bound {fe}");
+    // 8 fused uops (dec+jnz fuse) on a 4-wide core: 2 cycles per iteration, one
+    // independent scalar add in
+    // 2 cycles x 2 FP units = 4 unit-cycles: 1 used (a quarter of its width),
+    // 3 idle with no FP instruction waiting: non_fp = 3/4 of the peak
+    assert!((f["non_fp"] / peak - 0.75).abs() < 0.05, "{f:?}");
+    assert!(f["icache"] < 1e-9 && f["bpred"] < 1e-9, "{f:?}");
 }
 
 /// Times a block as a dynamic run does: in batches of 4096 instructions, each
@@ -223,7 +253,8 @@ fn sampled_views_estimate_the_exact_views() {
     assert!((b.frontend_bound + b.bad_speculation + b.retiring + b.backend_bound - 1.0).abs() < 1e-9);
     for stage in ["dispatch", "issue", "commit"] {
         let (x, y) = (exact.cpi_stacks.stage(stage).unwrap(), sampled.cpi_stacks.stage(stage).unwrap());
-        assert!((y.values().sum::<f64>() - cycles).abs() < 1e-6 * cycles, "sampled {stage} stack sums to the cycles");
+        let attributed = y.values().sum::<f64>() - y["unattributed"];
+        assert!((attributed - cycles).abs() < 0.02 * cycles, "sampled {stage} stack attributes {attributed} of {cycles} cycles");
         for (k, v) in x {
             println!("{stage:>9} {k:>14}: exact {:.4} sampled {:.4}", v / cycles, y[k] / cycles);
             assert!((v - y[k]).abs() < 0.01 * cycles, "{stage} {k}: exact {v} vs sampled {}", y[k]);

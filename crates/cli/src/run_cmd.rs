@@ -24,7 +24,7 @@ pub enum Format {
   bottlenose run -- ./prog arg1 arg2                    # whole program on skylake
   bottlenose run --machine zen4 --roi function:kernel -- ./prog
   bottlenose run --roi markers -- ./prog                # between xchg rbx,rbx and xchg rcx,rcx
-  bottlenose run --roi range:0x401000:0x401200 --warm -- ./prog
+  bottlenose run --roi range:0x401000:0x401200 --cold -- ./prog
   bottlenose run --weights 1.05,1.15,2 --format json -- ./prog > result.json
   bottlenose run --max-instructions 100000000 -- ./long_running
 
@@ -37,9 +37,14 @@ pub struct RunArgs {
     /// Region of interest: whole, function:NAME, range:START:END, markers.
     #[arg(long, default_value = "whole")]
     pub roi: String,
-    /// Keep caches and predictors warm outside the region of interest.
-    #[arg(long)]
+    /// Caches, TLBs and predictors stay warm outside the region of interest: the
+    /// code before the region trains them as it does the real core (the default;
+    /// the flag is kept for scripts).
+    #[arg(long, conflicts_with = "cold")]
     pub warm: bool,
+    /// Start the region of interest with empty caches, TLBs and predictors.
+    #[arg(long)]
+    pub cold: bool,
     /// Acceleration weights (default 1.15 for runs; 1.01,...,1.15,2 is the static default).
     #[arg(long, value_delimiter = ',')]
     pub weights: Option<Vec<f64>>,
@@ -61,8 +66,9 @@ pub struct RunArgs {
     /// Stop after simulating this many instructions (partial report).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_instructions: Option<u64>,
-    /// Hardware prefetcher model: none (default), next-line, stride.
-    #[arg(long, default_value = "none")]
+    /// Hardware data prefetchers: machine (the default: what the machine file's
+    /// [prefetch] section says the core has), none, next-line, stride.
+    #[arg(long, default_value = "machine")]
     pub prefetcher: String,
     /// Worker threads for the sensitivity variants (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -129,7 +135,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         program,
         args,
         roi,
-        warm: a.warm,
+        warm: !a.cold,
         weights: a.weights.clone().unwrap_or_else(|| vec![1.15]),
         resources: a.resources.clone(),
         combine: a.combine.iter().map(|c| c.split(',').map(|s| s.trim().to_string()).collect()).collect(),

@@ -29,7 +29,7 @@ pub mod test_params;
 
 pub use bottlenose_decode::BranchKind;
 pub use branch_predictor::{BranchOutcome, BranchStats, BranchUnit, KindCounters};
-pub use cache::{CacheHierarchy, CacheStats, LevelStats, MemLevel, Prefetcher};
+pub use cache::{CacheCounts, CacheHierarchy, CacheStats, LevelStats, MemLevel, PendingPrefetches, Prefetcher};
 pub use tlb::{TlbHierarchy, TlbStats};
 
 use bottlenose_machine::Params;
@@ -64,6 +64,14 @@ pub struct FunctionalStats {
     pub branches: BranchStats,
 }
 
+/// A snapshot of the functional layer's counters ([`FunctionalLayer::counts`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FunctionalCounts {
+    caches: cache::CacheCounts,
+    tlbs: tlb::TlbCounts,
+    branch: branch_predictor::BranchCounts,
+}
+
 /// Caches, TLBs and branch unit of one core.
 #[derive(Debug, Clone)]
 pub struct FunctionalLayer {
@@ -75,7 +83,7 @@ pub struct FunctionalLayer {
 
 impl FunctionalLayer {
     pub fn new(params: &Params, idealization: Idealization) -> Self {
-        Self::with_prefetcher(params, idealization, Prefetcher::None)
+        Self::with_prefetcher(params, idealization, Prefetcher::Machine)
     }
 
     pub fn with_prefetcher(params: &Params, idealization: Idealization, prefetcher: Prefetcher) -> Self {
@@ -122,6 +130,19 @@ impl FunctionalLayer {
     /// Latency of an instruction fetch served at `level`.
     pub fn fetch_latency(&self, level: MemLevel) -> f64 {
         self.caches.inst_latency(level)
+    }
+
+    /// The counters of the caches, TLBs and branch unit, without their state.
+    pub fn counts(&self) -> FunctionalCounts {
+        FunctionalCounts { caches: self.caches.counts(), tlbs: self.tlbs.counts(), branch: self.branch.counts() }
+    }
+
+    /// Puts back counters taken by [`FunctionalLayer::counts`]: what ran in
+    /// between still warmed the caches and predictors but is not counted.
+    pub fn restore_counts(&mut self, c: FunctionalCounts) {
+        self.caches.restore_counts(c.caches);
+        self.tlbs.restore_counts(c.tlbs);
+        self.branch.restore_counts(c.branch);
     }
 
     pub fn stats(&self) -> FunctionalStats {

@@ -87,6 +87,7 @@ pub fn skylake_like() -> Params {
             indirect_bubble: 0.0,
         },
         vector: VectorParams::default(),
+        prefetch: Default::default(),
         strings: Default::default(),
     }
 }

@@ -172,6 +172,17 @@ impl TlbHierarchy {
         self.translate(INST, addr)
     }
 
+    /// The counters alone (the TLBs' contents stay).
+    pub fn counts(&self) -> TlbCounts {
+        TlbCounts { misses: self.misses, translations: self.translations }
+    }
+
+    /// Puts back counters taken by [`TlbHierarchy::counts`].
+    pub fn restore_counts(&mut self, c: TlbCounts) {
+        self.misses = c.misses;
+        self.translations = c.translations;
+    }
+
     pub fn stats(&self) -> TlbStats {
         let mut acc = vec![0u64; self.levels.len()];
         let mut miss = vec![0u64; self.levels.len()];
@@ -204,6 +215,13 @@ impl TlbHierarchy {
             extra_cycles: extra,
         }
     }
+}
+
+/// A snapshot of the TLBs' counters ([`TlbHierarchy::counts`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TlbCounts {
+    misses: [[u64; 2]; 2],
+    translations: [u64; 2],
 }
 
 #[cfg(test)]

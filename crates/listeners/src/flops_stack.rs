@@ -5,16 +5,26 @@
 //! Accounting unit: one FP unit for one cycle. Each FP arithmetic instruction
 //! that issues takes one unit-cycle, split into `base` (the flops it does:
 //! FMA factor × share of the widest vector it fills), `non_fma` (what an FMA
-//! of the same width would have added) and `mask` (the unused width: scalar
-//! ops, narrower vectors; a masked AVX-512 operation counts as full, the mask
-//! value is not known). Issue slots of the FP units left idle in a cycle are
-//! charged, per Table III, to the oldest FP instruction waiting in the
-//! scheduler: waiting for a port (taken by something else) → `non_vfp`, for a
-//! load (its own memory operand or a producer load) → `memory`, for another
-//! operand → `dependence`; no FP instruction waiting → `frontend` (too few FP
-//! instructions delivered, whatever the reason). More FP instructions issuing
-//! in a cycle than there are FP units (a port layout wider than `fp_units`)
-//! carry over to the next cycle.
+//! of the same width would have added) and `narrow` (the lanes it leaves
+//! unused: a scalar op, or a vector narrower than the machine's widest).
+//! Table III's `mask` component is that unused width (m < v); it is named
+//! `narrow` here because it is the instruction's width, not an AVX-512 mask: a
+//! masked operation counts as full (the mask's value is not known).
+//!
+//! Issue slots of the FP units left idle in a cycle are charged, per Table
+//! III, to the oldest FP instruction waiting in the scheduler: waiting for a
+//! port (taken by something else) → `non_vfp`, for a load (its own memory
+//! operand or a producer load) → `memory`, for another operand →
+//! `dependence`. With no FP instruction waiting, Table III's `frontend` is
+//! split three ways, as the paper suggests: the frontend was stalled on an
+//! instruction-cache miss (`icache`) or a branch misprediction (`bpred`), by
+//! the same rule as the issue-stage CPI stack (an empty scheduler is charged
+//! to why dispatch stalled); otherwise instructions came but none was FP:
+//! `non_fp`, the instruction mix (also the cycles before the first FP
+//! instruction). `non_fp` is not a frontend stall: Top-Down's Frontend_Bound
+//! can be near zero while `non_fp` is most of the stack. More FP instructions
+//! issuing in a cycle than there are FP units (a port layout wider than
+//! `fp_units`) carry over to the next cycle.
 //!
 //! Flops are counted in double-precision equivalents: a single-precision lane
 //! is half a double lane of the peak.
@@ -24,15 +34,39 @@ use crate::facts::StaticFacts;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Why the FP units were idle (Table III's lines 9-18, its `frontend` split in three).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum IdleFp {
+    /// No FP instruction waiting and the frontend not stalled: the instruction mix.
+    NonFp = 0,
+    /// An FP instruction waits for a port taken by a non-FP instruction.
+    NonVfp = 1,
+    /// An FP instruction waits for a load.
+    Memory = 2,
+    /// An FP instruction waits for another operand.
+    Dependence = 3,
+    /// No FP instruction waiting: the frontend is stalled on an icache/ITLB miss.
+    Icache = 4,
+    /// No FP instruction waiting: the frontend is recovering from a misprediction.
+    Bpred = 5,
+}
+
+pub(crate) const IDLE_CAUSES: usize = 6;
+
+/// The components, in report order (Table III's, with `mask` named `narrow`
+/// and `frontend` split into `non_fp`, `icache` and `bpred`).
+pub const FLOPS_COMPONENTS: [&str; 9] = ["base", "non_fma", "narrow", "non_fp", "icache", "bpred", "non_vfp", "memory", "dependence"];
+
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FlopsCounters {
     pub issued: u64,
     pub flops: u64,
     pub base: f64,
     pub non_fma: f64,
-    pub mask: f64,
-    /// Idle unit-cycles: frontend, non-VFP, memory, dependence.
-    pub idle: [f64; 4],
+    pub narrow: f64,
+    /// Idle unit-cycles by cause, indexed by [`IdleFp`].
+    pub idle: [f64; IDLE_CAUSES],
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -59,7 +93,7 @@ impl FlopsCounters {
         self.flops += n * f.flops as u64;
         self.base += k * (a * w / fmax);
         self.non_fma += k * ((fmax - a) * w / fmax);
-        self.mask += k * (1.0 - w);
+        self.narrow += k * (1.0 - w);
     }
 
     pub(crate) fn finish(&self, p: &ViewParams, clocks: f64) -> FlopsStack {
@@ -68,24 +102,27 @@ impl FlopsCounters {
         let total = p.fp_units * clocks;
         // cycles before the first FP instruction were not finalized as FP-idle:
         // whatever is not accounted for had no FP instruction to issue
-        let known = self.base + self.non_fma + self.mask + self.idle[1] + self.idle[2] + self.idle[3];
-        let frontend = (total - known).max(0.0);
-        let sum = (known + frontend).max(1e-12);
+        let i = |c: IdleFp| self.idle[c as usize];
+        let known = self.base + self.non_fma + self.narrow + self.idle.iter().sum::<f64>() - i(IdleFp::NonFp);
+        let non_fp = (total - known).max(0.0);
+        let sum = (known + non_fp).max(1e-12);
         let scale = peak / sum;
-        let comps = [
-            ("base", self.base),
-            ("non_fma", self.non_fma),
-            ("mask", self.mask),
-            ("frontend", frontend),
-            ("non_vfp", self.idle[1]),
-            ("memory", self.idle[2]),
-            ("dependence", self.idle[3]),
+        let values = [
+            self.base,
+            self.non_fma,
+            self.narrow,
+            non_fp,
+            i(IdleFp::Icache),
+            i(IdleFp::Bpred),
+            i(IdleFp::NonVfp),
+            i(IdleFp::Memory),
+            i(IdleFp::Dependence),
         ];
         FlopsStack {
             peak_flops_per_cycle: peak,
             flops_per_cycle: if clocks > 0.0 { self.flops as f64 / clocks } else { 0.0 },
             fp_instructions: self.issued,
-            components: comps.iter().map(|(n, v)| (n.to_string(), v * scale)).collect(),
+            components: FLOPS_COMPONENTS.iter().zip(values).map(|(n, v)| (n.to_string(), v * scale)).collect(),
         }
     }
 }

@@ -16,7 +16,7 @@ pub use accounting::{cpi_components, AccountingResult, AccountingViews, ViewPara
 pub use cpi_stack::{CpiStacks, COMPONENTS as CPI_COMPONENTS};
 pub use cycle_accounting::{CycleAccounting, PenaltyTerm};
 pub use facts::{FpKind, SharedFacts, StaticFacts};
-pub use flops_stack::FlopsStack;
+pub use flops_stack::{FlopsStack, FLOPS_COMPONENTS};
 pub use instruction_cost::{Cost, InstructionCost};
 pub use topdown::{SlotAccounting, TopDownCounters};
 pub use stall_causes::{StallCauseCounter, StallCauses};

@@ -22,6 +22,9 @@ pub struct Params {
     pub branch: BranchParams,
     #[serde(default)]
     pub vector: VectorParams,
+    /// The data prefetchers the core runs (`--prefetcher machine`, the default).
+    #[serde(default)]
+    pub prefetch: PrefetchParams,
 }
 
 /// Widths and window sizes of the out-of-order core.
@@ -243,6 +246,56 @@ pub struct VectorParams {
 impl Default for VectorParams {
     fn default() -> Self {
         Self { fp_units: 2, max_bits: 256, fma: true, avx512: false }
+    }
+}
+
+/// The core's hardware data prefetchers, as the model runs them by default.
+///
+/// The model has one prefetch engine at L1D that sees every demand access
+/// (by line, no instruction address): a next-line prefetcher on L1D misses
+/// and a stream/stride prefetcher trained per 4 KiB page. A prefetched line
+/// is filled into every level on the way, its transfer taking fill bandwidth.
+/// Real cores also prefetch into L2/L3 only, further ahead there; the model's
+/// one distance is what hides the DRAM latency of a stream.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PrefetchParams {
+    /// On an L1D demand miss to line X, fetch X+1 (Intel's DCU next-line prefetcher).
+    pub next_line: bool,
+    /// A stream/stride prefetcher (Intel's IP-stride and L2 streamer, AMD's
+    /// stride and L2 stream prefetchers).
+    pub stream: bool,
+    /// Streams tracked at once (one per 4 KiB page).
+    pub streams: u32,
+    /// How far ahead of the demand stream the stream prefetcher runs, in lines.
+    /// Absent: far enough for one stream to run at DRAM bandwidth, see
+    /// [`PrefetchParams::distance_lines`].
+    pub stream_distance_lines: Option<u32>,
+}
+
+impl Default for PrefetchParams {
+    /// No prefetcher: a machine file without a `[prefetch]` section (the paper's
+    /// toy machines) runs none.
+    fn default() -> Self {
+        Self { next_line: false, stream: false, streams: 16, stream_distance_lines: None }
+    }
+}
+
+impl PrefetchParams {
+    /// Longest distance the model runs: two 4 KiB pages of 64-byte lines.
+    pub const MAX_DISTANCE_LINES: u32 = 128;
+
+    /// The stream distance in lines: the machine file's, or else the lines
+    /// that arrive from DRAM during one DRAM latency at the sustained DRAM
+    /// bandwidth (Little's law: fewer and a lone stream waits on latency, not
+    /// bandwidth), at least 4 and at most [`Self::MAX_DISTANCE_LINES`]. Derived
+    /// rather than written down so that a calibration that measures the
+    /// latency and the bandwidth moves it with them.
+    pub fn distance_lines(&self, memory: &MemoryParams, line_bytes: u32) -> u32 {
+        self.stream_distance_lines.unwrap_or_else(|| {
+            let in_flight = memory.dram_latency * memory.dram_bytes_per_cycle / line_bytes.max(1) as f64;
+            (in_flight.ceil() as u32).clamp(4, Self::MAX_DISTANCE_LINES)
+        })
     }
 }
 

@@ -38,6 +38,8 @@ struct MachineFile {
     #[serde(default)]
     vector: crate::VectorParams,
     #[serde(default)]
+    prefetch: crate::PrefetchParams,
+    #[serde(default)]
     peers: crate::PeerNames,
     default_form: FormSpec,
     /// Hand-written forms that add to or override the imported table.
@@ -155,6 +157,7 @@ pub(crate) fn parse_machine(
         tlbs: mf.tlbs.clone(),
         branch: mf.branch.clone(),
         vector: mf.vector.clone(),
+        prefetch: mf.prefetch.clone(),
     };
     validate_params(&params, file, text, &|g| group_of(g).is_some())?;
 
@@ -200,6 +203,16 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
         // 4000000000 must be an error, not an abort on a 64 GB allocation.
         if v > MAX_WINDOW {
             return Err(err("core", k, format!("must be at most {MAX_WINDOW}, got {v}")));
+        }
+    }
+    let pf = &p.prefetch;
+    if pf.stream && !(1..=64).contains(&pf.streams) {
+        return Err(err("prefetch", "streams", format!("must be 1..=64, got {}", pf.streams)));
+    }
+    if let Some(d) = pf.stream_distance_lines {
+        let max = crate::PrefetchParams::MAX_DISTANCE_LINES;
+        if !(1..=max).contains(&d) {
+            return Err(err("prefetch", "stream_distance_lines", format!("must be 1..={max}, got {d}")));
         }
     }
     if c.fetch_block_bytes != 0 && !c.fetch_block_bytes.is_power_of_two() {

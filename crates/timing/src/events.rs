@@ -196,6 +196,9 @@ pub struct DynInfo {
     /// before it arrives waits for it.
     pub prefetch_line: Option<NonZeroU64>,
     pub prefetch_level: u8,
+    /// A second prefetched line, this many lines after `prefetch_line` (0 =
+    /// none; a ramping stream starts two lines per access), from the same level.
+    pub prefetch_next_lines: i8,
     /// Level that served the load: 0 = L1 (hit), 1 = L2, 2 = L3, 3 = DRAM.
     pub load_level: u8,
     /// Level that held the stored line (write-allocate fills it before the store drains).

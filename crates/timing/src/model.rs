@@ -276,6 +276,10 @@ impl Core {
         // a prefetch this instruction's access started leaves with the access
         if let (Some(line), 1..) = (dy.prefetch_line, dy.prefetch_level) {
             self.book_prefetch(line.get(), dy.prefetch_level, load_start);
+            if dy.prefetch_next_lines != 0 {
+                let next = line.get().wrapping_add_signed((dy.prefetch_next_lines as i64) << self.cfg.line_shift);
+                self.book_prefetch(next, dy.prefetch_level, load_start);
+            }
         }
         let operands = if it.loads { fmax(data_ready, load_done) } else { data_ready };
         let mut string_class = None;

@@ -196,6 +196,17 @@ impl BranchUnit {
         kind_slot(kind).map_or_else(KindCounters::default, |k| self.counters[k])
     }
 
+    /// The counters alone (the predictors' state stays).
+    pub fn counts(&self) -> BranchCounts {
+        BranchCounts { kinds: self.counters, tage_tagged_provider: self.tage_tagged_provider }
+    }
+
+    /// Puts back counters taken by [`BranchUnit::counts`].
+    pub fn restore_counts(&mut self, c: BranchCounts) {
+        self.counters = c.kinds;
+        self.tage_tagged_provider = c.tage_tagged_provider;
+    }
+
     pub fn stats(&self) -> BranchStats {
         let c = &self.counters;
         let branches: u64 = c.iter().map(|k| k.branches).sum();
@@ -215,6 +226,13 @@ impl BranchUnit {
             tage_tagged_provider: self.tage_tagged_provider,
         }
     }
+}
+
+/// A snapshot of the branch unit's counters ([`BranchUnit::counts`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BranchCounts {
+    kinds: [KindCounters; KINDS],
+    tage_tagged_provider: u64,
 }
 
 #[cfg(test)]

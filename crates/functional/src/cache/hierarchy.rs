@@ -78,6 +78,7 @@ pub struct CacheStats {
     pub inst_fetches: u64,
     /// Demand line accesses served by DRAM (data + instruction).
     pub dram_accesses: u64,
+    /// The prefetchers that ran (`none`, `next-line + stream 64 lines ahead`...).
     pub prefetcher: String,
     /// Prefetches that brought a line into L1D.
     pub prefetch_fills: u64,
@@ -136,9 +137,45 @@ pub struct CacheHierarchy {
     inst_fetches: u64,
     prefetch_fills: u64,
     prefetch_dram: u64,
-    /// The last prefetch that brought a line from beyond L1 (line address,
-    /// level it came from), until [`CacheHierarchy::take_prefetch`] reads it.
-    last_prefetch: Option<(u64, MemLevel)>,
+    /// The prefetches that brought a line from beyond L1 since
+    /// [`CacheHierarchy::take_prefetches`] last read them.
+    pending: PendingPrefetches,
+}
+
+/// A snapshot of the hierarchy's counters ([`CacheHierarchy::counts`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CacheCounts {
+    misses: [[u64; 3]; 2],
+    data_accesses: u64,
+    stores: u64,
+    line_crossings: u64,
+    inst_fetches: u64,
+    prefetch_fills: u64,
+    prefetch_dram: u64,
+}
+
+/// Prefetched lines waiting for the timing model: at most a few per
+/// instruction (two per access, a few accesses), fixed size; more are filled
+/// functionally but not timed (they count in `prefetch_fills`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PendingPrefetches {
+    lines: [(u64, MemLevel); 4],
+    len: u8,
+}
+
+impl PendingPrefetches {
+    #[inline]
+    fn push(&mut self, line_addr: u64, from: MemLevel) {
+        if (self.len as usize) < self.lines.len() {
+            self.lines[self.len as usize] = (line_addr, from);
+            self.len += 1;
+        }
+    }
+
+    /// (line address, level it comes from), in the order they were started.
+    pub fn as_slice(&self) -> &[(u64, MemLevel)] {
+        &self.lines[..self.len as usize]
+    }
 }
 
 fn line_shift(p: &CacheParams) -> u32 {
@@ -159,9 +196,9 @@ fn build_level(p: &CacheParams) -> Level {
 }
 
 impl CacheHierarchy {
-    /// Build the hierarchy of a machine, without prefetcher.
+    /// Build the hierarchy of a machine with the prefetchers its file names.
     pub fn new(params: &Params) -> Self {
-        Self::with_prefetcher(params, Prefetcher::None)
+        Self::with_prefetcher(params, Prefetcher::Machine)
     }
 
     pub fn with_prefetcher(params: &Params, prefetcher: Prefetcher) -> Self {
@@ -200,7 +237,8 @@ impl CacheHierarchy {
         let data_line_shift = shift_of(&data);
         let inst_line_shift = shift_of(&inst);
         let first_of = |p: &Path| if p.len > 0 { p.idx[0] as usize } else { usize::MAX };
-        let first = [if prefetcher == Prefetcher::None { first_of(&data) } else { usize::MAX }, first_of(&inst)];
+        let prefetch = PrefetchEngine::new(prefetcher, params, data_line_shift);
+        let first = [if prefetch.runs() { usize::MAX } else { first_of(&data) }, first_of(&inst)];
         Self {
             levels,
             paths: [data, inst],
@@ -208,7 +246,7 @@ impl CacheHierarchy {
             dram_latency: params.memory.dram_latency,
             data_line_shift,
             inst_line_shift,
-            prefetch: PrefetchEngine::new(prefetcher, data_line_shift),
+            prefetch,
             first,
             perfect_data: false,
             perfect_inst: false,
@@ -218,7 +256,7 @@ impl CacheHierarchy {
             inst_fetches: 0,
             prefetch_fills: 0,
             prefetch_dram: 0,
-            last_prefetch: None,
+            pending: PendingPrefetches::default(),
         }
     }
 
@@ -226,6 +264,41 @@ impl CacheHierarchy {
     pub fn set_perfect(&mut self, data: bool, inst: bool) {
         self.perfect_data = data;
         self.perfect_inst = inst;
+    }
+
+    /// The counters alone (the caches' contents stay): a region of interest
+    /// keeps its own while the code around it warms the caches.
+    pub fn counts(&self) -> CacheCounts {
+        CacheCounts {
+            misses: self.misses,
+            data_accesses: self.data_accesses,
+            stores: self.stores,
+            line_crossings: self.line_crossings,
+            inst_fetches: self.inst_fetches,
+            prefetch_fills: self.prefetch_fills,
+            prefetch_dram: self.prefetch_dram,
+        }
+    }
+
+    /// Puts back counters taken by [`CacheHierarchy::counts`].
+    pub fn restore_counts(&mut self, c: CacheCounts) {
+        self.misses = c.misses;
+        self.data_accesses = c.data_accesses;
+        self.stores = c.stores;
+        self.line_crossings = c.line_crossings;
+        self.inst_fetches = c.inst_fetches;
+        self.prefetch_fills = c.prefetch_fills;
+        self.prefetch_dram = c.prefetch_dram;
+    }
+
+    /// log2 of the L1D line size (the unit prefetches are made in).
+    pub fn data_line_shift(&self) -> u32 {
+        self.data_line_shift
+    }
+
+    /// The prefetchers that run: `none`, `next-line + stream 63 lines ahead`...
+    pub fn prefetcher_description(&self) -> String {
+        self.prefetch.describe()
     }
 
     pub fn prefetcher(&self) -> Prefetcher {
@@ -249,7 +322,7 @@ impl CacheHierarchy {
                 )
             })
             .collect();
-        parts.push(format!("prefetcher {}", self.prefetch.kind().describe()));
+        parts.push(format!("prefetcher {}", self.prefetch.describe()));
         parts.join("; ")
     }
 
@@ -271,11 +344,12 @@ impl CacheHierarchy {
     fn data_line(&mut self, addr: u64) -> MemLevel {
         let line = addr >> self.data_line_shift;
         let lvl = self.walk(DATA, addr);
-        if self.prefetch.kind() != Prefetcher::None {
-            if let Some(pl) = self.prefetch.observe(line, lvl != MemLevel::L1) {
+        if self.prefetch.runs() {
+            let wanted = self.prefetch.observe(line, lvl != MemLevel::L1);
+            for &pl in wanted.as_slice() {
                 let from = self.prefetch_line(pl);
                 if from != MemLevel::L1 {
-                    self.last_prefetch = Some((pl << self.data_line_shift, from));
+                    self.pending.push(pl << self.data_line_shift, from);
                 }
             }
         }
@@ -303,12 +377,13 @@ impl CacheHierarchy {
         MemLevel::Dram
     }
 
-    /// The prefetch the last data accesses started from beyond L1, if any (line
-    /// address and the level it comes from), once: the timing model books its
-    /// transfer and makes demand loads of the line wait for it.
+    /// The prefetches the data accesses since the last call started from
+    /// beyond L1 (line address and the level it comes from), nearest first,
+    /// once: the timing model books their transfers and makes demand loads of
+    /// the lines wait for them.
     #[inline]
-    pub fn take_prefetch(&mut self) -> Option<(u64, MemLevel)> {
-        self.last_prefetch.take()
+    pub fn take_prefetches(&mut self) -> PendingPrefetches {
+        std::mem::take(&mut self.pending)
     }
 
     /// A data access of `size` bytes at `addr`. Returns the level that served
@@ -444,7 +519,7 @@ impl CacheHierarchy {
             line_crossings: self.line_crossings,
             inst_fetches: self.inst_fetches,
             dram_accesses: dram,
-            prefetcher: self.prefetch.kind().describe().to_string(),
+            prefetcher: self.prefetch.describe(),
             prefetch_fills: self.prefetch_fills,
             prefetch_dram: self.prefetch_dram,
         }

@@ -5,7 +5,7 @@ pub mod hierarchy;
 pub mod prefetch;
 pub mod set_assoc;
 
-pub use hierarchy::{CacheHierarchy, CacheStats, LevelStats, MemLevel};
+pub use hierarchy::{CacheCounts, CacheHierarchy, CacheStats, LevelStats, MemLevel, PendingPrefetches};
 pub use prefetch::Prefetcher;
 pub use set_assoc::{Access, SetAssoc};
 

@@ -183,34 +183,73 @@ fn perfect_caches_never_miss() {
     assert_eq!(s.dram_accesses, 0);
 }
 
-fn sweep_misses(pf: Prefetcher, stride: u64) -> (u64, CacheStats) {
-    let mut c = CacheHierarchy::with_prefetcher(&skylake_like(), pf);
+fn sweep_misses_on(params: &bottlenose_machine::Params, pf: Prefetcher, stride: u64) -> (u64, CacheStats) {
+    let mut c = CacheHierarchy::with_prefetcher(params, pf);
     for a in (0..1024 * KIB).step_by(stride as usize) {
         c.data_access(0x1_0000_0000 + a, 8, false);
     }
     (l(&c, "L1D").1, c.stats())
 }
 
+fn sweep_misses(pf: Prefetcher, stride: u64) -> (u64, CacheStats) {
+    sweep_misses_on(&skylake_like(), pf, stride)
+}
+
 #[test]
-fn prefetchers_cut_streaming_misses_and_are_off_by_default() {
+fn prefetchers_cut_streaming_misses() {
+    // skylake_like has no [prefetch] section: the machine's choice is none
     let c = CacheHierarchy::new(&skylake_like());
-    assert_eq!(c.prefetcher(), Prefetcher::None);
-    assert!(c.describe().ends_with("prefetcher none"));
+    assert_eq!(c.prefetcher(), Prefetcher::Machine);
+    assert!(c.describe().ends_with("prefetcher none"), "{}", c.describe());
     let (none, s) = sweep_misses(Prefetcher::None, 64);
     assert_eq!(none, 1024 * KIB / 64);
     assert_eq!(s.prefetch_fills, 0);
+    let (machine, _) = sweep_misses(Prefetcher::Machine, 64);
+    assert_eq!(machine, none);
     // Next-line: every other line is prefetched.
     let (nl, s) = sweep_misses(Prefetcher::NextLine, 64);
     assert_eq!(s.prefetcher, "next-line");
     assert!(nl <= none / 2 + 1, "next-line {nl} vs {none}");
-    // Stride (256 B): after two accesses per page, each access was prefetched.
+    // Stride (256 B, 4 lines): three accesses train the first page's stream
+    // (two equal deltas), then the stream ramps ahead without holes and
+    // carries into each next page: only those first three miss.
     let (no_stride, _) = sweep_misses(Prefetcher::None, 256);
+    assert_eq!(no_stride, 4 * 1024);
     let (st, s) = sweep_misses(Prefetcher::Stride, 256);
-    assert_eq!(s.prefetcher, "stride");
-    let pages = 1024 / 4;
-    assert!(st <= 3 * pages, "stride {st} vs {no_stride}");
-    assert!(no_stride == 4 * 1024);
+    assert_eq!(s.prefetcher, "stream 16 lines ahead");
+    assert_eq!(st, 3, "stride {st} vs {no_stride}");
     assert_eq!("next-line".parse::<Prefetcher>(), Ok(Prefetcher::NextLine));
+    assert_eq!("machine".parse::<Prefetcher>(), Ok(Prefetcher::Machine));
+}
+
+/// A machine's `[prefetch]` section is what `machine` runs, at its distance.
+#[test]
+fn the_machine_prefetchers_run_at_the_machine_distance() {
+    let mut p = skylake_like();
+    p.prefetch = bottlenose_machine::PrefetchParams { next_line: true, stream: true, streams: 16, stream_distance_lines: Some(40) };
+    let mut c = CacheHierarchy::new(&p);
+    assert!(c.describe().ends_with("prefetcher next-line + stream 40 lines ahead"), "{}", c.describe());
+    // one 8-byte access per line: lines 0, 1, 2 train the stream; the third
+    // access prefetches line 2 + 40, and every later access one more line, so
+    // the stream stays 40 lines ahead
+    let base = 0x1_0000_0000u64;
+    let mut prefetched = Vec::new();
+    for i in 0..8u64 {
+        c.data_access(base + 64 * i, 8, false);
+        let started: Vec<u64> = c.take_prefetches().as_slice().iter().map(|&(l, _)| (l - base) / 64).collect();
+        prefetched.push(started);
+    }
+    // line 0's miss: next-line fetches 1; line 1 was prefetched (a hit, no
+    // stream yet: one delta); line 2 confirms the stride and the stream
+    // fetches two lines per access from there on
+    let expect: [&[u64]; 8] = [&[1], &[], &[3, 4], &[5, 6], &[7, 8], &[9, 10], &[11, 12], &[13, 14]];
+    assert_eq!(prefetched, expect);
+    // one access per line: the lead grows by a line per access up to 40
+    // lines, then holds; the 1 MiB sweep misses in lines 0 and 2 only
+    let (m, s) = sweep_misses_on(&p, Prefetcher::Machine, 64);
+    assert_eq!(m, 2);
+    // lines prefetched: all but those two, plus the 40 beyond the end
+    assert_eq!(s.prefetch_fills, 1024 * KIB / 64 - 2 + 40);
 }
 
 #[test]

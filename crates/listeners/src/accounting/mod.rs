@@ -53,7 +53,7 @@
 use crate::cpi_stack::{CpiStacks, COMPONENTS, NCOMP};
 use crate::cycle_accounting::{CycleAccounting, LevinthalCounters};
 use crate::facts::{FpKind, SharedFacts, StaticFacts};
-use crate::flops_stack::{FlopsCounters, FlopsStack};
+use crate::flops_stack::{FlopsCounters, FlopsStack, IdleFp};
 use crate::instruction_cost::InstructionCost;
 use crate::topdown::TopDownCounters;
 use sampled::{Phase, Sample};
@@ -80,12 +80,14 @@ pub(crate) const ALU: u8 = 7;
 pub(crate) const DEPEND: u8 = 8;
 pub(crate) const STRUCTURAL: u8 = 10;
 pub(crate) const OTHER: u8 = 11;
+/// The CPI stacks' remainder: cycles minus every attributed component.
+pub(crate) const UNATTRIBUTED: u8 = 12;
 
-// FLOPS-stack labels of idle FP-unit cycles.
-const V_FRONTEND: u8 = 0;
-const V_NON_VFP: u8 = 1;
-const V_MEMORY: u8 = 2;
-const V_DEPEND: u8 = 3;
+// FLOPS-stack labels of idle FP-unit cycles (ring cells hold them as u8)
+pub(super) const V_NO_FP: u8 = IdleFp::NonFp as u8;
+const V_NON_VFP: u8 = IdleFp::NonVfp as u8;
+const V_MEMORY: u8 = IdleFp::Memory as u8;
+const V_DEPEND: u8 = IdleFp::Dependence as u8;
 
 /// A change-point marker in a ring cell: the label holds from this cycle on (0: no change).
 const SET: u8 = 0x80;
@@ -613,24 +615,12 @@ impl AccountingViews {
             cpi[2][1..].iter_mut().for_each(|v| *v *= f);
         }
         cpi[2][0] = base;
-        if sample.is_some() {
-            // scaled from the windows: the stalls share what the base leaves of the run
-            for stack in &mut cpi {
-                let stalls: f64 = stack[1..].iter().sum();
-                if stalls > 0.0 {
-                    let f = (clocks - stack[0]).max(0.0) / stalls;
-                    stack[1..].iter_mut().for_each(|v| *v *= f);
-                }
-            }
-        }
-        // slots left over in a carry at the very end are base, not stalls
-        for s in 1..3 {
-            let total: f64 = cpi[s].iter().sum();
-            let missing = clocks - total;
-            if missing.abs() > 1e-6 * clocks.max(1.0) {
-                let (i, _) = cpi[s].iter().enumerate().skip(1).fold((OTHER as usize, f64::MIN), |m, (i, &v)| if v > m.1 { (i, v) } else { m });
-                cpi[s][i] += missing;
-            }
+        // what no rule attributed (rounding of the carries, the drain at the very
+        // end, and for sampled views the windows' error against the whole run)
+        // is shown as such, never folded into a component
+        for stack in &mut cpi {
+            let total: f64 = stack[..UNATTRIBUTED as usize].iter().sum();
+            stack[UNATTRIBUTED as usize] = clocks - total;
         }
         self.tally.td.clocks = clocks;
         let cpi: [[f64; NCOMP]; 3] = std::array::from_fn(|s| std::array::from_fn(|i| cpi[s][i]));
@@ -864,7 +854,7 @@ impl AccountingViews {
                 };
                 self.cell(a).vfp = waited | SET;
                 self.cell(op).vfp = V_NON_VFP | SET;
-                self.cell(issue_c).vfp = V_FRONTEND | SET;
+                self.cell(issue_c).vfp = V_NO_FP | SET;
                 self.vfp_next = issue_c;
             }
         }

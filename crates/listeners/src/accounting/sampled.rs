@@ -250,12 +250,13 @@ impl AccountingViews {
                 *v *= f;
             }
             scale(&mut td.fetch_full_cycles, f);
-            a.cpi[0].iter_mut().for_each(|v| *v *= f);
         } else {
             // no window saw a gap: whatever the slots leave is the backend draining
             td.backend_cycles = rest;
-            a.cpi[0][super::OTHER as usize] = rest;
         }
+        // the dispatch stack's stalls scale with the cycles like the other two
+        // stacks (its base is exact); what they miss is left unattributed
+        a.cpi[0][1..].iter_mut().for_each(|v| *v *= per_cycle);
         let rest_instructions = self.instructions.saturating_sub(prefix_instructions) as f64;
         let per_instruction = if s.counted_instructions > 0 { rest_instructions / s.counted_instructions as f64 } else { 0.0 };
         let l = &mut self.tally.lev;

@@ -2,8 +2,8 @@
 //! was booked into it (uops executed, loads in flight, change-points of blame)
 //! becomes Top-Down event counts, the issue CPI stack and idle FP-unit cycles.
 
-use super::{fmin, Cell, Lanes, NONE, OTHER, SET, STORES};
-use crate::flops_stack::FlopsCounters;
+use super::{fmin, Cell, Lanes, BPRED, ICACHE, NONE, OTHER, SET, STORES, V_NO_FP};
+use crate::flops_stack::{FlopsCounters, IdleFp, IDLE_CAUSES};
 use crate::topdown::TopDownCounters;
 
 /// Constants of the per-cycle sweep.
@@ -46,7 +46,7 @@ pub(super) struct SweepAcc {
     /// Stall cycles per component at dispatch, issue, commit (base is computed at the end).
     pub(super) cpi: [[f64; 16]; 3],
     /// Idle FP-unit cycles per FLOPS-stack label.
-    pub(super) idle: [f64; 4],
+    pub(super) idle: [f64; IDLE_CAUSES],
 }
 
 impl SweepAcc {
@@ -204,11 +204,18 @@ pub(super) fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &Swe
                 s.vfp_carry = carry;
                 idle + (k - k.min(4)) as f64 * kk
             };
-            if s.cur_vfp != vfp_label {
+            // no FP instruction waiting: a stalled frontend (as the issue CPI stack
+            // says for an empty scheduler) or else the instruction mix
+            let why = match (s.cur_vfp, s.cur_rs, s.cur_fe) {
+                (V_NO_FP, NONE, ICACHE) => IdleFp::Icache as u8,
+                (V_NO_FP, NONE, BPRED) => IdleFp::Bpred as u8,
+                (v, _, _) => v,
+            };
+            if why != vfp_label {
                 if vfp_label != u8::MAX {
-                    acc.idle[vfp_label as usize & 3] += vfp_sum;
+                    acc.idle[vfp_label as usize % IDLE_CAUSES] += vfp_sum;
                 }
-                vfp_label = s.cur_vfp;
+                vfp_label = why;
                 vfp_sum = 0.0;
             }
             vfp_sum += idle;
@@ -219,7 +226,7 @@ pub(super) fn sweep(ring: &mut [Cell], mask: usize, from: i64, to: i64, sp: &Swe
         acc.cpi[1][iss_label as usize & 15] += iss_sum;
     }
     if vfp_label != u8::MAX {
-        acc.idle[vfp_label as usize & 3] += vfp_sum;
+        acc.idle[vfp_label as usize % IDLE_CAUSES] += vfp_sum;
     }
     acc.ops[1] += c1 - c2;
     acc.ops[2] += c2 - c3;
