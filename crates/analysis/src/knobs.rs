@@ -5,7 +5,7 @@
 //! throughput only, as Gus does), or one of the core's other capacities.
 
 use bottlenose_machine::{GroupId, Machine};
-use bottlenose_timing::Acceleration;
+use bottlenose_timing::{Acceleration, RateEvent};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -32,6 +32,10 @@ pub enum Knob {
     DramBandwidth,
     /// Branch mispredict penalty (dynamic runs).
     MispredictPenalty,
+    /// The rate of an event (mispredictions, misses at a cache level, TLB
+    /// misses), divided by the weight: what idealization removes entirely
+    /// (dynamic runs; see the timing crate's `thinning.rs`).
+    Rate(RateEvent),
 }
 
 pub const CORE_KNOBS: &[(&str, Knob)] = &[
@@ -52,6 +56,11 @@ pub const MEMORY_KNOBS: &[(&str, Knob)] = &[
     ("l3_bw", Knob::L3Bandwidth),
     ("dram_bw", Knob::DramBandwidth),
     ("mispredict_penalty", Knob::MispredictPenalty),
+    ("mispredict_rate", Knob::Rate(RateEvent::Mispredict)),
+    ("l1_miss_rate", Knob::Rate(RateEvent::L1Miss)),
+    ("l2_miss_rate", Knob::Rate(RateEvent::L2Miss)),
+    ("l3_miss_rate", Knob::Rate(RateEvent::L3Miss)),
+    ("tlb_miss_rate", Knob::Rate(RateEvent::TlbMiss)),
 ];
 
 impl Knob {
@@ -94,6 +103,7 @@ impl Knob {
             Knob::L3Bandwidth => acc.l3_bandwidth *= w,
             Knob::DramBandwidth => acc.dram_bandwidth *= w,
             Knob::MispredictPenalty => acc.mispredict_penalty *= w,
+            Knob::Rate(e) => acc.rates[*e as usize] *= w,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! state, sensitivity sweeps (Gus §3.3) and bottleneck ranking.
 
 pub mod accounting;
+mod anomaly;
 mod bottleneck;
 pub mod dynamic;
 pub mod knobs;
@@ -13,6 +14,7 @@ mod usage;
 
 pub use bottleneck::{rank, reference_weight, Bottleneck, THRESHOLD};
 pub use knobs::{accelerate, check_weight, parse_acceleration, Knob, CORE_KNOBS, MEMORY_KNOBS, WEIGHT_RANGE};
+pub use anomaly::SlowerWhenFaster;
 pub use sensitivity::{default_weights, sweep, SensitivityPoint};
 pub use simulate::{default_iterations, run_block, steady_iterations, BlockRun};
 pub use accounting::{find_node, AccountingReport, Ideal, IdealizationRow, StageComponents, TopDownNode};

@@ -1,6 +1,7 @@
 //! Sensitivity analysis (Gus §3.3): accelerate a resource by a weight w and
 //! measure the speedup s = f(c) / f(w·c) − 1 of the estimated time f.
 
+use crate::anomaly::{explain, SlowerWhenFaster};
 use crate::knobs::{accelerate, Knob};
 use crate::simulate::run_block;
 use bottlenose_machine::Machine;
@@ -22,7 +23,15 @@ pub struct SensitivityPoint {
     pub weight: f64,
     pub cycles_per_iteration: f64,
     pub speedup: f64,
+    /// Slower although faster (than the baseline or a smaller weight): why (the
+    /// smallest such weight of each resource set only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anomaly: Option<SlowerWhenFaster>,
 }
+
+/// A variant this much slower than the baseline or than a smaller weight of the
+/// same resources is explained (below: noise of whole-cycle steady states).
+const SLOWER: f64 = -0.005;
 
 /// Runs every (resource set, weight) variant of `block`, in parallel threads.
 pub fn sweep(
@@ -34,7 +43,8 @@ pub fn sweep(
     weights: &[f64],
 ) -> Vec<SensitivityPoint> {
     let jobs: Vec<(usize, f64)> = sets.iter().enumerate().flat_map(|(i, _)| weights.iter().map(move |&w| (i, w))).collect();
-    jobs.par_iter()
+    let mut points: Vec<SensitivityPoint> = jobs
+        .par_iter()
         .map(|&(i, w)| {
             let cfg = CoreConfig::new(machine, &accelerate(machine, &sets[i], w));
             let run = run_block(block, cfg, iterations, &mut ());
@@ -44,7 +54,30 @@ pub fn sweep(
                 weight: w,
                 cycles_per_iteration: f,
                 speedup: if f > 0.0 { baseline / f - 1.0 } else { 0.0 },
+                anomaly: None,
             }
         })
-        .collect()
+        .collect();
+    // a faster resource that slows the block down, or more acceleration that buys
+    // less than a smaller one did: say why, once per resource set
+    for (i, set) in sets.iter().enumerate() {
+        let mut mine: Vec<usize> = (0..jobs.len()).filter(|&j| jobs[j].0 == i).collect();
+        mine.sort_by(|&a, &b| points[a].weight.total_cmp(&points[b].weight));
+        let (mut best_weight, mut best) = (1.0, 0.0);
+        for j in mine {
+            if points[j].speedup < best + SLOWER {
+                let before = CoreConfig::new(machine, &accelerate(machine, set, best_weight));
+                let after = CoreConfig::new(machine, &accelerate(machine, set, points[j].weight));
+                points[j].anomaly = explain(machine, block, before, after, iterations).map(|mut a| {
+                    a.compared_with_weight = best_weight;
+                    a
+                });
+                break;
+            }
+            if points[j].speedup > best {
+                (best_weight, best) = (points[j].weight, points[j].speedup);
+            }
+        }
+    }
+    points
 }

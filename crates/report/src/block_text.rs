@@ -73,6 +73,28 @@ pub fn render_block(r: &BlockReport) -> String {
         }
         o.push_str("Sensitivity (speedup when the resource is accelerated by the weight):\n");
         o.push_str(&indent(&t.render()));
+        for p in r.sensitivity.iter().filter(|p| p.anomaly.is_some()) {
+            let a = p.anomaly.as_ref().unwrap();
+            let asm = r.instructions.get(a.delayed).map_or("?", |i| i.asm.as_str());
+            let than = if a.compared_with_weight == 1.0 { "the baseline".to_string() } else { format!("at x{}", trim(a.compared_with_weight)) };
+            let before = match a.port_waits_before {
+                b if b < 0.005 => "which did not wait for a port".to_string(),
+                b => format!("which waited for a port in {:.0}% of iterations", b * 100.0),
+            };
+            let _ = writeln!(
+                o,
+                "  note: {} at x{} ({:+.1}%) is slower than {than}: a scheduling anomaly of the model's greedy, in-order \
+                 port booking. Uops made faster take {} earlier, and `{asm}` (instruction {}), {before}, now waits for {} \
+                 in {:.0}% of iterations. A real scheduler issues the oldest ready uop first and shows this less.",
+                p.resources.join("+"),
+                trim(p.weight),
+                p.speedup * 100.0,
+                a.port_group,
+                a.delayed,
+                a.port_group,
+                a.port_waits_after * 100.0
+            );
+        }
         o.push('\n');
     }
 

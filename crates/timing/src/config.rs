@@ -32,6 +32,10 @@ pub struct Acceleration {
     pub dram_bandwidth: f64,
     /// Divides the branch mispredict penalty.
     pub mispredict_penalty: f64,
+    /// Divide the rate of an event ([`crate::RateEvent`] order: mispredictions,
+    /// L1, L2, L3 misses, TLB misses): the variant times that share of them as
+    /// not happening (see `thinning.rs`).
+    pub rates: [f64; crate::RATE_EVENTS],
 }
 
 impl Acceleration {
@@ -52,6 +56,7 @@ impl Acceleration {
             l3_bandwidth: 1.0,
             dram_bandwidth: 1.0,
             mispredict_penalty: 1.0,
+            rates: [1.0; crate::RATE_EVENTS],
         }
     }
 }
@@ -95,6 +100,8 @@ pub struct CoreConfig {
     /// with a latency above one cycle completes in one cycle (loads, store
     /// forwarding and throughput are unchanged). Off in every normal variant.
     pub unit_alu_latency: bool,
+    /// Rate weights of [`Acceleration::rates`] (1.0 = every event happens).
+    pub rate_weights: [f64; crate::RATE_EVENTS],
 }
 
 impl CoreConfig {
@@ -135,6 +142,7 @@ impl CoreConfig {
             fill_lines_per_cycle: fill_rates(machine, acc),
             line_shift: data_levels(machine).first().map(|c| c.line_bytes.max(1).trailing_zeros()).unwrap_or(6),
             unit_alu_latency: false,
+            rate_weights: acc.rates,
         }
     }
 }

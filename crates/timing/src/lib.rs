@@ -15,6 +15,7 @@ mod prefetched;
 mod resolve;
 mod shadow;
 mod strings;
+mod thinning;
 mod window;
 
 pub use calendar::Calendar;
@@ -25,4 +26,5 @@ pub use prefetched::PrefetchedLines;
 pub use resolve::{resolve, resolve_block, InstrTiming, UnknownForm, Use};
 pub use shadow::ShadowMemory;
 pub use strings::{StringTiming, StringWork, ASSUMED_STATIC_BYTES};
+pub use thinning::{RateEvent, Thinning, RATE_EVENTS};
 pub use window::{FifoWindow, Scheduler};

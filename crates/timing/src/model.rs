@@ -19,6 +19,7 @@ use crate::config::CoreConfig;
 use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, StageTimes};
 use crate::resolve::{InstrTiming, Use};
 use crate::prefetched::PrefetchedLines;
+use crate::thinning::Thinning;
 use crate::shadow::{short_key, ShadowMemory};
 use crate::window::{FifoWindow, Scheduler};
 use bottlenose_decode::{BranchKind, NUM_REGS};
@@ -75,13 +76,17 @@ pub struct Core {
     fetch_line_ready: f64,
     /// Line-fill bandwidth calendars (index 1 = into L1 from L2, 2 = into L2 from L3, 3 = from DRAM).
     fills: [Calendar; 4],
+    /// The share of miss events this variant times as not happening (rate knobs).
+    thinning: Option<Thinning>,
 }
 
 impl Core {
     pub fn new(cfg: CoreConfig) -> Self {
         let fill_rates = cfg.fill_lines_per_cycle;
         let calendars = cfg.group_capacity.iter().map(|&c| Calendar::new(c)).collect();
+        let thinning = Thinning::from_weights(cfg.rate_weights);
         Self {
+            thinning,
             rob: FifoWindow::new(cfg.rob),
             load_buffer: FifoWindow::new(cfg.load_buffer),
             store_buffer: FifoWindow::new(cfg.store_buffer),
@@ -132,6 +137,7 @@ impl Core {
         c.scheduler.set_size(cfg.scheduler);
         c.load_buffer.set_size(cfg.load_buffer);
         c.store_buffer.set_size(cfg.store_buffer);
+        c.thinning = Thinning::from_weights(cfg.rate_weights);
         c.cfg = cfg;
         c
     }
@@ -156,6 +162,14 @@ impl Core {
     }
 
     fn step_impl<const DETAILS: bool>(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
+        let thinned;
+        let dy = match &mut self.thinning {
+            Some(t) => {
+                thinned = t.apply(dy);
+                &thinned
+            }
+            None => dy,
+        };
         let scale = self.cfg.latency_scale;
 
         // ---- dispatch -------------------------------------------------------------
