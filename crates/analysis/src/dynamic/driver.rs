@@ -5,6 +5,7 @@
 use super::engine::{Batch, DynRecord, Sampling, VariantEngine};
 use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiTracker};
+use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::{Knob, CORE_KNOBS, MEMORY_KNOBS};
 use crate::sensitivity::SensitivityPoint;
@@ -14,7 +15,7 @@ use bottlenose_functional::{FunctionalLayer, FunctionalStats, Idealization, MemL
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
-use bottlenose_timing::{resolve, Acceleration, CoreConfig, DynInfo, InstrTiming, UnknownForm};
+use bottlenose_timing::{resolve, Acceleration, CoreConfig, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
 use std::ffi::OsString;
@@ -296,13 +297,11 @@ impl Front {
         }
     }
 
-    /// The dynamic facts of one executed instruction (and the functional layer's update),
-    /// written in place: into the batch's next record on the hot path (a returned
-    /// `DynInfo` copied into the batch made the copy's loads wait for the
-    /// field-by-field stores that built it, the hottest spot of the producer).
-    #[inline]
-    fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction, info: &mut DynInfo) {
-        let inst = &stat.inst;
+    /// Resets `info` for a new instruction at `vaddr` and fills in its frontend facts:
+    /// the stall and bubble left by the instruction before, the fetch of its line (once
+    /// per line) and whether it starts a fetch block.
+    #[inline(always)]
+    fn fetch(&mut self, vaddr: u64, stat: &StaticInstruction, info: &mut DynInfo) {
         *info = DynInfo {
             fetch_stall: self.pending_fetch_stall as f32,
             btb_stall: self.pending_fetch_stall as f32,
@@ -312,11 +311,11 @@ impl Front {
         self.pending_fetch_stall = 0.0;
         self.pending_bubble = 0.0;
         // instruction fetch, once per line
-        let line = insn.vaddr >> 6;
+        let line = vaddr >> 6;
         if line != self.last_fetch_line {
             let sequential = line == self.last_fetch_line.wrapping_add(1);
             self.last_fetch_line = line;
-            let f = self.functional.inst_fetch(insn.vaddr);
+            let f = self.functional.inst_fetch(vaddr);
             let missed = f.level != MemLevel::L1;
             if missed || f.tlb_cycles > 0.0 {
                 info.fetch_stall += ((self.functional.fetch_latency(f.level) - self.l1_fetch).max(0.0) + f.tlb_cycles) as f32;
@@ -329,6 +328,67 @@ impl Front {
         info.new_fetch_block = self.prev_taken || window != self.last_window;
         self.last_window = window;
         self.prev_taken = false;
+    }
+
+    #[inline(always)]
+    fn fill_executed(&mut self, executed: &Executed<'_, '_>, stat: &StaticInstruction, info: &mut DynInfo) {
+        match executed {
+            Executed::Plain(insn) => self.fill(insn, stat, info),
+            Executed::String(run) => self.fill_string(run, stat, info),
+        }
+    }
+
+    /// The dynamic facts of one execution of a string instruction: its frontend as for
+    /// any instruction, then each line its memory streams covered, once, in the order it
+    /// touched them (the streams interleaved, as its loads and stores are); the line
+    /// transfers that took, its prefetches' included, go into `info.string`. Only the first
+    /// page's translation delays it: the walks for the pages after it find their page-table
+    /// entries in lines the walk before brought in, and overlap with the transfers.
+    #[inline(never)]
+    fn fill_string(&mut self, run: &StringRun, stat: &StaticInstruction, info: &mut DynInfo) {
+        self.fetch(run.vaddr, stat, info);
+        let shift = self.functional.caches.data_line_shift();
+        let mut fills = [0u32; 3];
+        let count = |fills: &mut [u32; 3], level: MemLevel| {
+            for f in &mut fills[..level_index(level) as usize] {
+                *f = f.saturating_add(1);
+            }
+        };
+        let lines = |s: &StringSpan| {
+            let (lo, hi) = s.bytes();
+            (lo >> shift, hi >> shift)
+        };
+        let longest = run.spans().iter().map(|s| lines(s).1 - lines(s).0 + 1).max().unwrap_or(0);
+        let mut tlb = 0.0;
+        for k in 0..longest {
+            for s in run.spans() {
+                let (first, last) = lines(s);
+                if k > last - first {
+                    continue;
+                }
+                let line = if s.descending() { last - k } else { first + k };
+                let o = self.functional.data_access(line << shift, 1, s.is_store);
+                count(&mut fills, o.level);
+                if k == 0 {
+                    tlb = o.tlb_cycles.max(tlb);
+                }
+                for &(_, from) in self.functional.caches.take_prefetches().as_slice() {
+                    count(&mut fills, from);
+                }
+            }
+        }
+        info.load_extra_latency = tlb as f32;
+        info.string = StringWork { elements: run.elements, fills };
+    }
+
+    /// The dynamic facts of one executed instruction (and the functional layer's update),
+    /// written in place: into the batch's next record on the hot path (a returned
+    /// `DynInfo` copied into the batch made the copy's loads wait for the
+    /// field-by-field stores that built it, the hottest spot of the producer).
+    #[inline]
+    fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction, info: &mut DynInfo) {
+        let inst = &stat.inst;
+        self.fetch(insn.vaddr, stat, info);
         for m in insn.mem() {
             let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
             let level = level_index(o.level);
@@ -345,9 +405,18 @@ impl Front {
                 info.load_extra_latency += o.tlb_cycles as f32;
             }
         }
-        if let Some((line, from)) = self.functional.caches.take_prefetch() {
+        let started = self.functional.caches.take_prefetches();
+        if let Some(&(line, from)) = started.as_slice().first() {
             info.prefetch_line = NonZeroU64::new(line);
             info.prefetch_level = level_index(from);
+            // a second line rides along as a delta (DynInfo stays small); more are not timed
+            if let Some(&(second, from2)) = started.as_slice().get(1) {
+                let lines = (second.wrapping_sub(line) as i64) >> self.functional.caches.data_line_shift();
+                if let Ok(d) = i8::try_from(lines) {
+                    info.prefetch_next_lines = d;
+                    info.prefetch_level = info.prefetch_level.max(level_index(from2));
+                }
+            }
         }
         if inst.branch != BranchKind::None && inst.branch != BranchKind::Other {
             let fallthrough = insn.vaddr + inst.len as u64;
@@ -370,6 +439,14 @@ impl Front {
     }
 }
 
+/// What executed: one report of QEMU's, or a string instruction collapsed from its reports.
+enum Executed<'a, 'b> {
+    Plain(&'a ExecutedInsn<'b>),
+    String(&'a StringRun),
+}
+
+/// Entering the region of interest puts back its counters; leaving it keeps
+/// them, so that the report counts the region only, warm or cold.
 /// An idealized stream: its own functional layer and timing core(s) on the same instructions.
 struct IdealStream {
     /// The idealizations of each timing variant of the stream (variant 1, if any, adds the 1-cycle ALU).
@@ -391,6 +468,8 @@ struct Pipeline<'m> {
     by_static_id: Vec<u32>,
     statics: Vec<StaticInstruction>,
     unknown: Vec<UnknownForm>,
+    /// Repeated string instructions collapsed into one execution each.
+    strings: StringCollapser,
     batch: Batch,
     executed: u64,
     simulated: u64,
@@ -441,26 +520,46 @@ impl Pipeline<'_> {
         if self.stopped {
             return;
         }
-        self.executed += 1;
+        if let Some(run) = self.strings.interrupted(insn) {
+            self.step(run.index, run.vcpu, Executed::String(&run));
+        }
         let index = self.statics_index(insn);
+        if let Some(op) = self.statics[index].inst.string_op {
+            // QEMU reports every element: time the instruction once, when it is done
+            if let Fed::Done(run) = self.strings.feed(insn, index, op.repeats()) {
+                self.step(index, run.vcpu, Executed::String(&run));
+            }
+            return;
+        }
+        self.step(index, insn.vcpu, Executed::Plain(insn));
+    }
+
+    /// One executed instruction through the region of interest, the functional layers
+    /// and into the batch.
+    #[inline(always)]
+    fn step(&mut self, index: usize, vcpu: u16, executed: Executed<'_, '_>) {
+        if self.stopped {
+            return;
+        }
+        self.executed += 1;
         let stat = &self.statics[index];
         let inst = &stat.inst;
-        let in_roi = self.roi.step(inst, insn.vcpu);
+        let in_roi = self.roi.step(inst, vcpu);
         if !in_roi && !self.warm {
             return;
         }
         if !in_roi {
             // warming only: update the functional layers, time nothing
             let mut scratch = DynInfo::default();
-            self.front.fill(insn, stat, &mut scratch);
+            self.front.fill_executed(&executed, stat, &mut scratch);
             for st in &mut self.ideal {
-                st.front.fill(insn, stat, &mut scratch);
+                st.front.fill_executed(&executed, stat, &mut scratch);
             }
             return;
         }
-        self.front.fill(insn, stat, &mut next_record(&mut self.batch.records, index).info);
+        self.front.fill_executed(&executed, stat, &mut next_record(&mut self.batch.records, index).info);
         for st in &mut self.ideal {
-            st.front.fill(insn, stat, &mut next_record(&mut st.batch.records, index).info);
+            st.front.fill_executed(&executed, stat, &mut next_record(&mut st.batch.records, index).info);
         }
         self.simulated += 1;
         if self.batch.records.len() >= BATCH {
@@ -585,11 +684,13 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         None => VariantEngine::new(configs, listeners, opts.threads),
     };
     let ideal = ideal_streams(machine, &opts, &base_config);
-    let prefetcher = format!("{:?}", opts.prefetcher).to_lowercase();
+    let front = Front::new(machine, opts.idealization, opts.prefetcher);
+    // what ran, not the option's name: `machine` reads as `next-line + stream 63 lines ahead`
+    let prefetcher = front.functional.caches.prefetcher_description();
     let mut pipe = Pipeline {
         machine,
         engine,
-        front: Front::new(machine, opts.idealization, opts.prefetcher),
+        front,
         ideal,
         facts,
         roi: RoiTracker::new(opts.roi.clone()),
@@ -597,6 +698,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         by_static_id: Vec::new(),
         statics: Vec::new(),
         unknown: Vec::new(),
+        strings: StringCollapser::new(),
         batch: Batch::default(),
         executed: 0,
         simulated: 0,
@@ -637,6 +739,10 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     drop(stream);
     if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
         interrupted = true;
+    }
+    // a string instruction cut off by the end of the trace ran that far
+    for run in pipe.strings.finish() {
+        pipe.step(run.index, run.vcpu, Executed::String(&run));
     }
     pipe.flush();
 
@@ -689,6 +795,8 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
             weight: *w,
             cycles_per_iteration: o.cycles,
             speedup: if o.cycles > 0.0 { base / o.cycles - 1.0 } else { 0.0 },
+            // a run is not repeatable per instruction as a block is: not explained here
+            anomaly: None,
         })
         .collect();
     let bottlenecks = rank(&sensitivity, &opts.weights);

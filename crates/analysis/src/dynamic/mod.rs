@@ -4,6 +4,7 @@
 mod driver;
 mod engine;
 mod roi;
+mod strings;
 
 pub use driver::{
     run_program, AppliedAcceleration, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
