@@ -6,6 +6,7 @@ mod anomaly;
 mod bottleneck;
 pub mod dynamic;
 pub mod knobs;
+pub mod verdict;
 mod sensitivity;
 mod simulate;
 mod static_loop;

@@ -69,6 +69,8 @@ pub struct Assumption {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BlockReport {
+    /// The ranked causes with every view's evidence (see `verdict`).
+    pub verdict: crate::verdict::Verdict,
     pub machine: String,
     pub block: String,
     pub iterations: u32,
@@ -159,7 +161,8 @@ pub fn analyze_block(
     }
 
     let instructions = insts.iter().zip(&block).map(|(d, t)| instruction_row(machine, d, t, cpi)).collect();
-    Ok(BlockReport {
+    let mut report = BlockReport {
+        verdict: Default::default(),
         machine: machine.name.clone(),
         block: name.to_string(),
         iterations,
@@ -176,7 +179,9 @@ pub fn analyze_block(
         timeline: timeline.finish(machine),
         stall_causes: causes.finish(machine),
         accounting,
-    })
+    };
+    report.verdict = crate::verdict::of_block(machine, &report, insts, &block);
+    Ok(report)
 }
 
 /// The count of each repeated string instruction: `rcx` at run time, assumed here.

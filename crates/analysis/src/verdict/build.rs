@@ -1,0 +1,234 @@
+//! The verdict of a static block analysis and of a dynamic run.
+
+use super::actions::{action, BranchSite, Place};
+use super::body::Body;
+use super::judge::{findings, judge, rank, stack_shares, Judged, Views};
+use super::rules::{candidates, RuleInputs};
+use super::{CacheLevel, Verdict, View};
+use crate::accounting::AccountingReport;
+use crate::dynamic::DynamicReport;
+use crate::sensitivity::SensitivityPoint;
+use crate::static_loop::BlockReport;
+use bottlenose_attribution::LoopInfo;
+use bottlenose_decode::DecodedInst;
+use bottlenose_machine::Machine;
+use bottlenose_timing::InstrTiming;
+use std::collections::HashMap;
+
+/// Whether port group `outer` contains `inner` (and is another group).
+fn contains(machine: &Machine, outer: &str, inner: &str) -> bool {
+    match (machine.group_id(outer), machine.group_id(inner)) {
+        (Some(o), Some(i)) if o != i => {
+            let (mo, mi) = (machine.groups[o as usize].members, machine.groups[i as usize].members);
+            mo & mi == mi
+        }
+        _ => false,
+    }
+}
+
+/// The views a scope has.
+fn views_present(sensitivity: &[SensitivityPoint], a: &AccountingReport, usage: bool) -> Vec<View> {
+    let mut v = Vec::new();
+    if !sensitivity.is_empty() {
+        v.push(View::Sensitivity);
+    }
+    if !a.topdown.is_empty() {
+        v.push(View::TopDown);
+    }
+    if a.cpi_stacks.is_some() {
+        v.push(View::CpiStacks);
+    }
+    if !a.idealization.is_empty() {
+        v.push(View::Idealization);
+    }
+    if usage {
+        v.push(View::ResourceUsage);
+    }
+    v
+}
+
+/// Port groups to judge: those the loop uses, and those a single knob of which sped it up.
+fn port_groups(machine: &Machine, usage: &[(String, f64)], sensitivity: &[SensitivityPoint], divider: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = usage.iter().map(|(g, _)| g.clone()).collect();
+    for p in sensitivity {
+        if p.resources.len() == 1 && machine.group_id(&p.resources[0]).is_some() && !v.contains(&p.resources[0]) {
+            v.push(p.resources[0].clone());
+        }
+    }
+    v.retain(|g| !divider.contains(g));
+    v
+}
+
+fn group_names(machine: &Machine, ids: &[u16]) -> Vec<String> {
+    ids.iter().map(|&g| machine.groups[g as usize].name.clone()).collect()
+}
+
+/// The causes of `views`, judged, ranked and explained.
+fn verdict_of(machine: &Machine, scope: String, views: &Views, dynamic: bool, body: Option<&Body>, branches: &[BranchSite]) -> Verdict {
+    let groups = port_groups(machine, &views.usage, views.sensitivity, &views.inputs.divider_groups);
+    let judged: Vec<Judged> = candidates(dynamic, &groups).into_iter().map(|c| judge(c, views)).collect();
+    let ranked = rank(judged, &|o, i| contains(machine, o, i));
+    let place = Place { machine, body, branches };
+    let causes = findings(ranked, &|j| action(j, &place));
+    let mut notes = Vec::new();
+    if causes.is_empty() {
+        notes.push(format!("no cause takes {:.0} % of the cycles in any view", super::SIGNIFICANT * 100.0));
+    }
+    if causes.len() > 1 {
+        notes.push("the gains overlap: removing two causes does not buy the sum".into());
+    }
+    Verdict { scope, causes, views: views_present(views.sensitivity, views.accounting, !views.usage.is_empty()), notes, hotspots: Vec::new() }
+}
+
+/// The verdict of one static block (or loop body).
+pub fn of_block(machine: &Machine, r: &BlockReport, insts: &[DecodedInst], block: &[InstrTiming]) -> Verdict {
+    let body = Body::new(machine, r.block.clone(), insts.iter().zip(block), Some(r.cycles_per_iteration));
+    let usage: Vec<(String, f64)> = r.resources.iter().filter(|u| machine.group_id(&u.name).is_some()).map(|u| (u.name.clone(), u.usage)).collect();
+    let views = Views {
+        sensitivity: &r.sensitivity,
+        accounting: &r.accounting,
+        cycles: r.total_cycles,
+        usage,
+        inputs: RuleInputs { rate_level: [CacheLevel::L2, CacheLevel::L3, CacheLevel::Dram], divider_groups: group_names(machine, &body.divider_groups(machine)) },
+        counters: Vec::new(),
+        idealization_absent: "not simulated: static code has no caches or branch predictor".into(),
+    };
+    let mut v = verdict_of(machine, format!("block {}", r.block), &views, false, Some(&body), &[]);
+    v.notes.push(
+        "static analysis: data in L1 and branches predicted, so cache misses and mispredictions are not judged here (`bottlenose run` judges them)".into(),
+    );
+    v
+}
+
+/// What a run's verdict needs beyond the report.
+pub struct RunContext<'a> {
+    /// The run's loops with their instructions (attribution order: most cycles first).
+    pub loops: &'a [LoopInfo],
+    /// The function and `file:line` of an address.
+    pub locate: &'a dyn Fn(u64) -> (Option<String>, Option<String>),
+}
+
+/// For each miss-rate knob (`l1_`, `l2_`, `l3_miss_rate`), the level beyond
+/// its own with the most miss stall cycles in the stacks (largest stage); the
+/// next level when none has any.
+fn rate_levels(a: &AccountingReport) -> [CacheLevel; 3] {
+    let w = |l: CacheLevel| {
+        let name = match l {
+            CacheLevel::L2 => "dcache_l2",
+            CacheLevel::L3 => "dcache_l3",
+            CacheLevel::Dram => "dcache_dram",
+        };
+        stack_shares(a, &[name]).map(|s| s.iter().copied().fold(0.0, f64::max)).unwrap_or(0.0)
+    };
+    let beyond = |n: usize| {
+        let levels = &CacheLevel::ALL[n..];
+        levels.iter().copied().filter(|&l| w(l) > 0.0).max_by(|a, b| w(*a).total_cmp(&w(*b))).unwrap_or(levels[0])
+    };
+    [beyond(0), beyond(1), beyond(2)]
+}
+
+/// Static instructions by address (QEMU may translate one address several
+/// times: the first translation stands for all), with executions and
+/// mispredictions summed.
+pub(crate) struct ByAddress<'r> {
+    pub first: HashMap<u64, usize>,
+    pub executions: HashMap<u64, (u64, u64)>,
+    pub report: &'r DynamicReport,
+}
+
+impl<'r> ByAddress<'r> {
+    pub fn new(r: &'r DynamicReport) -> Self {
+        let mut first = HashMap::new();
+        let mut executions: HashMap<u64, (u64, u64)> = HashMap::new();
+        for (i, s) in r.statics.iter().enumerate() {
+            first.entry(s.inst.address).or_insert(i);
+            let c = r.cost.get(i);
+            let e = executions.entry(s.inst.address).or_default();
+            e.0 += c.executions;
+            e.1 += c.mispredicts;
+        }
+        ByAddress { first, executions, report: r }
+    }
+
+    /// The loop's instructions as a body to name in actions.
+    pub fn body(&self, machine: &Machine, place: String, addresses: &[u64], cycles_per_iteration: Option<f64>) -> Body {
+        let code = addresses.iter().filter_map(|a| self.first.get(a)).map(|&i| (&self.report.statics[i].inst, &self.report.statics[i].timing));
+        Body::new(machine, place, code, cycles_per_iteration)
+    }
+
+    /// Branches among `addresses` (all when `None`) that mispredicted, most first.
+    pub fn branches(&self, addresses: Option<&[u64]>, locate: &dyn Fn(u64) -> (Option<String>, Option<String>)) -> Vec<BranchSite> {
+        let mut v: Vec<BranchSite> = self
+            .executions
+            .iter()
+            .filter(|(a, (_, m))| *m > 0 && addresses.is_none_or(|list| list.binary_search(a).is_ok()))
+            .map(|(&a, &(executions, mispredicts))| BranchSite {
+                address: a,
+                asm: self.report.statics[self.first[&a]].inst.asm.clone(),
+                executions,
+                mispredicts,
+                source: locate(a).1,
+            })
+            .collect();
+        v.sort_by(|a, b| b.mispredicts.cmp(&a.mispredicts).then(a.address.cmp(&b.address)));
+        v.truncate(5);
+        v
+    }
+}
+
+/// `loop 0x401020 in kernel (kernel.c:12)`.
+pub(crate) fn loop_place(head: u64, locate: &dyn Fn(u64) -> (Option<String>, Option<String>)) -> String {
+    let (function, source) = locate(head);
+    format!(
+        "loop {head:#x}{}{}",
+        function.map(|f| format!(" in {f}")).unwrap_or_default(),
+        source.map(|s| format!(" ({})", s.rsplit('/').next().unwrap_or(&s))).unwrap_or_default()
+    )
+}
+
+/// The verdict of a whole run; actions point at its hottest loop and its most
+/// mispredicted branch.
+pub fn of_run(machine: &Machine, r: &DynamicReport, ctx: &RunContext) -> Verdict {
+    let index = ByAddress::new(r);
+    let hottest = r.hottest_loop_head.as_deref().and_then(|h| u64::from_str_radix(h, 16).ok()).and_then(|h| ctx.loops.iter().find(|l| l.head == h));
+    let body = hottest.map(|l| {
+        let per_iteration = (l.iterations > 0).then(|| l.cycles / l.iterations as f64);
+        index.body(machine, loop_place(l.head, ctx.locate), &l.instructions, per_iteration)
+    });
+    let mut usage: Vec<(String, f64)> = Vec::new();
+    for row in &r.hottest_loop {
+        for (g, u) in &row.usage {
+            match usage.iter_mut().find(|(x, _)| x == g) {
+                Some(e) => e.1 += u,
+                None => usage.push((g.clone(), *u)),
+            }
+        }
+    }
+    let branches = index.branches(None, ctx.locate);
+    let views = Views {
+        sensitivity: &r.sensitivity,
+        accounting: &r.accounting,
+        cycles: r.cycles,
+        usage,
+        inputs: RuleInputs {
+            rate_level: rate_levels(&r.accounting),
+            divider_groups: body.as_ref().map(|b| group_names(machine, &b.divider_groups(machine))).unwrap_or_default(),
+        },
+        counters: Vec::new(),
+        idealization_absent: "not run (--no-idealize or --no-views)".into(),
+    };
+    let mut v = verdict_of(machine, format!("run of {}", r.program), &views, true, body.as_ref(), &branches);
+    if r.accounting.topdown.is_empty() {
+        v.notes.push("no Top-Down, stacks or idealizations (--no-views): the verdict rests on sensitivity alone".into());
+    }
+    if r.sensitivity_sampling.is_some() {
+        v.notes.push("sensitivity timed on sampled windows (--sample-every)".into());
+    }
+    if !r.acceleration.is_empty() {
+        v.notes.push("a what-if core (--accelerate): every figure is for that core".into());
+    }
+    if hottest.is_none() {
+        v.notes.push("no loop found: actions cannot name one".into());
+    }
+    v
+}
