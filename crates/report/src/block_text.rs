@@ -26,6 +26,7 @@ pub fn render_block(r: &BlockReport) -> String {
         let _ = writeln!(o, "  assumed: {} at {}: {}", a.asm, a.address, a.assumption);
     }
     o.push('\n');
+    o.push_str(&crate::verdict_text::render_verdict(&r.verdict));
 
     o.push_str("Bottlenecks (speedup if only this resource were faster):\n");
     if r.bottlenecks.is_empty() {

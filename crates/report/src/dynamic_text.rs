@@ -21,6 +21,7 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
     let b = &r.functional.branches;
     let _ = writeln!(o, "  branches {} (mispredicted {}), {}", b.branches, b.mispredicts, cache_line(r));
     o.push('\n');
+    o.push_str(&crate::verdict_text::render_verdict(&r.verdict));
 
     o.push_str("Bottlenecks (speedup if only this resource were faster):\n");
     if let Some(sm) = &r.sensitivity_sampling {

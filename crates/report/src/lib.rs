@@ -7,6 +7,7 @@ mod dynamic_text;
 mod loops_text;
 mod machine_text;
 mod table;
+mod verdict_text;
 
 pub use accounting_text::render_accounting;
 pub use block_text::render_block;
@@ -15,6 +16,7 @@ pub use dynamic_text::render_dynamic;
 pub use loops_text::render_loops;
 pub use machine_text::{render_machine, render_machine_list};
 pub use table::Table;
+pub use verdict_text::render_verdict;
 
 /// Pretty JSON of any report; the schema is the `Serialize` shape of the report types.
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {

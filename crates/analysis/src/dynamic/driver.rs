@@ -149,6 +149,9 @@ pub struct RoiReport {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct DynamicReport {
+    /// The ranked causes of the run's time with every view's evidence, and the
+    /// same for its hottest functions and loops (see `verdict`).
+    pub verdict: crate::verdict::Verdict,
     pub machine: String,
     pub program: String,
     pub args: Vec<String>,
@@ -817,9 +820,10 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         .collect();
     hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
     hot.truncate(40);
-    let (hotspots, functions, loops, hottest_loop, hottest_loop_head) = attribute_run(machine, &opts.program, &statics, &cost);
+    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head), all_loops, program) = attribute_run(machine, &opts.program, &statics, &cost);
 
-    Ok(DynamicReport {
+    let mut report = DynamicReport {
+        verdict: Default::default(),
         machine: machine.name.clone(),
         program: opts.program.display().to_string(),
         args: opts.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
@@ -852,7 +856,13 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         statics,
         cost,
         accounting,
-    })
+    };
+    let locate = |a: u64| match &program {
+        Some(p) => (p.function_at(a).map(str::to_string), p.line_at(a).map(|(f, l)| format!("{f}:{l}"))),
+        None => (None, None),
+    };
+    report.verdict = crate::verdict::of_run(machine, &report, &crate::verdict::RunContext { loops: &all_loops, locate: &locate });
+    Ok(report)
 }
 
 /// The idealized streams of a run: one functional layer (and timing engine) per
@@ -902,7 +912,12 @@ type Attributed = (Vec<HotspotRow>, Vec<HotspotRow>, Vec<LoopReport>, Vec<LoopTa
 
 /// Aggregates per-instruction cycles to lines, functions and loops (DWARF and
 /// symbols of the main executable; shared libraries appear as `[shared]`).
-fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[StaticInstruction], cost: &InstructionCost) -> Attributed {
+fn attribute_run(
+    machine: &Machine,
+    program: &std::path::Path,
+    statics: &[StaticInstruction],
+    cost: &InstructionCost,
+) -> (Attributed, Vec<bottlenose_attribution::LoopInfo>, Option<bottlenose_attribution::Program>) {
     use bottlenose_attribution::{attribute, detect_bias, InsnStat, Program};
     let mut prog = Program::open(program).ok();
     if let Some(p) = prog.as_mut() {
@@ -974,5 +989,6 @@ fn attribute_run(machine: &Machine, program: &std::path::Path, statics: &[Static
             });
         }
     }
-    (hotspots, functions, loops, table, hottest.map(|l| format!("{:x}", l.head)))
+    let head = hottest.map(|l| format!("{:x}", l.head));
+    ((hotspots, functions, loops, table, head), a.loops, prog)
 }
