@@ -114,7 +114,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
                 if insts.iter().any(|i| i.branch == BranchKind::Return) && !a.whole {
                     eprintln!("note: no loop in {}: analyzed as one loop body", b.name);
                 }
-                Analysis::Block(analyze_block(&machine, &b.name, &insts, &opts)?)
+                Analysis::Block(Box::new(analyze_block(&machine, &b.name, &insts, &opts)?))
             }
         };
         for r in analysis.reports() {
@@ -158,7 +158,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
 
 /// What `analyze` found in one input block: one loop body, or its loops.
 enum Analysis {
-    Block(BlockReport),
+    Block(Box<BlockReport>),
     Loops { name: String, loops: Vec<LoopAnalysis> },
 }
 

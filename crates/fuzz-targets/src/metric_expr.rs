@@ -39,7 +39,7 @@ impl Env for Synth {
         (h(&n.key) % 3) as f64
     }
     fn cpuid_matches(&mut self, text: &str) -> bool {
-        h(text) % 2 == 0
+        h(text).is_multiple_of(2)
     }
 }
 
