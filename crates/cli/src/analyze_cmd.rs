@@ -177,7 +177,7 @@ impl Analysis {
         }
     }
 
-    /// The JSON report (`schemas/analyze.v1.json`): a block's, or for loops the
+    /// The JSON report (`schemas/analyze.v2.json`): a block's, or for loops the
     /// hottest loop's at the top level (so that a reader of single-block
     /// reports gets the loop that matters) with every loop under `loops`.
     fn to_json(&self, host: &crate::machine_choice::HostNote) -> Result<serde_json::Value> {

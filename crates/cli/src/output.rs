@@ -16,11 +16,20 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
-/// Marks a JSON report with its schema id (`schemas/KIND.v1.json`).
+/// The schema version of each kind of JSON report (`schemas/KIND.vN.json`):
+/// analyze and run went to 2 when they gained the verdict (issue 16).
+pub fn schema_version(kind: &str) -> u32 {
+    match kind {
+        "analyze" | "run" => 2,
+        _ => 1,
+    }
+}
+
+/// Marks a JSON report with its schema id (`bottlenose/KIND/vN`).
 pub fn stamped<T: serde::Serialize>(report: &T, kind: &str) -> Result<serde_json::Value> {
     let mut v = serde_json::to_value(report)?;
     if let Some(o) = v.as_object_mut() {
-        o.insert("schema".into(), serde_json::Value::String(format!("bottlenose/{kind}/v1")));
+        o.insert("schema".into(), serde_json::Value::String(format!("bottlenose/{kind}/v{}", schema_version(kind))));
     }
     Ok(v)
 }

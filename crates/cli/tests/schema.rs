@@ -1,4 +1,5 @@
-//! Every JSON output validates against its published schema (schemas/*.v1.json).
+//! Every JSON output validates against its published schema (schemas/KIND.vN.json:
+//! analyze and run are at version 2, topdown at 1).
 mod common;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -19,10 +20,19 @@ impl jsonschema::Retrieve for LocalSchemas {
     }
 }
 
+/// The current schema file of a report kind.
+fn schema_file(kind: &str) -> PathBuf {
+    let version = if kind == "topdown" { 1 } else { 2 };
+    schemas_dir().join(format!("{kind}.v{version}.json"))
+}
+
+fn validator(kind: &str) -> jsonschema::Validator {
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schema_file(kind)).unwrap()).unwrap();
+    jsonschema::options().with_retriever(LocalSchemas).build(&schema).expect("schema compiles")
+}
+
 fn validate(kind: &str, instance: &Value) {
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schemas_dir().join(format!("{kind}.v1.json"))).unwrap()).unwrap();
-    let v = jsonschema::options().with_retriever(LocalSchemas).build(&schema).expect("schema compiles");
-    let errors: Vec<String> = v.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    let errors: Vec<String> = validator(kind).iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
     assert!(errors.is_empty(), "{kind} output does not match its schema: {errors:#?}");
 }
 
@@ -35,7 +45,7 @@ fn json_of(args: &[&str]) -> Value {
 #[test]
 fn analyze_outputs_validate() {
     let v = json_of(&["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/jacobi.s"), "--format", "json"]);
-    assert_eq!(v["schema"], "bottlenose/analyze/v1");
+    assert_eq!(v["schema"], "bottlenose/analyze/v2");
     validate("analyze", &v);
     let v = json_of(&["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/gus-fig4.s"), "--machine", "gus-fig4", "--iterations", "1", "--format", "json"]);
     validate("analyze", &v);
@@ -57,7 +67,7 @@ fn run_output_validates() {
     let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(["run", "-q", "--format", "json", "-o"]).arg(&json).arg("--").arg(&exe).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(v["schema"], "bottlenose/run/v1");
+    assert_eq!(v["schema"], "bottlenose/run/v2");
     validate("run", &v);
 }
 
@@ -97,7 +107,35 @@ fn topdown_output_validates() {
 fn a_broken_report_is_rejected() {
     let mut v = json_of(&["analyze", "--hex", "48 01 d8", "--format", "json", "--weights", "1.15"]);
     v["instructions"][0]["uops"] = Value::String("one".into());
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schemas_dir().join("analyze.v1.json")).unwrap()).unwrap();
-    let validator = jsonschema::options().with_retriever(LocalSchemas).build(&schema).unwrap();
-    assert!(!validator.is_valid(&v));
+    assert!(!validator("analyze").is_valid(&v));
+}
+
+/// Version 2's verdict: present in a block's report and in each loop's, it
+/// validates, and a report without it or with an unknown cause does not.
+#[test]
+fn the_verdict_validates_and_is_required() {
+    let mut v = json_of(&["analyze", concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/blocks/fma_chain.s"), "--format", "json"]);
+    validate("analyze", &v);
+    // two dependent 4-cycle FMAs per iteration: a dependency chain
+    assert_eq!(v["verdict"]["causes"][0]["cause"]["kind"], "dependency_chain", "{}", v["verdict"]);
+    assert_eq!(v["verdict"]["causes"][0]["evidence"]["recurrence"]["cycles"], 8.0, "{}", v["verdict"]);
+    let mut bogus = v.clone();
+    bogus["verdict"]["causes"][0]["cause"]["kind"] = Value::String("bad_luck".into());
+    assert!(!validator("analyze").is_valid(&bogus));
+    let mut port = v.clone();
+    port["verdict"]["causes"][0]["cause"] = serde_json::json!({ "kind": "port_pressure" });
+    assert!(!validator("analyze").is_valid(&port), "port pressure needs its ports");
+    v.as_object_mut().unwrap().remove("verdict");
+    assert!(!validator("analyze").is_valid(&v));
+    // a file with two loops: each loop's report has its own verdict
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("two.s");
+    std::fs::write(&s, "mov $100, %ecx\n1: imul %rax, %rax\n dec %rcx\n jnz 1b\n mov $100, %ecx\n2: add %rbx, %rbx\n dec %rcx\n jnz 2b\n ret\n").unwrap();
+    let v = json_of(&["analyze", s.to_str().unwrap(), "--format", "json"]);
+    validate("analyze", &v);
+    let loops = v["loops"].as_array().expect("loops");
+    assert_eq!(loops.len(), 2);
+    for l in loops {
+        assert!(l["report"]["verdict"]["causes"].is_array(), "{l}");
+    }
 }

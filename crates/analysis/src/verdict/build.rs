@@ -92,6 +92,7 @@ pub fn of_block(machine: &Machine, r: &BlockReport, insts: &[DecodedInst], block
         inputs: RuleInputs { rate_level: [CacheLevel::L2, CacheLevel::L3, CacheLevel::Dram], divider_groups: group_names(machine, &body.divider_groups(machine)) },
         counters: Vec::new(),
         idealization_absent: "not simulated: static code has no caches or branch predictor".into(),
+        recurrence: body.recurrence.clone(),
     };
     let mut v = verdict_of(machine, format!("block {}", r.block), &views, false, Some(&body), &[]);
     v.notes.push(
@@ -216,6 +217,7 @@ pub fn of_run(machine: &Machine, r: &DynamicReport, ctx: &RunContext) -> Verdict
         },
         counters: Vec::new(),
         idealization_absent: "not run (--no-idealize or --no-views)".into(),
+        recurrence: body.as_ref().and_then(|b| b.recurrence.clone()),
     };
     let mut v = verdict_of(machine, format!("run of {}", r.program), &views, true, body.as_ref(), &branches);
     if r.accounting.topdown.is_empty() {

@@ -24,6 +24,8 @@ pub(crate) struct Views<'a> {
     pub counters: Vec<(Cause, CounterEvidence)>,
     /// Why an idealization the rules name did not run.
     pub idealization_absent: String,
+    /// The longest register recurrence of the scope's loop.
+    pub recurrence: Option<super::Recurrence>,
 }
 
 /// A cause with its evidence, before ranking.
@@ -233,6 +235,10 @@ pub(crate) fn judge(cause: Cause, v: &Views) -> Judged {
             e.usage = Some(UsageEvidence { resource: ports.clone(), usage: *u, supports });
             support.push((View::ResourceUsage, supports));
         }
+    }
+
+    if cause == Cause::DependencyChain {
+        e.recurrence = v.recurrence.clone();
     }
 
     // per-hotspot counters

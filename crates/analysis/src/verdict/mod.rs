@@ -302,6 +302,9 @@ pub struct Evidence {
     pub idealization: Option<IdealizationEvidence>,
     pub usage: Option<UsageEvidence>,
     pub counters: Vec<CounterEvidence>,
+    /// For a dependency chain: the longest register recurrence of the loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recurrence: Option<Recurrence>,
     /// Views with nothing to say about this cause, and why.
     pub missing: Vec<String>,
 }
