@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p bottlenose-calibrate --example bench_curve -- chase [4k]   # latency vs buffer size
 //! cargo run --release -p bottlenose-calibrate --example bench_curve -- wong rob|sched|lq|sq FROM TO STEP
+//! cargo run --release -p bottlenose-calibrate --example bench_curve -- branch       # random vs periodic branches
 //! cargo run --release -p bottlenose-calibrate --example bench_curve -- forward      # store forwarding, renaming
 //! cargo run --release -p bottlenose-calibrate --example bench_curve -- code         # cycles per line vs code size
 //! cargo run --release -p bottlenose-calibrate --example bench_curve -- form "div r64"
@@ -42,6 +43,12 @@ fn main() {
                 let (c, s, u) = time_bench(&mut t, &Bench::Wong { kind, fillers: n }).unwrap();
                 println!("{n:6} {c:9.1} {s:5.1}%{}", if u { " unstable" } else { "" });
                 n += step;
+            }
+        }
+        Some("branch") => {
+            for random in [true, false, true, false] {
+                let (c, s, u) = time_bench(&mut t, &Bench::Branch { random }).unwrap();
+                println!("random={random}: {c:6.2} cycles per branch {s:5.1}%{}", if u { " unstable" } else { "" });
             }
         }
         Some("forward") => {

@@ -173,11 +173,13 @@ pub fn function(bench: &Bench, feat: &Features) -> Result<String, String> {
             }
         }
         Bench::StoreForward { renamed } => {
-            // rbx + 8 and rbp + 16 are the same quadword of the L1 scratch area
-            init += "lea rbx, [rsi+4608]\nlea rbp, [rbx-8]\nmov QWORD PTR [rbx+8], 0\nmov r13, 1\n";
-            let store = if *renamed { "[rbx+8]" } else { "[rbp+16]" };
+            // rdi + 520 and rcx + 528 are the same quadword of the L1 scratch area; base
+            // registers no other bench addresses memory with, so a core that remembers
+            // renamed address expressions carries nothing over to the other benches
+            init += "lea rdi, [rsi+4096]\nlea rcx, [rdi-8]\nmov QWORD PTR [rdi+520], 0\nmov r13, 1\n";
+            let store = if *renamed { "[rdi+520]" } else { "[rcx+528]" };
             for _ in 0..FORWARD_BODY {
-                body += &format!("mov rax, QWORD PTR [rbx+8]\nadd rax, r13\nmov QWORD PTR {store}, rax\n");
+                body += &format!("mov rax, QWORD PTR [rdi+520]\nadd rax, r13\nmov QWORD PTR {store}, rax\n");
             }
         }
         Bench::CodeStream { bytes } => {

@@ -165,10 +165,10 @@ pub enum Bench {
     /// `FORM_BODY/2` copies of each of two forms interleaved, independent; unit: one pair.
     FormPair { a: String, b: String },
     /// `FORWARD_BODY` rounds of a load-add-store chain through one L1 quadword:
-    /// `mov rax, [rbx+8]; add rax, r13; mov [X], rax`, where X names the same address as
-    /// the load (`renamed`: `[rbx+8]`, so a core that renames memory can take the stored
-    /// value straight from the add) or another expression for it (`[rbp+16]` with
-    /// rbp = rbx - 8: only store-to-load forwarding can serve it); unit: one round.
+    /// `mov rax, [rdi+520]; add rax, r13; mov [X], rax`, where X names the same address as
+    /// the load (`renamed`: `[rdi+520]`, so a core that renames memory can take the stored
+    /// value straight from the add) or another expression for it (`[rcx+528]` with
+    /// rcx = rdi - 8: only store-to-load forwarding can serve it); unit: one round.
     StoreForward { renamed: bool },
     /// A loop over `bytes` of straight-line code (`CODE_INSTRUCTION_BYTES`-byte nops): with
     /// the code larger than the L1I, the front end streams it from L2; unit: one 64-byte line.

@@ -339,6 +339,12 @@ pub const BUILTIN_FORMS: &[(&str, Need)] = &[
     ("mulsd xmm, xmm", Need::Base),
     ("divsd xmm, xmm", Need::Base),
     ("sqrtsd xmm, xmm", Need::Base),
+    // the scalar FP of compiled AVX code (VEX encodings: their own entries in the tables)
+    ("vaddsd xmm, xmm, xmm", Need::Avx),
+    ("vsubsd xmm, xmm, xmm", Need::Avx),
+    ("vmulsd xmm, xmm, xmm", Need::Avx),
+    ("vfmadd231sd xmm, xmm, xmm", Need::Fma),
+    ("vdivsd xmm, xmm, xmm", Need::Avx),
     ("vaddpd ymm, ymm, ymm", Need::Avx),
     ("vmulpd ymm, ymm, ymm", Need::Avx),
     ("vfmadd231pd ymm, ymm, ymm", Need::Fma),

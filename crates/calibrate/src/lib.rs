@@ -30,7 +30,21 @@
 //! - `branch.taken_bubble`: cycles per back-to-back taken `jmp` minus the model's
 //!   1 / `core.fetch_blocks_per_cycle`.
 //! - `core.dispatch_width`: the best IPC of independent 1-cycle integer/vector/load mixes
-//!   (nops excluded: Zen 4 runs 12 per cycle), snapped to an integer within 0.15.
+//!   (nops excluded: Zen 4 runs 12 per cycle), snapped to an integer within 0.15;
+//!   `core.commit_width` is raised to it where the base retires fewer per cycle.
+//! - `memory.store_forward_latency`: cycles per round of `mov rax, [rdi+520]; add rax, r13;
+//!   mov [rcx+528], rax` (rcx = rdi - 8: the same quadword named another way) minus the add
+//!   and the cycle the model takes to write the store's data.
+//! - `memory.memory_renaming` (1 or 0) and `memory.renamed_forward_latency`: the same chain
+//!   storing to `[rdi+520]`, the load's own address expression, clearly faster (Zen 2 and
+//!   later rename such a load to the stored register): its round minus the add.
+//! - `core.icache_misses_in_flight`: cycles per 64-byte line of straight-line 8-byte nops
+//!   4 x L1I long (streamed from L2), as (L2 latency - L1I latency) / cycles per line, the
+//!   way the model delivers a sequential icache miss stream; written only with the L2
+//!   latency it was computed with ([`Measured::depends_on`]).
+//! - forms `div`/`idiv r32`/`r64`: fixed operands (a 43-bit / 20-bit quotient; divide
+//!   timing depends on the values), the latency chain closed by an `or` that is subtracted
+//!   (see the `divide` module).
 //! - `core.rob` / `scheduler` / `load_buffer` / `store_buffer`: Henry Wong's two
 //!   independent DRAM misses with N fillers between them (`mov rN, r12` or `nop` for the
 //!   ROB, `add rN, rax` waiting on the first miss for the scheduler, L1 loads, stores);
@@ -53,6 +67,7 @@
 pub mod analysis;
 mod asm;
 pub mod bench;
+pub mod derive;
 mod divide;
 mod engine;
 pub mod forms;

@@ -146,6 +146,7 @@ pub fn run(a: CalibrateArgs) -> Result<i32> {
                 "base": base.name,
                 "calibration": cal,
                 "geometry": geometry,
+                "derived_forms": bottlenose_calibrate::derive::derived_forms(&cal.forms, &base),
                 "overlay": target.as_ref().filter(|_| !a.dry_run).map(|p| p.display().to_string()),
             });
             println!("{}", serde_json::to_string_pretty(&v)?);
@@ -188,9 +189,12 @@ pub fn to_overlay(cal: &Calibration, base: &Machine, cpu: &str, signature: &str,
         .filter(|e| !e.key.starts_with("info.") && !e.unstable && base.param(&e.key).is_some())
         .map(|e| Setting { key: e.key.clone(), value: round3(e.value), base: e.base, note: on(&e.method, Some(e.spread_pct)) })
         .collect();
+    // the measured forms, then those the base table times like them (FMA orders, memory operands)
+    let derived = bottlenose_calibrate::derive::derived_forms(&cal.forms, base);
     let forms = cal
         .forms
         .iter()
+        .chain(&derived)
         .filter(|f| !f.unstable && (f.latency.is_some() || f.rthroughput.is_some()))
         .map(|f| FormSetting { form: f.form.clone(), latency: f.latency.map(round3), rthroughput: f.rthroughput.map(round3), note: on(&f.method, None) })
         .collect();
@@ -289,6 +293,10 @@ fn render(cal: &Calibration, base: &Machine, cpu: &str) -> String {
                 f.method
             );
         }
+    }
+    let derived = bottlenose_calibrate::derive::derived_forms(&cal.forms, base);
+    if !derived.is_empty() {
+        let _ = writeln!(o, "\n{} more forms of the {} table timed like measured ones (other FMA orders and signs, memory-operand variants) go into the overlay", derived.len(), base.name);
     }
     if !cal.conflicts.is_empty() {
         let _ = writeln!(o, "\nport conflicts (0 = disjoint, 1 = one shared resource):");

@@ -16,7 +16,7 @@ impl Engine<'_> {
         (self.progress)("store forwarding", 2, 2);
         let Some(a) = aliased else { return Ok(()) };
         let m = format!(
-            "{} rounds of `mov rax, [rbx+8]; add rax, r13; mov [rbp+16], rax` (rbp = rbx - 8: the same quadword named another way, so no renaming): {:.2} cycles per round, minus the add (1) and the store's write (1) that the model adds",
+            "{} rounds of `mov rax, [rdi+520]; add rax, r13; mov [rcx+528], rax` (rcx = rdi - 8: the same quadword named another way, so no renaming): {:.2} cycles per round, minus the add (1) and the store's write (1) that the model adds",
             bench::FORWARD_BODY,
             a.cycles
         );
@@ -24,7 +24,7 @@ impl Engine<'_> {
         let Some(s) = same else { return Ok(()) };
         let renames = an::renames_memory(a.cycles, s.cycles);
         let m = format!(
-            "the same chain with the store to `[rbx+8]`, the load's own address expression: {:.2} cycles per round against {:.2} ({})",
+            "the same chain with the store to `[rdi+520]`, the load's own address expression: {:.2} cycles per round against {:.2} ({})",
             s.cycles,
             a.cycles,
             if renames { "renamed: the load takes the stored value without forwarding" } else { "no faster: no memory renaming" }
