@@ -30,3 +30,24 @@ fn analyze_text_starts_with_the_verdict() {
     let section = lines[verdict..bottlenecks].join("\n");
     assert!(section.contains("evidence: sensitivity p5") && section.contains("try: take work off p5"), "{section}");
 }
+
+/// The HTML report has the verdict as its first section after the summary,
+/// before the Top-Down tree and the sensitivity heat map, and the summary
+/// names the verdict's first cause (fma_chain: the chain of two dependent FMAs).
+#[test]
+fn html_has_the_verdict_section_at_the_top() {
+    let d = tempfile::tempdir().unwrap();
+    let page = d.path().join("v.html");
+    let out = bn(&["analyze", &bench_block("fma_chain"), "--html", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("no {needle}"));
+    assert!(at("id=\"summary\"") < at("id=\"verdict\""));
+    assert!(at("id=\"verdict\"") < at("id=\"topdown\""));
+    assert!(at("id=\"verdict\"") < at("class=\"hm-bar\""));
+    let section = &html[at("id=\"verdict\"")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("data-cause=\"dependency_chain\""), "{section}");
+    assert!(section.contains("<td class=\"l\">idealization</td>") && section.contains("<b>Try:</b> break the dependency chain through ymm0"), "{section}");
+    assert!(html.contains("First cause: <b>dependency chain (latency)</b>"), "summary names the first cause");
+}

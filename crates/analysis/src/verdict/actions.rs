@@ -61,21 +61,34 @@ fn rule_knob(j: &Judged, knob: &str) -> bool {
 fn fix(j: &Judged, p: &Place) -> String {
     let here = p.in_place();
     let chain = p.body.and_then(|b| b.recurrence.as_ref());
+    // a recurrence explains the chain when it takes at least half of an iteration
+    let binding = chain.filter(|r| p.body.and_then(|b| b.cycles_per_iteration).is_none_or(|c| r.cycles >= 0.5 * c));
     match &j.cause {
-        Cause::DependencyChain => match chain {
+        Cause::DependencyChain => match binding {
             Some(r) if r.through_load => format!(
                 "break the chain of dependent loads{here}: each address comes from the previous load ({}: {:.0} cycles per iteration): walk several independent chains at once, or lay the data out in an array",
                 r.steps.join(" -> "),
                 r.cycles
             ),
             Some(r) => format!(
-                "break the dependency chain through {}{here}: {} take {:.0} cycles per iteration{}: use several accumulators (or reassociate) so that iterations overlap",
+                "break the dependency chain through {}{here}: {} take{} {:.0} cycle{} per iteration{}: use several accumulators (or reassociate) so that iterations overlap",
                 r.register,
                 r.steps.join(" -> "),
+                if r.steps.len() == 1 { "s" } else { "" },
                 r.cycles,
+                if r.cycles == 1.0 { "" } else { "s" },
                 p.body.and_then(|b| b.cycles_per_iteration).map(|c| format!(" of its {c:.2}")).unwrap_or_default()
             ),
-            None => format!("shorten the dependency chains{here}: use several accumulators, reassociate, or interleave independent work"),
+            None => format!(
+                "shorten the dependency chains{here}: use several accumulators, reassociate, or interleave independent work{}",
+                match (chain, p.body.and_then(|b| b.cycles_per_iteration)) {
+                    (Some(r), Some(c)) => format!(
+                        " (no register recurrence explains it: the longest, through {}, takes {:.0} of the {c:.2} cycles per iteration; the chains run through an iteration, not across)",
+                        r.register, r.cycles
+                    ),
+                    _ => String::new(),
+                }
+            ),
         },
         Cause::PortPressure { ports } => {
             let detail = p.body.zip(p.machine.group_id(ports)).map(|(b, g)| {

@@ -47,12 +47,16 @@ fn views_present(sensitivity: &[SensitivityPoint], a: &AccountingReport, usage: 
     v
 }
 
-/// Port groups to judge: those the loop uses, and those a single knob of which sped it up.
+/// Port groups to judge: those the loop uses; without a loop, those a single
+/// knob of which sped the code up (with a loop, a unit's knob that helps
+/// grows a group the loop uses, which is judged already).
 fn port_groups(machine: &Machine, usage: &[(String, f64)], sensitivity: &[SensitivityPoint], divider: &[String]) -> Vec<String> {
     let mut v: Vec<String> = usage.iter().map(|(g, _)| g.clone()).collect();
-    for p in sensitivity {
-        if p.resources.len() == 1 && machine.group_id(&p.resources[0]).is_some() && !v.contains(&p.resources[0]) {
-            v.push(p.resources[0].clone());
+    if v.is_empty() {
+        for p in sensitivity {
+            if p.resources.len() == 1 && machine.group_id(&p.resources[0]).is_some() && !v.contains(&p.resources[0]) {
+                v.push(p.resources[0].clone());
+            }
         }
     }
     v.retain(|g| !divider.contains(g));

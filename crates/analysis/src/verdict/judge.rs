@@ -269,19 +269,27 @@ pub(crate) fn judge(cause: Cause, v: &Views) -> Judged {
 }
 
 /// Keeps the causes worth showing and ranks them: by gain, ties by the number
-/// of views that support them. Port pressure on a group that contains a
-/// ranked group with the same gain is that group's pressure again: dropped.
+/// of views that support them, then by port usage. Port pressure on a group
+/// nested with a ranked group (containing it or inside it) with the same gain
+/// is that group's pressure again (a unit's knob grows every group it is in):
+/// dropped, the busier group stays.
 pub(crate) fn rank(mut judged: Vec<Judged>, contains: &dyn Fn(&str, &str) -> bool) -> Vec<Judged> {
     judged.retain(|j| j.gain.share >= SIGNIFICANT || j.refuted());
+    let usage = |j: &Judged| j.evidence.usage.as_ref().map_or(0.0, |u| u.usage);
     judged.sort_by(|a, b| {
         let key = |x: f64| (x * 1000.0).round();
-        key(b.gain.share).total_cmp(&key(a.gain.share)).then(b.supported_by().cmp(&a.supported_by()))
+        key(b.gain.share)
+            .total_cmp(&key(a.gain.share))
+            .then(b.supported_by().cmp(&a.supported_by()))
+            .then(usage(b).total_cmp(&usage(a)))
     });
     let mut out: Vec<Judged> = Vec::new();
     for j in judged {
         if let Cause::PortPressure { ports } = &j.cause {
             let repeated = out.iter().any(|o| match &o.cause {
-                Cause::PortPressure { ports: inner } => contains(ports, inner) && o.gain.share >= j.gain.share - 1e-3,
+                Cause::PortPressure { ports: other } => {
+                    (contains(ports, other) || contains(other, ports)) && o.gain.share >= j.gain.share - 1e-3
+                }
                 _ => false,
             });
             if repeated {
@@ -406,7 +414,7 @@ fn reason(j: &Judged, top: Option<&str>) -> Option<String> {
     }
     if !a_for.is_empty() && !m_against.is_empty() {
         return Some(format!(
-            "{} count these cycles, but they overlap with {}: removing them buys little ({})",
+            "accounted ({}), but these cycles overlap with the {}: removing them buys little ({})",
             list(j, &a_for),
             top.unwrap_or("other stalls"),
             list(j, &m_against)

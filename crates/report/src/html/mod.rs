@@ -7,6 +7,7 @@ mod heatmap;
 mod sections;
 mod stacks;
 mod tables;
+mod verdict;
 
 use serde_json::Value;
 use std::fmt::Write;
@@ -17,6 +18,7 @@ pub const PAGE_ROWS: usize = 200;
 pub fn render_html(report: &Value, title: &str) -> String {
     let mut body = String::new();
     sections::summary(&mut body, report);
+    verdict::verdict(&mut body, report);
     tables::static_loops(&mut body, report);
     sections::topdown(&mut body, report);
     heatmap::sensitivity(&mut body, report);

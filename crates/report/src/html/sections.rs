@@ -43,7 +43,17 @@ pub fn summary(o: &mut String, r: &Value) {
         let _ = write!(o, "<div><span class=\"muted\">{}</span><b>{}</b></div>", esc(k), esc(&v));
     }
     o.push_str("</div>");
-    if let Some(b) = r["bottlenecks"].as_array().and_then(|b| b.first()) {
+    // one answer: the verdict's first cause where there is a verdict (the
+    // sensitivity's top resource alone can contradict it)
+    if let Some(c) = r["verdict"]["causes"].as_array().and_then(|c| c.first()) {
+        let _ = write!(
+            o,
+            "<p id=\"top-cause\">First cause: <b>{}</b> — {:.1}% of the cycles ({}); <a href=\"#verdict\">verdict</a>.</p>",
+            esc(c["title"].as_str().unwrap_or("")),
+            num(&c["gain"]["share"]) * 100.0,
+            esc(c["gain"]["basis"].as_str().unwrap_or(""))
+        );
+    } else if let Some(b) = r["bottlenecks"].as_array().and_then(|b| b.first()) {
         let names: Vec<&str> = b["resources"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
         let _ = write!(
             o,
