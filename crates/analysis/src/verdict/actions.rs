@@ -61,8 +61,9 @@ fn rule_knob(j: &Judged, knob: &str) -> bool {
 fn fix(j: &Judged, p: &Place) -> String {
     let here = p.in_place();
     let chain = p.body.and_then(|b| b.recurrence.as_ref());
-    // a recurrence explains the chain when it takes at least half of an iteration
-    let binding = chain.filter(|r| p.body.and_then(|b| b.cycles_per_iteration).is_none_or(|c| r.cycles >= 0.5 * c));
+    // a recurrence explains the chain when it takes at least half of an
+    // iteration; a 1-cycle one is a counter or a pointer bump, not a chain to break
+    let binding = chain.filter(|r| r.cycles >= 2.0 && p.body.and_then(|b| b.cycles_per_iteration).is_none_or(|c| r.cycles >= 0.5 * c));
     match &j.cause {
         Cause::DependencyChain => match binding {
             Some(r) if r.through_load => format!(
@@ -115,6 +116,15 @@ fn fix(j: &Judged, p: &Place) -> String {
         ),
         Cause::Frontend => "the hot code misses the instruction cache or the BTB: make the hot path smaller (less inlining and unrolling, hot/cold splitting, profile-guided code layout)".into(),
         Cause::BranchMispredictions => match p.branches.first() {
+            // under 5 %: a loop exit or a rare case, not a coin toss
+            Some(b) if b.mispredicts * 20 < b.executions => format!(
+                "the branch `{}` at {:#x}{} mispredicts in {:.1} % of its executions ({} times): loop exits and rare cases; run longer loops (fewer exits), or make the rare case branch-free",
+                b.asm,
+                b.address,
+                b.source.as_deref().map(|s| format!(" ({})", s.rsplit('/').next().unwrap_or(s))).unwrap_or_default(),
+                b.mispredicts as f64 * 100.0 / b.executions.max(1) as f64,
+                b.mispredicts
+            ),
             Some(b) => format!(
                 "the branch `{}` at {:#x}{} is unpredictable ({} mispredictions in {} executions, {:.0} %): make it branch-free (cmov, arithmetic, masks), or sort or partition the data so that it becomes predictable",
                 b.asm,

@@ -387,13 +387,13 @@ fn reason(j: &Judged, top: Option<&str>) -> Option<String> {
     let sens = j.support.iter().find(|s| s.0 == View::Sensitivity).map(|s| s.1);
     if let (Some(i), Some(s)) = (ideal, sens) {
         if i && !s {
-            let what = match &j.cause {
-                Cause::BranchMispredictions => "the mispredictions",
-                Cause::CacheMisses { .. } => "the misses",
-                _ => "the cause",
+            let (what, scaled) = match &j.cause {
+                Cause::BranchMispredictions => ("the mispredictions", "their rate or penalty"),
+                Cause::CacheMisses { .. } => ("the misses", "their rate, latency or bandwidth"),
+                _ => ("the cause", "a part of it"),
             };
             return Some(format!(
-                "the knobs ({}) scale a penalty or a bandwidth, the idealization removes {what} entirely ({}){}",
+                "the knobs scale only {scaled} by their weight ({}); the idealization removes {what} entirely ({}){}",
                 list(j, &[View::Sensitivity]),
                 list(j, &[View::Idealization]),
                 if a_for.is_empty() { String::new() } else { format!("; {} agree with it", list(j, &a_for)) }
