@@ -139,3 +139,18 @@ fn the_verdict_validates_and_is_required() {
         assert!(l["report"]["verdict"]["causes"].is_array(), "{l}");
     }
 }
+
+/// A run's per-hotspot verdicts (its hottest loop and function) validate too.
+#[test]
+fn run_hotspot_verdicts_validate() {
+    common::ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = common::compile(d.path(), "h", "#include <stdio.h>\n__attribute__((noinline)) double f(double x, long n){ double s = 1; for (long i = 0; i < n; i++) s = s * x + 0.5; return s; }\nint main(void){ printf(\"%f\\n\", f(0.9, 50000)); return 0; }\n", &["-O1", "-g"]);
+    let json = d.path().join("r.json");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(["run", "-q", "--roi", "function:f", "--format", "json", "-o"]).arg(&json).arg("--").arg(&exe).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate("run", &v);
+    let hotspots = v["verdict"]["hotspots"].as_array().expect("hotspots");
+    assert!(hotspots.iter().any(|h| h["kind"] == "loop") && hotspots.iter().any(|h| h["kind"] == "function" && h["name"] == "f"), "{hotspots:#?}");
+}

@@ -4,7 +4,7 @@ use super::actions::{action, BranchSite, Place};
 use super::body::Body;
 use super::judge::{findings, judge, rank, stack_shares, Judged, Views};
 use super::rules::{candidates, RuleInputs};
-use super::{CacheLevel, Verdict, View};
+use super::{CacheLevel, GainSource, Verdict, View};
 use crate::accounting::AccountingReport;
 use crate::dynamic::DynamicReport;
 use crate::sensitivity::SensitivityPoint;
@@ -132,27 +132,49 @@ fn rate_levels(a: &AccountingReport) -> [CacheLevel; 3] {
     [beyond(0), beyond(1), beyond(2)]
 }
 
+/// What the instructions at one address did over the run.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Totals {
+    pub executions: u64,
+    pub mispredicts: u64,
+    /// Cycles charged at retirement.
+    pub cycles: f64,
+}
+
 /// Static instructions by address (QEMU may translate one address several
-/// times: the first translation stands for all), with executions and
-/// mispredictions summed.
+/// times: the first translation stands for all), with their totals summed.
 pub(crate) struct ByAddress<'r> {
     pub first: HashMap<u64, usize>,
-    pub executions: HashMap<u64, (u64, u64)>,
+    pub totals: HashMap<u64, Totals>,
     pub report: &'r DynamicReport,
 }
 
 impl<'r> ByAddress<'r> {
     pub fn new(r: &'r DynamicReport) -> Self {
         let mut first = HashMap::new();
-        let mut executions: HashMap<u64, (u64, u64)> = HashMap::new();
+        let mut totals: HashMap<u64, Totals> = HashMap::new();
         for (i, s) in r.statics.iter().enumerate() {
             first.entry(s.inst.address).or_insert(i);
             let c = r.cost.get(i);
-            let e = executions.entry(s.inst.address).or_default();
-            e.0 += c.executions;
-            e.1 += c.mispredicts;
+            let e = totals.entry(s.inst.address).or_default();
+            e.executions += c.executions;
+            e.mispredicts += c.mispredicts;
+            e.cycles += c.cycles;
         }
-        ByAddress { first, executions, report: r }
+        ByAddress { first, totals, report: r }
+    }
+
+    /// The totals of the instructions at `addresses`.
+    pub fn sum(&self, addresses: &[u64]) -> Totals {
+        let mut t = Totals::default();
+        for a in addresses {
+            if let Some(x) = self.totals.get(a) {
+                t.executions += x.executions;
+                t.mispredicts += x.mispredicts;
+                t.cycles += x.cycles;
+            }
+        }
+        t
     }
 
     /// The loop's instructions as a body to name in actions.
@@ -164,14 +186,14 @@ impl<'r> ByAddress<'r> {
     /// Branches among `addresses` (all when `None`) that mispredicted, most first.
     pub fn branches(&self, addresses: Option<&[u64]>, locate: &dyn Fn(u64) -> (Option<String>, Option<String>)) -> Vec<BranchSite> {
         let mut v: Vec<BranchSite> = self
-            .executions
+            .totals
             .iter()
-            .filter(|(a, (_, m))| *m > 0 && addresses.is_none_or(|list| list.binary_search(a).is_ok()))
-            .map(|(&a, &(executions, mispredicts))| BranchSite {
+            .filter(|(a, t)| t.mispredicts > 0 && addresses.is_none_or(|list| list.binary_search(a).is_ok()))
+            .map(|(&a, t)| BranchSite {
                 address: a,
                 asm: self.report.statics[self.first[&a]].inst.asm.clone(),
-                executions,
-                mispredicts,
+                executions: t.executions,
+                mispredicts: t.mispredicts,
                 source: locate(a).1,
             })
             .collect();
@@ -235,6 +257,26 @@ pub fn of_run(machine: &Machine, r: &DynamicReport, ctx: &RunContext) -> Verdict
     }
     if hottest.is_none() {
         v.notes.push("no loop found: actions cannot name one".into());
+    }
+    // what the run's experiments measure for a cause, for the hotspots to stay within
+    let measured = |c: &super::Cause| {
+        let j = judge(c.clone(), &views);
+        matches!(j.gain.source, GainSource::Idealization | GainSource::Sensitivity | GainSource::SensitivitySet).then_some(j.gain.share)
+    };
+    v.hotspots = super::hotspots::hotspots(machine, r, ctx, &index, &v, &measured);
+    // a cause's action names the hottest loop; where the loops' verdicts put
+    // more of the cause in another loop, name that one (its chain, its ports)
+    for f in v.causes.iter_mut().filter(|f| f.gain.share >= super::SIGNIFICANT) {
+        let best = v
+            .hotspots
+            .iter()
+            .filter(|h| h.kind == super::HotspotKind::Loop)
+            .filter_map(|h| h.verdict.causes.iter().find(|c| c.cause == f.cause).map(|c| (c.gain.share * h.share, c)))
+            .filter(|(w, _)| *w > 0.0)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((_, c)) = best {
+            f.action = c.action.clone();
+        }
     }
     v
 }

@@ -180,7 +180,10 @@ pub(crate) fn judge(cause: Cause, v: &Views) -> Judged {
                         GainSource::SensitivitySet,
                         format!("{} together x{}: {:+.1} %", s.resources.join("+"), trim(s.max_weight), s.max_speedup * 100.0),
                     ));
-                    co_limited = Some(s.clone());
+                    // a set of the cause's own knobs (frontend+commit) is the cause alone
+                    if s.resources.iter().any(|k| !r.knobs.contains(k)) {
+                        co_limited = Some(s.clone());
+                    }
                     e.sensitivity.push(s);
                 }
             }

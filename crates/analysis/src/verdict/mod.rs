@@ -68,6 +68,7 @@
 mod actions;
 mod body;
 mod build;
+mod hotspots;
 mod judge;
 mod rules;
 
