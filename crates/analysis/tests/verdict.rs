@@ -121,3 +121,23 @@ fn static_verdicts_say_what_they_cannot_see() {
     assert!(v.causes.iter().all(|f| !matches!(f.cause, Cause::BranchMispredictions | Cause::CacheMisses { .. })));
     assert!(v.notes.iter().any(|n| n.contains("mispredictions are not judged")), "{:?}", v.notes);
 }
+
+/// Without sensitivity nothing is measured for the port: the gain comes from
+/// the stacks, and only because every accounting view agrees. shuffle_bound
+/// takes 3 cycles per iteration (three vpshufb on p5); its 6 fused uops fill
+/// 6 / (4 x 3) = 50 % of the slots (base), the other 50 % wait for p5 at issue
+/// (structural); usage of p5 is 100 % and Top-Down flags Ports_Utilization.
+/// Pipeline width, whose stack component is useful work, never gets a gain
+/// from accounting alone.
+#[test]
+fn without_sensitivity_the_gain_comes_from_agreeing_accounting() {
+    let opts = StaticOptions { sensitivity: false, ..StaticOptions::default() };
+    let v = run("skylake", &block("shuffle_bound"), &opts).verdict;
+    let first = &v.causes[0];
+    assert_eq!(first.cause, Cause::PortPressure { ports: "p5".into() }, "{:#?}", v.causes);
+    assert_eq!(first.gain.source, GainSource::CpiStacks);
+    assert!((first.gain.share - 0.5).abs() < 0.01, "{:?}", first.gain);
+    let chain = run("skylake", &block("fma_chain"), &opts).verdict;
+    assert!(chain.causes.iter().all(|f| f.cause != Cause::PipelineWidth), "{:#?}", chain.causes);
+    assert!(chain.notes.iter().any(|n| n.contains("--no-sensitivity")));
+}

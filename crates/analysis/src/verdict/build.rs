@@ -99,6 +99,9 @@ pub fn of_block(machine: &Machine, r: &BlockReport, insts: &[DecodedInst], block
         recurrence: body.recurrence.clone(),
     };
     let mut v = verdict_of(machine, format!("block {}", r.block), &views, false, Some(&body), &[]);
+    if r.sensitivity.is_empty() {
+        v.notes.push("no sensitivity (--no-sensitivity): co-limited resources cannot be found".into());
+    }
     v.notes.push(
         "static analysis: data in L1 and branches predicted, so cache misses and mispredictions are not judged here (`bottlenose run` judges them)".into(),
     );
@@ -203,6 +206,15 @@ impl<'r> ByAddress<'r> {
     }
 }
 
+/// The run's mispredictions × the penalty it charged for each (its cycle
+/// accounting's, else the machine's): no overlap, an upper bound.
+fn run_mispredictions(machine: &Machine, r: &DynamicReport, index: &ByAddress) -> super::CounterEvidence {
+    let count: u64 = index.totals.values().map(|t| t.mispredicts).sum();
+    let penalty = super::hotspots::mispredict_penalty(machine, r);
+    let share = count as f64 * penalty / r.cycles.max(1e-9);
+    super::CounterEvidence { event: "mispredictions".into(), count, penalty, share, supports: share >= super::SIGNIFICANT }
+}
+
 /// `loop 0x401020 in kernel (kernel.c:12)`.
 pub(crate) fn loop_place(head: u64, locate: &dyn Fn(u64) -> (Option<String>, Option<String>)) -> String {
     let (function, source) = locate(head);
@@ -241,13 +253,17 @@ pub fn of_run(machine: &Machine, r: &DynamicReport, ctx: &RunContext) -> Verdict
             rate_level: rate_levels(&r.accounting),
             divider_groups: body.as_ref().map(|b| group_names(machine, &b.divider_groups(machine))).unwrap_or_default(),
         },
-        counters: Vec::new(),
+        // the run's mispredictions, counted exactly whatever the views
+        counters: vec![(super::Cause::BranchMispredictions, run_mispredictions(machine, r, &index))],
         idealization_absent: "not run (--no-idealize or --no-views)".into(),
         recurrence: body.as_ref().and_then(|b| b.recurrence.clone()),
     };
     let mut v = verdict_of(machine, format!("run of {}", r.program), &views, true, body.as_ref(), &branches);
-    if r.accounting.topdown.is_empty() {
-        v.notes.push("no Top-Down, stacks or idealizations (--no-views): the verdict rests on sensitivity alone".into());
+    match (r.accounting.topdown.is_empty(), r.sensitivity.is_empty()) {
+        (true, true) => v.notes.push("no sensitivity, Top-Down, stacks or idealizations (--no-sensitivity, --no-views): the verdict rests on the mispredictions counted and the hotspots' static analyses".into()),
+        (true, false) => v.notes.push("no Top-Down, stacks or idealizations (--no-views): the verdict rests on sensitivity and the mispredictions counted".into()),
+        (false, true) => v.notes.push("no sensitivity (--no-sensitivity)".into()),
+        (false, false) => {}
     }
     if r.sensitivity_sampling.is_some() {
         v.notes.push("sensitivity timed on sampled windows (--sample-every)".into());

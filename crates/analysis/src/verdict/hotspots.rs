@@ -148,7 +148,7 @@ pub(crate) fn hotspots(
 }
 
 /// The penalty the run charged per misprediction (its cycle accounting), else the machine's.
-fn mispredict_penalty(machine: &Machine, r: &DynamicReport) -> f64 {
+pub(crate) fn mispredict_penalty(machine: &Machine, r: &DynamicReport) -> f64 {
     r.accounting
         .cycle_accounting
         .as_ref()

@@ -259,13 +259,23 @@ pub(crate) fn judge(cause: Cause, v: &Views) -> Judged {
             let share: f64 = e.counters.iter().map(|c| c.share).sum();
             (!e.counters.is_empty()).then(|| Gain::new(share, GainSource::Counters, "events x penalty (no overlap)".into()))
         })
+        // with nothing measured, the accounting's share is a gain only where every
+        // accounting view supports the cause (a Top-Down node that several causes
+        // share, Ports_Utilization, says nothing of one port group alone)
         .or_else(|| {
-            e.stacks.as_ref().map(|s| {
-                Gain::new(s.dispatch.min(s.issue).min(s.commit), GainSource::CpiStacks, "the smallest stack component (nothing measured)".into())
-            })
-        })
-        .or_else(|| {
-            e.topdown.as_ref().and_then(|t| t.normalized).map(|n| Gain::new(n, GainSource::TopDown, "the Top-Down share (nothing measured)".into()))
+            let accounting: Vec<bool> = support.iter().filter(|s| !s.0.measured() && s.0 != View::Counters).map(|s| s.1).collect();
+            if !r.accounting_gain || accounting.is_empty() || !accounting.iter().all(|&s| s) {
+                return None;
+            }
+            match (&e.stacks, &e.topdown) {
+                (Some(s), _) => Some(Gain::new(
+                    s.dispatch.max(s.issue).max(s.commit),
+                    GainSource::CpiStacks,
+                    "the largest stack component (nothing measured: an upper bound)".into(),
+                )),
+                (None, Some(t)) => t.normalized.map(|n| Gain::new(n, GainSource::TopDown, "the Top-Down share (nothing measured)".into())),
+                _ => None,
+            }
         })
         .unwrap_or_else(|| Gain::new(0.0, GainSource::TopDown, "no view speaks of it".into()));
     Judged { cause, gain, evidence: e, support, co_limited }

@@ -50,8 +50,11 @@
 //! * The **gain** is the best-supported number: the largest *measured* one —
 //!   the idealization's reduction or the ×2 knob's saving (a set of knobs
 //!   accelerated together only when no single knob of the cause helps: the
-//!   cause is then co-limited) —; with nothing measured, the smallest stack
-//!   component, then the Top-Down share; per hotspot, the counters' estimate.
+//!   cause is then co-limited) —; else the counters' estimate (mispredictions
+//!   × penalty); with nothing measured or counted, and only when every
+//!   accounting view supports the cause, the largest stack component (an upper
+//!   bound), else the Top-Down share (never for the pipeline width: its stack
+//!   component is useful work).
 //!   The gain says which it is ([`GainSource`]).
 //! * The views **agree** when every view present supports the cause, or none
 //!   does; otherwise they disagree and the verdict says why, from the pattern
@@ -192,7 +195,7 @@ pub enum GainSource {
     Sensitivity,
     /// The time a set of knobs accelerated together saves (co-limited).
     SensitivitySet,
-    /// The smallest of the three CPI stack components (nothing measured).
+    /// The largest of the three CPI stack components (nothing measured: an upper bound).
     CpiStacks,
     /// The Top-Down node's normalized share (nothing measured).
     TopDown,

@@ -29,6 +29,9 @@ pub(crate) struct Rule {
     /// Fraction of the cycles from which the stack components support the cause.
     pub stack_threshold: f64,
     pub ideal: Option<Ideal>,
+    /// Whether, with nothing measured, the accounting views' share may stand
+    /// for the gain (not for the width: the base component is useful work).
+    pub accounting_gain: bool,
 }
 
 /// What some rows depend on.
@@ -55,6 +58,7 @@ pub(crate) fn rule(cause: &Cause, inputs: &RuleInputs) -> Rule {
         stack,
         stack_threshold: SIGNIFICANT,
         ideal,
+        accounting_gain: true,
     };
     match cause {
         Cause::DependencyChain => row(names(&["latency"]), &["Ports_Utilized_0", "Core_Bound"], &["alu_latency", "dependence"], Some(Ideal::Alu1)),
@@ -64,7 +68,11 @@ pub(crate) fn rule(cause: &Cause, inputs: &RuleInputs) -> Rule {
             ..row(inputs.divider_groups.clone(), &["Divider"], &[], None)
         },
         // base is useful work: only a stack (nearly) all base says the width binds
-        Cause::PipelineWidth => Rule { stack_threshold: SATURATED, ..row(names(&["frontend", "commit"]), &["Retiring"], &["base"], None) },
+        Cause::PipelineWidth => Rule {
+            stack_threshold: SATURATED,
+            accounting_gain: false,
+            ..row(names(&["frontend", "commit"]), &["Retiring"], &["base"], None)
+        },
         Cause::InstructionWindow => row(names(&["window", "scheduler", "load_buffer"]), &[], &[], None),
         Cause::Frontend => Rule {
             no_knob: Some("no sensitivity knob speeds instruction fetch up (`frontend` is the dispatch width)"),
