@@ -21,6 +21,7 @@
 //!
 //! Per function: its mispredictions (the same way, at most its cycles), and the
 //! causes of its hottest loop scaled by that loop's share of the function.
+//! Code outside the program's symbols (`[shared]`, `[unknown]`) is no function.
 
 use super::actions::{action, Place};
 use super::build::{loop_place, ByAddress, RunContext};
@@ -123,7 +124,9 @@ pub(crate) fn hotspots(
         });
         judged.push(LoopVerdict { head: l.head, own_cycles: *cycles, verdict: v });
     }
-    for f in r.functions.iter().filter(|f| f.share >= MIN_SHARE).take(TOP) {
+    // `[shared]` and `[unknown]` gather unrelated code: no function to judge
+    let real = |f: &&crate::dynamic::HotspotRow| f.function != bottlenose_attribution::SHARED && f.function != bottlenose_attribution::UNKNOWN;
+    for f in r.functions.iter().filter(real).filter(|f| f.share >= MIN_SHARE).take(TOP) {
         // the function's hottest loop, judged above or now
         let hottest = loops.iter().find(|(i, _, _)| ctx.loops[*i].function.as_deref() == Some(f.function.as_str()));
         if let Some((i, own, cycles)) = hottest {
