@@ -181,3 +181,54 @@ fn longest_recurrence(code: &[(&DecodedInst, &InstrTiming)]) -> Option<Recurrenc
         through_load: a.through_load,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bottlenose_decode::decode_block;
+    use bottlenose_sources::{assemble, AsmSyntax};
+    use bottlenose_timing::resolve_block;
+
+    fn body(src: &str) -> Body {
+        let m = Machine::resolve("skylake").unwrap();
+        let b = &assemble(src, "t.s", AsmSyntax::Att).unwrap()[0];
+        let insts = decode_block(&b.bytes, b.address).unwrap();
+        let (timing, _) = resolve_block(&m, &insts);
+        Body::new(&m, "t".into(), insts.iter().zip(&timing), None)
+    }
+
+    /// A pointer chase: the load's address is its own result, one L1 hit
+    /// (Skylake: 5 cycles for a simple address) per iteration.
+    #[test]
+    fn a_chase_recurs_through_the_load() {
+        let r = body("1:\nmov (%rax), %rax\ndec %ecx\njnz 1b\n").recurrence.expect("recurrence");
+        assert_eq!(r.register, "rax");
+        assert!(r.through_load);
+        assert_eq!(r.cycles, 5.0);
+    }
+
+    /// Two dependent 4-cycle multiplies on xmm0, named as the code names it.
+    #[test]
+    fn a_vector_chain_is_named_as_written() {
+        let r = body("1:\nmulsd %xmm1, %xmm0\nmulsd %xmm2, %xmm0\ndec %ecx\njnz 1b\n").recurrence.expect("recurrence");
+        assert_eq!((r.register.as_str(), r.cycles, r.through_load), ("xmm0", 8.0, false));
+        assert_eq!(r.steps.len(), 2);
+    }
+
+    /// An `if` inside the loop puts both arms in the body: a chain through
+    /// them would chain alternatives, so none is claimed.
+    #[test]
+    fn no_recurrence_across_the_arms_of_an_if() {
+        let b = body("1:\nimul %rbx, %rax\ntest %rdx, %rdx\nje 2f\nimul %rbx, %rax\n2:\ndec %ecx\njnz 1b\n");
+        assert!(b.recurrence.is_none(), "{:?}", b.recurrence);
+    }
+
+    /// A zero idiom starts a new value each iteration: no recurrence through
+    /// rax; the longest left is the counter's.
+    #[test]
+    fn a_zero_idiom_breaks_the_chain() {
+        let r = body("1:\nxor %eax, %eax\nimul %rbx, %rax\nimul %rbx, %rax\ndec %ecx\njnz 1b\n").recurrence.expect("the counter");
+        assert_eq!(r.register, "rcx");
+        assert_eq!(r.cycles, 1.0);
+    }
+}
