@@ -115,7 +115,7 @@ fn evidence(e: &Evidence) -> Vec<String> {
         v.push(format!("resource usage {} {} busy", u.resource, pct(u.usage)));
     }
     for c in &e.counters {
-        v.push(format!("{} {} x {:.0} cycles = {} of its cycles", c.count, c.event, c.penalty, pct(c.share)));
+        v.push(format!("{} {} x {:.0} cycles = {} of its cycles", c.count, c.event.name(), c.penalty, pct(c.share)));
     }
     v
 }

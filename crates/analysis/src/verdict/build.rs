@@ -212,7 +212,7 @@ fn run_mispredictions(machine: &Machine, r: &DynamicReport, index: &ByAddress) -
     let count: u64 = index.totals.values().map(|t| t.mispredicts).sum();
     let penalty = super::hotspots::mispredict_penalty(machine, r);
     let share = count as f64 * penalty / r.cycles.max(1e-9);
-    super::CounterEvidence { event: "mispredictions".into(), count, penalty, share, supports: share >= super::SIGNIFICANT }
+    super::CounterEvidence { event: super::CountedEvent::Mispredictions, count, penalty, share, supports: share >= super::SIGNIFICANT }
 }
 
 /// `loop 0x401020 in kernel (kernel.c:12)`.

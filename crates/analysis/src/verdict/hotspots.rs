@@ -28,7 +28,7 @@ use super::build::{loop_place, ByAddress, RunContext};
 use super::judge::Judged;
 use super::rules::SIGNIFICANT;
 use super::{
-    Agreement, Cause, CounterEvidence, Evidence, Finding, Gain, GainSource, HotspotKind, HotspotVerdict, Verdict, View,
+    Agreement, Cause, CountedEvent, CounterEvidence, Evidence, Finding, Gain, GainSource, HotspotKind, HotspotVerdict, Verdict, View,
 };
 use crate::dynamic::DynamicReport;
 use crate::static_loop::{analyze_block, StaticOptions};
@@ -70,7 +70,7 @@ impl RunFacts<'_> {
     /// What `mispredicts` cost out of `cycles`: their part (by count) of the
     /// run's perfect-branch gain, else count × penalty (an upper bound).
     fn mispredictions(&self, mispredicts: u64, cycles: f64) -> (CounterEvidence, String) {
-        let mut c = counter("mispredictions", mispredicts, self.penalty, cycles);
+        let mut c = counter(CountedEvent::Mispredictions, mispredicts, self.penalty, cycles);
         match self.branch_ideal {
             Some((removed, all)) if all > 0 => {
                 let part = mispredicts as f64 / all as f64;
@@ -166,9 +166,9 @@ fn own_instructions(loops: &[LoopInfo], i: usize) -> Vec<u64> {
     l.instructions.iter().copied().filter(|a| !inner.iter().any(|o| o.instructions.binary_search(a).is_ok())).collect()
 }
 
-fn counter(event: &str, count: u64, penalty: f64, cycles: f64) -> CounterEvidence {
+fn counter(event: CountedEvent, count: u64, penalty: f64, cycles: f64) -> CounterEvidence {
     let share = count as f64 * penalty / cycles.max(1e-9);
-    CounterEvidence { event: event.into(), count, penalty, share, supports: share >= SIGNIFICANT }
+    CounterEvidence { event, count, penalty, share, supports: share >= SIGNIFICANT }
 }
 
 /// A finding of a hotspot from events counted on its instructions.

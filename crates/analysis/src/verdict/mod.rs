@@ -284,11 +284,25 @@ pub struct UsageEvidence {
     pub supports: bool,
 }
 
-/// Per hotspot: events of its own instructions and what they cost.
+/// An event counted per instruction over a whole run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountedEvent {
+    Mispredictions,
+}
+
+impl CountedEvent {
+    pub fn name(self) -> &'static str {
+        match self {
+            CountedEvent::Mispredictions => "mispredictions",
+        }
+    }
+}
+
+/// Events of a scope's own instructions and what they cost.
 #[derive(Debug, Clone, Serialize)]
 pub struct CounterEvidence {
-    /// `mispredictions`, `loads served by L3`...
-    pub event: String,
+    pub event: CountedEvent,
     pub count: u64,
     /// Cycles per event assumed.
     pub penalty: f64,
