@@ -246,7 +246,7 @@ fn loop_verdict(facts: &RunFacts, l: &LoopInfo, own: &[u64], cycles: f64) -> Ver
         });
         let gain = Gain::new(mis_gain, GainSource::Counters, format!("{mis_basis}, at most the time beyond the static estimate"));
         let evidence = Evidence { counters: vec![mis], ..Evidence::default() };
-        let j = Judged { cause: Cause::BranchMispredictions, gain: gain.clone(), evidence: evidence.clone(), support: vec![(View::Counters, true)], co_limited: None };
+        let j = Judged { cause: Cause::BranchMispredictions, gain: gain.clone(), evidence: evidence.clone(), support: vec![(View::Counters, true)], co_limited: None, elsewhere: None };
         causes.push(counted(Cause::BranchMispredictions, gain, evidence, reason, action(&j, &place_of)));
     }
     // the rest of the excess: the run's memory and fetch causes, in proportion
@@ -269,7 +269,7 @@ fn loop_verdict(facts: &RunFacts, l: &LoopInfo, own: &[u64], cycles: f64) -> Ver
                 format!("{:.0} % of the loop's time beyond its static estimate, split by the run's verdict", share * 100.0),
             );
             let evidence = Evidence { missing: vec!["per-loop views: none for the memory side; the run's verdict weighs this cause".into()], ..Evidence::default() };
-            let j = Judged { cause: f.cause.clone(), gain: gain.clone(), evidence: f.evidence.clone(), support: vec![], co_limited: None };
+            let j = Judged { cause: f.cause.clone(), gain: gain.clone(), evidence: f.evidence.clone(), support: vec![], co_limited: None, elsewhere: None };
             causes.push(counted(f.cause.clone(), gain, evidence, None, action(&j, &place_of)));
         }
     } else if rest >= SIGNIFICANT && analysis.is_some() {
@@ -302,7 +302,7 @@ fn function_verdict(facts: &RunFacts, name: &str, cycles: f64, mispredicts: u64,
         let evidence = Evidence { counters: vec![mis], ..Evidence::default() };
         let branches = index.branches(None, ctx.locate).into_iter().filter(|b| (ctx.locate)(b.address).0.as_deref() == Some(name)).collect::<Vec<_>>();
         let place = Place { machine, body: None, branches: &branches };
-        let j = Judged { cause: Cause::BranchMispredictions, gain: gain.clone(), evidence: evidence.clone(), support: vec![(View::Counters, true)], co_limited: None };
+        let j = Judged { cause: Cause::BranchMispredictions, gain: gain.clone(), evidence: evidence.clone(), support: vec![(View::Counters, true)], co_limited: None, elsewhere: None };
         causes.push(counted(Cause::BranchMispredictions, gain, evidence, None, action(&j, &place)));
     }
     notes.push("per function: its mispredictions over its own cycles, and its hottest loop's verdict; the views exist for the whole run only".into());

@@ -37,6 +37,9 @@ pub(crate) struct Judged {
     pub support: Vec<(View, bool)>,
     /// The set of knobs that helps when no single knob of the cause does.
     pub co_limited: Option<SensitivityEvidence>,
+    /// Where the accounting views put most of the cycles instead (the largest
+    /// other issue-stack component, the largest level-1 Top-Down node).
+    pub elsewhere: Option<String>,
 }
 
 impl Judged {
@@ -278,7 +281,25 @@ pub(crate) fn judge(cause: Cause, v: &Views) -> Judged {
             }
         })
         .unwrap_or_else(|| Gain::new(0.0, GainSource::TopDown, "no view speaks of it".into()));
-    Judged { cause, gain, evidence: e, support, co_limited }
+    let elsewhere = elsewhere(v.accounting, r.stack);
+    Judged { cause, gain, evidence: e, support, co_limited, elsewhere }
+}
+
+/// The largest issue-stack component other than `own`, and the largest
+/// level-1 Top-Down node: where accounting put the cycles.
+fn elsewhere(a: &AccountingReport, own: &[&str]) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(st) = &a.cpi_stacks {
+        let best = st.issue.iter().filter(|(k, _)| !own.contains(&k.as_str())).max_by(|x, y| x.1.total_cmp(y.1));
+        if let Some((k, c)) = best {
+            parts.push(format!("the stacks to {k} ({:.0} % at issue)", c * 100.0 / st.cycles.max(1e-9)));
+        }
+    }
+    let share = |n: &crate::accounting::TopDownNode| n.normalized.or(n.value).unwrap_or(0.0);
+    if let Some(n) = a.topdown.iter().max_by(|x, y| share(x).total_cmp(&share(y))) {
+        parts.push(format!("Top-Down to {} ({:.0} %)", n.name, share(n) * 100.0));
+    }
+    (!parts.is_empty()).then(|| parts.join(" and "))
 }
 
 /// Keeps the causes worth showing and ranks them: by gain, ties by the number
@@ -435,9 +456,10 @@ fn reason(j: &Judged, top: Option<&str>) -> Option<String> {
     }
     if !m_for.is_empty() && !a_against.is_empty() {
         return Some(format!(
-            "measured ({}) but {} put the cycles elsewhere: accounting charges a stall to one cause, an experiment sees every cause it hides behind",
+            "measured ({}), but {} do not show it{}: accounting charges each cycle to one cause (busy slots to useful work), an experiment sees every cause it hides behind",
             list(j, &m_for),
-            list(j, &a_against)
+            list(j, &a_against),
+            j.elsewhere.as_deref().map(|w| format!(" (they charge the cycles: {w})")).unwrap_or_default()
         ));
     }
     Some(format!("{} for it; {} against", list(j, &[m_for, a_for].concat()), list(j, &[m_against, a_against].concat())))
