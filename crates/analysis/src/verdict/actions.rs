@@ -83,6 +83,11 @@ fn fix(j: &Judged, p: &Place) -> String {
             None => format!(
                 "shorten the dependency chains{here}: use several accumulators, reassociate, or interleave independent work{}",
                 match (chain, p.body.and_then(|b| b.cycles_per_iteration)) {
+                    (Some(r), Some(c)) if r.cycles >= 0.5 * c => format!(
+                        " (each iteration waits for a chain of 1-cycle operations through {}: {}; unroll with independent accumulators or induction variables)",
+                        r.register,
+                        r.steps.join(" -> ")
+                    ),
                     (Some(r), Some(c)) => format!(
                         " (no register recurrence explains it: the longest, through {}, takes {:.0} of the {c:.2} cycles per iteration; the chains run through an iteration, not across)",
                         r.register, r.cycles

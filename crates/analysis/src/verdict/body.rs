@@ -128,6 +128,14 @@ struct Arrival {
 /// dependences (a store read back next iteration) are not followed.
 fn longest_recurrence(code: &[(&DecodedInst, &InstrTiming)]) -> Option<Recurrence> {
     let mut best: Option<(RegId, Arrival)> = None;
+    // the loop's control (the registers the flags of its last branch come
+    // from): on a tie, the accumulator is the chain to name, not the counter
+    let control: Vec<RegId> = code
+        .iter()
+        .rposition(|(d, _)| d.branch == BranchKind::Conditional)
+        .and_then(|b| code[..b].iter().rev().find(|(_, t)| t.writes.iter().any(|&w| w == bottlenose_decode::regs::FLAGS_OTHER || w == bottlenose_decode::regs::FLAGS_CF)))
+        .map(|(_, t)| t.data_reads.clone())
+        .unwrap_or_default();
     let written: Vec<RegId> = {
         let mut w: Vec<RegId> = code.iter().flat_map(|(_, t)| t.writes.iter().copied()).collect();
         w.sort_unstable();
@@ -160,7 +168,8 @@ fn longest_recurrence(code: &[(&DecodedInst, &InstrTiming)]) -> Option<Recurrenc
             }
         }
         if let Some(a) = ready[start as usize].take() {
-            if a.time > 0.0 && best.as_ref().is_none_or(|(_, b)| a.time > b.time) {
+            let better = |(r, b): &(RegId, Arrival)| a.time > b.time || (a.time == b.time && control.contains(r) && !control.contains(&start));
+            if a.time > 0.0 && best.as_ref().is_none_or(better) {
                 best = Some((start, a));
             }
         }
