@@ -11,7 +11,7 @@ use crate::knobs::{Knob, CORE_KNOBS, MEMORY_KNOBS};
 use crate::sensitivity::SensitivityPoint;
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
-use bottlenose_functional::{FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
+use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
@@ -450,6 +450,15 @@ enum Executed<'a, 'b> {
 
 /// Entering the region of interest puts back its counters; leaving it keeps
 /// them, so that the report counts the region only, warm or cold.
+#[cold]
+fn roi_boundary(functional: &mut FunctionalLayer, roi_counts: &mut FunctionalCounts, entering: bool) {
+    if entering {
+        functional.restore_counts(*roi_counts);
+    } else {
+        *roi_counts = functional.counts();
+    }
+}
+
 /// An idealized stream: its own functional layer and timing core(s) on the same instructions.
 struct IdealStream {
     /// The idealizations of each timing variant of the stream (variant 1, if any, adds the 1-cycle ALU).
@@ -467,6 +476,11 @@ struct Pipeline<'m> {
     facts: SharedFacts,
     roi: RoiTracker,
     warm: bool,
+    /// Whether the previous instruction was in the region of interest.
+    was_in_roi: bool,
+    /// The functional layer's counters of the region so far, kept while the code
+    /// around the region warms the caches and predictors without being counted.
+    roi_counts: FunctionalCounts,
     /// static id (QEMU) -> index into `statics` (u32::MAX: not decoded yet)
     by_static_id: Vec<u32>,
     statics: Vec<StaticInstruction>,
@@ -548,6 +562,10 @@ impl Pipeline<'_> {
         let stat = &self.statics[index];
         let inst = &stat.inst;
         let in_roi = self.roi.step(inst, vcpu);
+        if in_roi != self.was_in_roi {
+            roi_boundary(&mut self.front.functional, &mut self.roi_counts, in_roi);
+            self.was_in_roi = in_roi;
+        }
         if !in_roi && !self.warm {
             return;
         }
@@ -698,6 +716,8 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         facts,
         roi: RoiTracker::new(opts.roi.clone()),
         warm: opts.warm,
+        was_in_roi: false,
+        roi_counts: FunctionalCounts::default(),
         by_static_id: Vec::new(),
         statics: Vec::new(),
         unknown: Vec::new(),
@@ -770,6 +790,10 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     } else {
         (exit.to_string(), exit.code(), exit.signal())
     };
+    if !pipe.was_in_roi {
+        let counts = pipe.roi_counts;
+        pipe.front.functional.restore_counts(counts); // after the region: not counted
+    }
     let Pipeline { engine, front, ideal, roi, statics, unknown, .. } = pipe;
     let functional = front.functional;
     let (outcomes, ((causes, cost), views)) = engine.finish();
