@@ -5,107 +5,76 @@
 //! throughput only, as Gus does), or one of the core's other capacities.
 
 use bottlenose_machine::{GroupId, Machine};
-use bottlenose_timing::{Acceleration, RateEvent};
-use serde::Serialize;
+use bottlenose_timing::{Acceleration, CoreKnob, KnobScope, KNOBS};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// A resource a what-if run or a sensitivity sweep can scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Knob {
     Unit(u16),
     Group(GroupId),
-    /// Dispatch width: Gus's FRONTEND.
-    Frontend,
-    Commit,
-    /// ROB size: Gus's INST WINDOW.
-    Window,
-    Scheduler,
-    LoadBuffer,
-    StoreBuffer,
-    /// Every execution latency: Gus's INST LAT.
-    Latency,
-    /// L1 store bandwidth: how fast retired stores leave the store buffer.
-    StoreDrain,
-    /// Latency of every access that misses L1 (dynamic runs).
-    MissLatency,
-    L2Bandwidth,
-    L3Bandwidth,
-    DramBandwidth,
-    /// Branch mispredict penalty (dynamic runs).
-    MispredictPenalty,
-    /// The rate of an event (mispredictions, misses at a cache level, TLB
-    /// misses), divided by the weight: what idealization removes entirely
-    /// (dynamic runs; see the timing crate's `thinning.rs`).
-    Rate(RateEvent),
+    /// A core or memory-side capacity of the timing crate's knob table.
+    Core(CoreKnob),
 }
-
-pub const CORE_KNOBS: &[(&str, Knob)] = &[
-    ("frontend", Knob::Frontend),
-    ("commit", Knob::Commit),
-    ("window", Knob::Window),
-    ("scheduler", Knob::Scheduler),
-    ("load_buffer", Knob::LoadBuffer),
-    ("store_buffer", Knob::StoreBuffer),
-    ("latency", Knob::Latency),
-    ("store_drain", Knob::StoreDrain),
-];
-
-/// Knobs that only matter when the functional layer runs (caches, predictors).
-pub const MEMORY_KNOBS: &[(&str, Knob)] = &[
-    ("miss_latency", Knob::MissLatency),
-    ("l2_bw", Knob::L2Bandwidth),
-    ("l3_bw", Knob::L3Bandwidth),
-    ("dram_bw", Knob::DramBandwidth),
-    ("mispredict_penalty", Knob::MispredictPenalty),
-    ("mispredict_rate", Knob::Rate(RateEvent::Mispredict)),
-    ("l1_miss_rate", Knob::Rate(RateEvent::L1Miss)),
-    ("l2_miss_rate", Knob::Rate(RateEvent::L2Miss)),
-    ("l3_miss_rate", Knob::Rate(RateEvent::L3Miss)),
-    ("tlb_miss_rate", Knob::Rate(RateEvent::TlbMiss)),
-];
 
 impl Knob {
     pub fn parse(machine: &Machine, name: &str) -> Option<Knob> {
-        let lower = name.to_ascii_lowercase();
-        if let Some((_, k)) = CORE_KNOBS.iter().chain(MEMORY_KNOBS).find(|(n, _)| *n == lower) {
-            return Some(*k);
+        if let Some(k) = CoreKnob::parse(name) {
+            return Some(Knob::Core(k));
         }
         let g = machine.group_id(name)?;
+        Some(Knob::of_group(machine, g))
+    }
+
+    /// A port unit's own knob when `g` is a unit, else the group's.
+    pub fn of_group(machine: &Machine, g: GroupId) -> Knob {
         if (g as usize) < machine.units.len() {
-            Some(Knob::Unit(g))
+            Knob::Unit(g)
         } else {
-            Some(Knob::Group(g))
+            Knob::Group(g)
         }
+    }
+
+    /// Like [`Knob::parse`], with the error that lists every name this machine knows.
+    pub fn parse_or_error(machine: &Machine, name: &str) -> Result<Knob, crate::AnalysisError> {
+        Knob::parse(machine, name).ok_or_else(|| crate::AnalysisError::UnknownResource {
+            name: name.to_string(),
+            machine: machine.name.clone(),
+            known: known_names(machine),
+        })
     }
 
     pub fn name(&self, machine: &Machine) -> String {
         match self {
             Knob::Unit(u) => machine.units[*u as usize].clone(),
             Knob::Group(g) => machine.groups[*g as usize].name.clone(),
-            _ => CORE_KNOBS.iter().chain(MEMORY_KNOBS).find(|(_, k)| k == self).map(|(n, _)| n.to_string()).unwrap_or_default(),
+            Knob::Core(k) => k.name().to_string(),
         }
     }
 
     /// Multiplies this knob's weight into `acc`.
     pub fn apply(&self, acc: &mut Acceleration, w: f64) {
         match self {
-            Knob::Unit(u) => acc.units[*u as usize] *= w,
-            Knob::Group(g) => acc.groups[*g as usize] *= w,
-            Knob::Frontend => acc.dispatch_width *= w,
-            Knob::Commit => acc.commit_width *= w,
-            Knob::Window => acc.rob *= w,
-            Knob::Scheduler => acc.scheduler *= w,
-            Knob::LoadBuffer => acc.load_buffer *= w,
-            Knob::StoreBuffer => acc.store_buffer *= w,
-            Knob::Latency => acc.latency *= w,
-            Knob::StoreDrain => acc.store_drain *= w,
-            Knob::MissLatency => acc.miss_latency *= w,
-            Knob::L2Bandwidth => acc.l2_bandwidth *= w,
-            Knob::L3Bandwidth => acc.l3_bandwidth *= w,
-            Knob::DramBandwidth => acc.dram_bandwidth *= w,
-            Knob::MispredictPenalty => acc.mispredict_penalty *= w,
-            Knob::Rate(e) => acc.rates[*e as usize] *= w,
+            Knob::Unit(u) => acc.scale_unit(*u as usize, w),
+            Knob::Group(g) => acc.scale_group(*g as usize, w),
+            Knob::Core(k) => acc.scale(*k, w),
         }
     }
+}
+
+/// The core knobs of a scope, in table order: `Core` for static blocks, both for dynamic runs.
+pub fn core_knobs(with_memory: bool) -> impl Iterator<Item = Knob> {
+    KNOBS.iter().filter(move |k| with_memory || k.scope == KnobScope::Core).map(|k| Knob::Core(k.knob))
+}
+
+/// Every resource name a machine accepts: its port units and groups, then the core
+/// knobs (those that need a dynamic run marked).
+pub fn known_names(machine: &Machine) -> String {
+    let mut v: Vec<String> = machine.groups.iter().map(|g| g.name.clone()).collect();
+    v.extend(KNOBS.iter().map(|k| match k.scope {
+        KnobScope::Core => k.name.to_string(),
+        KnobScope::Memory => format!("{} (run)", k.name),
+    }));
+    v.join(", ")
 }
 
 /// Acceleration with every knob of `set` scaled by `w`.
@@ -145,4 +114,23 @@ pub fn parse_acceleration(spec: &str) -> Result<(String, f64), crate::AnalysisEr
     let w: f64 = w.trim().parse().map_err(|_| bad("the weight is not a number"))?;
     check_weight(w).map_err(|e| bad(&e.to_string()))?;
     Ok((name.to_string(), w))
+}
+
+/// The resource sets a sensitivity sweep accelerates, for static blocks and dynamic
+/// runs alike: the user's `resources` (each alone) or `defaults`, then the user's
+/// combinations. Names are checked against the machine.
+pub fn knob_sets(
+    machine: &Machine,
+    resources: Option<&[String]>,
+    combine: &[Vec<String>],
+    defaults: impl FnOnce() -> Vec<Vec<Knob>>,
+) -> Result<Vec<Vec<Knob>>, crate::AnalysisError> {
+    let mut sets: Vec<Vec<Knob>> = match resources {
+        Some(list) => list.iter().map(|n| Knob::parse_or_error(machine, n).map(|k| vec![k])).collect::<Result<_, _>>()?,
+        None => defaults(),
+    };
+    for combo in combine {
+        sets.push(combo.iter().map(|n| Knob::parse_or_error(machine, n)).collect::<Result<_, _>>()?);
+    }
+    Ok(sets)
 }

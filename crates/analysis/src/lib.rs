@@ -14,13 +14,13 @@ mod static_loops;
 mod usage;
 
 pub use bottleneck::{rank, reference_weight, Bottleneck, THRESHOLD};
-pub use knobs::{accelerate, check_weight, parse_acceleration, Knob, CORE_KNOBS, MEMORY_KNOBS, WEIGHT_RANGE};
+pub use knobs::{accelerate, check_weight, core_knobs, known_names, parse_acceleration, Knob, WEIGHT_RANGE};
 pub use anomaly::SlowerWhenFaster;
 pub use sensitivity::{default_weights, sweep, SensitivityPoint};
 pub use simulate::{default_iterations, run_block, steady_iterations, BlockRun};
 pub use accounting::{find_node, AccountingReport, Ideal, IdealizationRow, StageComponents, TopDownNode};
 pub use bottlenose_listeners::{CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, StallCauses, TimelineRow, CPI_COMPONENTS, FLOPS_COMPONENTS};
-pub use static_loop::{analyze_block, known_names, Assumption, BlockReport, InstructionRow, StaticOptions, UnsupportedSummary};
+pub use static_loop::{analyze_block, Assumption, BlockReport, InstructionRow, StaticOptions, UnsupportedSummary};
 pub use static_loops::{analyze_loops, find_static_loops, LoopAnalysis, Locate, StaticLoop, ASSUMED_ITERATIONS_PER_ENTRY};
 pub use usage::{global_usage, per_instruction_load, ResourceUsage};
 

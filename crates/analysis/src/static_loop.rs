@@ -2,7 +2,8 @@
 //! cycles per iteration, IPC, resource usage, sensitivity and bottlenecks.
 
 use crate::bottleneck::{rank, Bottleneck};
-use crate::knobs::{Knob, CORE_KNOBS};
+use crate::knobs::Knob;
+use bottlenose_timing::CoreKnob;
 use crate::sensitivity::{sweep, SensitivityPoint};
 use crate::simulate::{run_block, steady_iterations};
 use crate::usage::{global_usage, per_instruction_load, ResourceUsage};
@@ -147,7 +148,7 @@ pub fn analyze_block(
         // the saturated resources together; if that is not enough, a recurrence as
         // long as the throughput bound hides behind them: add latency
         let mut with_latency = saturated.clone();
-        with_latency.push(Knob::Latency);
+        with_latency.push(Knob::Core(CoreKnob::Latency));
         for set in [saturated, with_latency] {
             if set.len() < 2 {
                 continue;
@@ -240,43 +241,16 @@ fn instruction_row(machine: &Machine, d: &DecodedInst, t: &InstrTiming, cpi: f64
 /// The resource sets to accelerate: every group the block uses (directly or as
 /// a superset) plus the core knobs, or the user's list; then the combinations.
 fn knob_sets(machine: &Machine, block: &[InstrTiming], opts: &StaticOptions) -> Result<Vec<Vec<Knob>>, AnalysisError> {
-    let parse = |n: &str| Knob::parse(machine, n).ok_or_else(|| AnalysisError::UnknownResource {
-        name: n.to_string(),
-        machine: machine.name.clone(),
-        known: known_names(machine),
-    });
-    let mut sets: Vec<Vec<Knob>> = Vec::new();
-    match &opts.resources {
-        Some(list) => {
-            for n in list {
-                sets.push(vec![parse(n)?]);
-            }
-        }
-        None => {
-            let mut used: Vec<u16> = block
-                .iter()
-                .flat_map(|t| t.load_uses.iter().chain(&t.compute_uses).chain(&t.store_address_uses).chain(&t.store_data_uses))
-                .flat_map(|u| u.targets.iter().copied())
-                .collect();
-            used.sort_unstable();
-            used.dedup();
-            for g in used {
-                sets.push(vec![if (g as usize) < machine.units.len() { Knob::Unit(g) } else { Knob::Group(g) }]);
-            }
-            for (_, k) in CORE_KNOBS {
-                sets.push(vec![*k]);
-            }
-        }
-    }
-    for combo in &opts.combine {
-        let set = combo.iter().map(|n| parse(n)).collect::<Result<Vec<_>, _>>()?;
-        sets.push(set);
-    }
-    Ok(sets)
-}
-
-pub fn known_names(machine: &Machine) -> String {
-    let mut v: Vec<String> = machine.groups.iter().map(|g| g.name.clone()).collect();
-    v.extend(CORE_KNOBS.iter().map(|(n, _)| n.to_string()));
-    v.join(", ")
+    crate::knobs::knob_sets(machine, opts.resources.as_deref(), &opts.combine, || {
+        let mut used: Vec<u16> = block
+            .iter()
+            .flat_map(|t| t.load_uses.iter().chain(&t.compute_uses).chain(&t.store_address_uses).chain(&t.store_data_uses))
+            .flat_map(|u| u.targets.iter().copied())
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut sets: Vec<Vec<Knob>> = used.into_iter().map(|g| vec![Knob::of_group(machine, g)]).collect();
+        sets.extend(crate::knobs::core_knobs(false).map(|k| vec![k]));
+        sets
+    })
 }

@@ -52,7 +52,7 @@ pub fn global_usage(machine: &Machine, block: &[InstrTiming], cycles_per_iterati
         .collect();
     let fused: f64 = block.iter().map(|i| i.fused_uops as f64).sum();
     let w = machine.params.core.dispatch_width;
-    out.push(ResourceUsage { name: "frontend".into(), capacity: w, uops_per_iteration: fused, usage: fused / (w * cpi) });
+    out.push(ResourceUsage { name: bottlenose_timing::CoreKnob::Frontend.name().into(), capacity: w, uops_per_iteration: fused, usage: fused / (w * cpi) });
     let c = machine.params.core.commit_width;
     out.push(ResourceUsage { name: "commit".into(), capacity: c, uops_per_iteration: fused, usage: fused / (c * cpi) });
     let stores = block.iter().filter(|i| i.stores).count() as f64;

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use bottlenose_analysis::{check_weight, parse_acceleration, run_block, Knob, WEIGHT_RANGE};
 use bottlenose_machine::Machine;
-use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming};
+use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, CoreKnob, InstrTiming};
 
 /// add rax,rbx; vaddsd xmm0,xmm0,xmm1; mov rax,[rdi]; mov [rdi],rax;
 /// xor eax,eax; mov rax,rbx; div rcx; vfmadd213sd xmm0,xmm1,xmm2;
@@ -97,7 +97,7 @@ pub fn run(data: &[u8]) {
         time(s, &acc, &format!("{accelerations:?}"));
         let load_ports = m.params.memory.load_groups.first().and_then(|g| Knob::parse(m, g));
         for &w in weights.iter().take(3) {
-            for k in [Some(Knob::Latency), Some(Knob::Frontend), Some(Knob::Window), load_ports].into_iter().flatten() {
+            for k in [Some(Knob::Core(CoreKnob::Latency)), Some(Knob::Core(CoreKnob::Frontend)), Some(Knob::Core(CoreKnob::Window)), load_ports].into_iter().flatten() {
                 let mut a = acc.clone();
                 k.apply(&mut a, w);
                 time(s, &a, &format!("{accelerations:?} and {} x{w}", k.name(m)));

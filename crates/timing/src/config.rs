@@ -3,6 +3,7 @@
 //! Sensitivity analysis and idealization run many variants over one stream;
 //! each variant is a [`CoreConfig`] built from the machine plus [`Acceleration`].
 
+use crate::knob::CoreKnob;
 use bottlenose_machine::Machine;
 use serde::Serialize;
 
@@ -10,54 +11,47 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Acceleration {
     /// Per port unit: scales the unit and therefore every group containing it.
-    pub units: Vec<f64>,
+    units: Vec<f64>,
     /// Per resource group: scales that group's capacity only (Gus semantics: `p23`
     /// accelerates the combined throughput of ports 2 and 3, nothing else).
-    pub groups: Vec<f64>,
-    pub dispatch_width: f64,
-    pub commit_width: f64,
-    pub rob: f64,
-    pub scheduler: f64,
-    pub load_buffer: f64,
-    pub store_buffer: f64,
-    /// Divides every execution latency, L1 load-to-use included (Gus's INST LAT resource).
-    pub latency: f64,
-    /// Rate at which retired stores drain from the store buffer into L1.
-    pub store_drain: f64,
-    /// Divides the extra latency of every access that misses L1.
-    pub miss_latency: f64,
-    /// Fill bandwidth into L1 from L2, into L2 from L3, into L3 from DRAM.
-    pub l2_bandwidth: f64,
-    pub l3_bandwidth: f64,
-    pub dram_bandwidth: f64,
-    /// Divides the branch mispredict penalty.
-    pub mispredict_penalty: f64,
-    /// Divide the rate of an event ([`crate::RateEvent`] order: mispredictions,
-    /// L1, L2, L3 misses, TLB misses): the variant times that share of them as
-    /// not happening (see `thinning.rs`).
-    pub rates: [f64; crate::RATE_EVENTS],
+    groups: Vec<f64>,
+    /// Per core knob, in [`CoreKnob`] order (see [`crate::knob::KNOBS`]).
+    core: [f64; CoreKnob::COUNT],
 }
 
 impl Acceleration {
     pub fn nominal(machine: &Machine) -> Self {
-        Self {
-            units: vec![1.0; machine.units.len()],
-            groups: vec![1.0; machine.groups.len()],
-            dispatch_width: 1.0,
-            commit_width: 1.0,
-            rob: 1.0,
-            scheduler: 1.0,
-            load_buffer: 1.0,
-            store_buffer: 1.0,
-            latency: 1.0,
-            store_drain: 1.0,
-            miss_latency: 1.0,
-            l2_bandwidth: 1.0,
-            l3_bandwidth: 1.0,
-            dram_bandwidth: 1.0,
-            mispredict_penalty: 1.0,
-            rates: [1.0; crate::RATE_EVENTS],
+        Self { units: vec![1.0; machine.units.len()], groups: vec![1.0; machine.groups.len()], core: [1.0; CoreKnob::COUNT] }
+    }
+
+    /// Multiplies the weight of a port unit by `w`.
+    pub fn scale_unit(&mut self, unit: usize, w: f64) {
+        self.units[unit] *= w;
+    }
+
+    /// Multiplies the weight of a port group by `w`.
+    pub fn scale_group(&mut self, group: usize, w: f64) {
+        self.groups[group] *= w;
+    }
+
+    /// Multiplies the weight of a core knob by `w`.
+    pub fn scale(&mut self, knob: CoreKnob, w: f64) {
+        self.core[knob as usize] *= w;
+    }
+
+    pub fn weight(&self, knob: CoreKnob) -> f64 {
+        self.core[knob as usize]
+    }
+
+    /// The rate knobs' weights in [`crate::RateEvent`] order.
+    fn rate_weights(&self) -> [f64; crate::RATE_EVENTS] {
+        let mut r = [1.0; crate::RATE_EVENTS];
+        for k in CoreKnob::all() {
+            if let Some(e) = k.rate_event() {
+                r[e as usize] = self.weight(k);
+            }
         }
+        r
     }
 }
 
@@ -100,7 +94,7 @@ pub struct CoreConfig {
     /// with a latency above one cycle completes in one cycle (loads, store
     /// forwarding and throughput are unchanged). Off in every normal variant.
     pub unit_alu_latency: bool,
-    /// Rate weights of [`Acceleration::rates`] (1.0 = every event happens).
+    /// Rate weights of the rate knobs, in [`crate::RateEvent`] order (1.0 = every event happens).
     pub rate_weights: [f64; crate::RATE_EVENTS],
 }
 
@@ -122,27 +116,27 @@ impl CoreConfig {
         let size = |n: u32, w: f64| ((n as f64 * w).floor() as u32).max(1);
         Self {
             group_capacity,
-            dispatch_gap: 1.0 / (c.dispatch_width * acc.dispatch_width),
-            commit_gap: 1.0 / (c.commit_width * acc.commit_width),
-            rob: size(c.rob, acc.rob),
-            scheduler: size(c.scheduler, acc.scheduler),
-            load_buffer: size(c.load_buffer, acc.load_buffer),
-            store_buffer: size(c.store_buffer, acc.store_buffer),
-            latency_scale: 1.0 / acc.latency,
-            store_drain_gap: 1.0 / (machine.params.memory.stores_per_cycle * acc.store_drain),
-            mispredict_penalty: machine.params.branch.mispredict_penalty / acc.mispredict_penalty,
+            dispatch_gap: 1.0 / (c.dispatch_width * acc.weight(CoreKnob::Frontend)),
+            commit_gap: 1.0 / (c.commit_width * acc.weight(CoreKnob::Commit)),
+            rob: size(c.rob, acc.weight(CoreKnob::Window)),
+            scheduler: size(c.scheduler, acc.weight(CoreKnob::Scheduler)),
+            load_buffer: size(c.load_buffer, acc.weight(CoreKnob::LoadBuffer)),
+            store_buffer: size(c.store_buffer, acc.weight(CoreKnob::StoreBuffer)),
+            latency_scale: 1.0 / acc.weight(CoreKnob::Latency),
+            store_drain_gap: 1.0 / (machine.params.memory.stores_per_cycle * acc.weight(CoreKnob::StoreDrain)),
+            mispredict_penalty: machine.params.branch.mispredict_penalty / acc.weight(CoreKnob::MispredictPenalty),
             store_forward_latency: machine.params.memory.store_forward_latency,
             renamed_forward_latency: machine.params.memory.memory_renaming.then_some(machine.params.memory.renamed_forward_latency),
-            fetch_block_gap: if c.fetch_blocks_per_cycle > 0.0 { 1.0 / (c.fetch_blocks_per_cycle * acc.dispatch_width) } else { 0.0 },
+            fetch_block_gap: if c.fetch_blocks_per_cycle > 0.0 { 1.0 / (c.fetch_blocks_per_cycle * acc.weight(CoreKnob::Frontend)) } else { 0.0 },
             fetch_runahead: c.fetch_runahead_cycles,
             return_bubble: machine.params.branch.return_bubble,
             indirect_bubble: machine.params.branch.indirect_bubble,
             icache_stream_share: 1.0 / c.icache_misses_in_flight.max(1.0),
-            level_extra_latency: level_extra_latency(machine, acc.miss_latency),
+            level_extra_latency: level_extra_latency(machine, acc.weight(CoreKnob::MissLatency)),
             fill_lines_per_cycle: fill_rates(machine, acc),
             line_shift: data_levels(machine).first().map(|c| c.line_bytes.max(1).trailing_zeros()).unwrap_or(6),
             unit_alu_latency: false,
-            rate_weights: acc.rates,
+            rate_weights: acc.rate_weights(),
         }
     }
 }
@@ -170,8 +164,8 @@ fn fill_rates(machine: &Machine, acc: &Acceleration) -> [f64; 4] {
     let rate = |i: usize, w: f64| levels.get(i).map(|c| c.bytes_per_cycle / line * w).unwrap_or(f64::INFINITY);
     [
         f64::INFINITY,
-        rate(1, acc.l2_bandwidth),
-        rate(2, acc.l3_bandwidth),
-        machine.params.memory.dram_bytes_per_cycle / line * acc.dram_bandwidth,
+        rate(1, acc.weight(CoreKnob::L2Bandwidth)),
+        rate(2, acc.weight(CoreKnob::L3Bandwidth)),
+        machine.params.memory.dram_bytes_per_cycle / line * acc.weight(CoreKnob::DramBandwidth),
     ]
 }

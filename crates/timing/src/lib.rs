@@ -10,6 +10,7 @@
 mod calendar;
 mod config;
 mod events;
+mod knob;
 mod model;
 mod prefetched;
 mod resolve;
@@ -20,6 +21,7 @@ mod window;
 
 pub use calendar::Calendar;
 pub use config::{Acceleration, CoreConfig};
+pub use knob::{CoreKnob, KnobInfo, KnobScope, KNOBS};
 pub use events::{CommitCause, Details, DispatchCause, DynInfo, IssueCause, LatencyClass, Listener, StageTimes};
 pub use model::Core;
 pub use prefetched::PrefetchedLines;

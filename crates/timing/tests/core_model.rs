@@ -80,7 +80,7 @@ fn fractional_latency_acceleration_shortens_chains() {
     let m = machine();
     let b = block(&m, "imul rax, rbx\nimul rax, rcx\nimul rax, rdx");
     let mut acc = Acceleration::nominal(&m);
-    acc.latency = 1.5;
+    acc.scale(CoreKnob::Latency, 1.5);
     let t = run(&m, &acc, &b, &[]);
     assert!((t[2].issue - 4.0).abs() < 1e-9, "issue {}", t[2].issue);
 }
@@ -96,7 +96,7 @@ fn port_contention_delays_issue_and_names_the_port() {
     assert_eq!(t[2].issue_cause, IssueCause::Port(a1));
     // doubling a1 lets two go per cycle
     let mut acc = Acceleration::nominal(&m);
-    acc.units[a1 as usize] = 2.0;
+    acc.scale_unit(a1 as usize, 2.0);
     let t = run(&m, &acc, &b, &[]);
     assert_eq!(t.iter().map(|s| s.issue).collect::<Vec<_>>(), vec![0.0, 0.0, 1.0]);
 }
@@ -262,7 +262,7 @@ fn one_fetch_block_per_cycle() {
     assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![0.0, 0.0, 1.0, 1.0]);
     // the frontend knob scales the block rate with the dispatch width
     let mut fast = Acceleration::nominal(&m);
-    fast.dispatch_width = 2.0;
+    fast.scale(CoreKnob::Frontend, 2.0);
     let t = run(&m, &fast, &b, &[new_block; 4]);
     assert_eq!(t[3].dispatch, 1.0);
     // a machine without the limit ignores block starts

@@ -168,7 +168,7 @@ fn faster_fills_speed_up_a_copy_from_l2() {
     let m = machine();
     let b = block(&m);
     let mut acc = Acceleration::nominal(&m);
-    acc.l2_bandwidth = 2.0;
+    acc.scale(CoreKnob::L2Bandwidth, 2.0);
     let mut c = Core::new(CoreConfig::new(&m, &acc));
     // twice the L2 bandwidth: 256 lines in 256 cycles + 10; the drain (512) now binds
     let t = c.step(&b[0], &work(8192, [256, 0, 0]));

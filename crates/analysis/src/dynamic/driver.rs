@@ -7,7 +7,7 @@ use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiTracker};
 use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
-use crate::knobs::{Knob, CORE_KNOBS, MEMORY_KNOBS};
+use crate::knobs::Knob;
 use crate::sensitivity::SensitivityPoint;
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
@@ -15,7 +15,7 @@ use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, 
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
-use bottlenose_timing::{resolve, Acceleration, CoreConfig, DynInfo, InstrTiming, StringWork, UnknownForm};
+use bottlenose_timing::{resolve, Acceleration, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
 use std::ffi::OsString;
@@ -219,40 +219,24 @@ pub enum DynamicError {
 
 /// The knob sets of a dynamic run: the user's list, or every group and core/memory knob.
 fn knob_sets(machine: &Machine, opts: &DynamicOptions) -> Result<Vec<Vec<Knob>>, crate::AnalysisError> {
-    let parse = |n: &str| {
-        Knob::parse(machine, n).ok_or_else(|| crate::AnalysisError::UnknownResource {
-            name: n.to_string(),
-            machine: machine.name.clone(),
-            known: crate::known_names(machine),
-        })
-    };
-    let mut sets: Vec<Vec<Knob>> = match &opts.resources {
-        Some(list) => list.iter().map(|n| parse(n).map(|k| vec![k])).collect::<Result<_, _>>()?,
-        None => {
-            let mut v: Vec<Vec<Knob>> = (0..machine.groups.len())
-                .map(|g| vec![if g < machine.units.len() { Knob::Unit(g as u16) } else { Knob::Group(g as u16) }])
-                .collect();
-            v.extend(CORE_KNOBS.iter().chain(MEMORY_KNOBS).map(|(_, k)| vec![*k]));
-            // Balanced code speeds up only when co-limiting resources grow together. Static
-            // analysis picks the saturated set from the block's usage; a dynamic run must fix
-            // its variants before the stream starts, so it tries the sets that co-limit most
-            // often: the in-order width (dispatch and retire) and the execution ports, each
-            // also with latency (a recurrence as long as the throughput bound hides behind it).
-            let width = vec![Knob::Frontend, Knob::Commit];
-            let ports: Vec<Knob> = (0..machine.units.len() as u16).map(Knob::Unit).collect();
-            for set in [width, ports] {
-                let mut with_latency = set.clone();
-                with_latency.push(Knob::Latency);
-                v.push(set);
-                v.push(with_latency);
-            }
-            v
+    crate::knobs::knob_sets(machine, opts.resources.as_deref(), &opts.combine, || {
+        let mut v: Vec<Vec<Knob>> = (0..machine.groups.len() as u16).map(|g| vec![Knob::of_group(machine, g)]).collect();
+        v.extend(crate::knobs::core_knobs(true).map(|k| vec![k]));
+        // Balanced code speeds up only when co-limiting resources grow together. Static
+        // analysis picks the saturated set from the block's usage; a dynamic run must fix
+        // its variants before the stream starts, so it tries the sets that co-limit most
+        // often: the in-order width (dispatch and retire) and the execution ports, each
+        // also with latency (a recurrence as long as the throughput bound hides behind it).
+        let width = vec![Knob::Core(CoreKnob::Frontend), Knob::Core(CoreKnob::Commit)];
+        let ports: Vec<Knob> = (0..machine.units.len() as u16).map(Knob::Unit).collect();
+        for set in [width, ports] {
+            let mut with_latency = set.clone();
+            with_latency.push(Knob::Core(CoreKnob::Latency));
+            v.push(set);
+            v.push(with_latency);
         }
-    };
-    for c in &opts.combine {
-        sets.push(c.iter().map(|n| parse(n)).collect::<Result<_, _>>()?);
-    }
-    Ok(sets)
+        v
+    })
 }
 
 type Views = ((StallCauseCounter, InstructionCost), AccountingViews);
@@ -655,11 +639,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let mut acceleration: Vec<AppliedAcceleration> = Vec::new();
     for (name, w) in &opts.baseline {
         crate::knobs::check_weight(*w)?;
-        let k = Knob::parse(machine, name).ok_or_else(|| crate::AnalysisError::UnknownResource {
-            name: name.clone(),
-            machine: machine.name.clone(),
-            known: crate::known_names(machine),
-        })?;
+        let k = Knob::parse_or_error(machine, name)?;
         let resource = k.name(machine);
         if acceleration.iter().any(|a| a.resource == resource) {
             return Err(crate::AnalysisError::RepeatedAcceleration(resource).into());

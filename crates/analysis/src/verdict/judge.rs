@@ -10,6 +10,7 @@ use super::{
 use crate::accounting::{find_node, AccountingReport, Ideal};
 use crate::bottleneck::{reference_weight, THRESHOLD};
 use crate::sensitivity::SensitivityPoint;
+use bottlenose_timing::CoreKnob;
 
 /// The views of one scope.
 pub(crate) struct Views<'a> {
@@ -399,7 +400,7 @@ fn list(j: &Judged, views: &[View]) -> String {
 fn reason(j: &Judged, top: Option<&str>) -> Option<String> {
     if j.agreement() == Agreement::Agree {
         return match &j.cause {
-            Cause::BranchMispredictions if !j.evidence.sensitivity.iter().any(|s| s.resources == ["mispredict_rate"]) => {
+            Cause::BranchMispredictions if !j.evidence.sensitivity.iter().any(|s| s.resources == [CoreKnob::MispredictRate.name()]) => {
                 Some("no sensitivity knob in this report changes the misprediction rate (only its penalty)".into())
             }
             _ => None,

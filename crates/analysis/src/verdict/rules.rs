@@ -4,6 +4,7 @@
 
 use super::{CacheLevel, Cause};
 use crate::accounting::Ideal;
+use bottlenose_timing::CoreKnob;
 
 /// A view supports a cause when it puts at least this fraction of the cycles on it;
 /// a cause is ranked when its gain is at least this.
@@ -46,8 +47,9 @@ pub(crate) struct RuleInputs {
     pub divider_groups: Vec<String>,
 }
 
-fn names(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
+/// The CLI names of core knobs (the sensitivity rows are named so).
+fn names(v: &[CoreKnob]) -> Vec<String> {
+    v.iter().map(|k| k.name().to_string()).collect()
 }
 
 pub(crate) fn rule(cause: &Cause, inputs: &RuleInputs) -> Rule {
@@ -61,7 +63,7 @@ pub(crate) fn rule(cause: &Cause, inputs: &RuleInputs) -> Rule {
         accounting_gain: true,
     };
     match cause {
-        Cause::DependencyChain => row(names(&["latency"]), &["Ports_Utilized_0", "Core_Bound"], &["alu_latency", "dependence"], Some(Ideal::Alu1)),
+        Cause::DependencyChain => row(names(&[CoreKnob::Latency]), &["Ports_Utilized_0", "Core_Bound"], &["alu_latency", "dependence"], Some(Ideal::Alu1)),
         Cause::PortPressure { ports } => row(vec![ports.clone()], &["Ports_Utilization", "Core_Bound"], &["structural"], None),
         Cause::Divider => Rule {
             no_knob: Some("no port group is mostly divisions"),
@@ -71,38 +73,38 @@ pub(crate) fn rule(cause: &Cause, inputs: &RuleInputs) -> Rule {
         Cause::PipelineWidth => Rule {
             stack_threshold: SATURATED,
             accounting_gain: false,
-            ..row(names(&["frontend", "commit"]), &["Retiring"], &["base"], None)
+            ..row(names(&[CoreKnob::Frontend, CoreKnob::Commit]), &["Retiring"], &["base"], None)
         },
-        Cause::InstructionWindow => row(names(&["window", "scheduler", "load_buffer"]), &[], &[], None),
+        Cause::InstructionWindow => row(names(&[CoreKnob::Window, CoreKnob::Scheduler, CoreKnob::LoadBuffer]), &[], &[], None),
         Cause::Frontend => Rule {
             no_knob: Some("no sensitivity knob speeds instruction fetch up (`frontend` is the dispatch width)"),
             ..row(vec![], &["Fetch_Latency", "Frontend_Bound"], &["icache"], Some(Ideal::Icache))
         },
         Cause::BranchMispredictions => row(
-            names(&["mispredict_rate", "mispredict_penalty"]),
+            names(&[CoreKnob::MispredictRate, CoreKnob::MispredictPenalty]),
             &["Branch_Mispredicts", "Bad_Speculation"],
             &["bpred"],
             Some(Ideal::Branch),
         ),
         Cause::CacheMisses { level } => {
-            let (bandwidth, node, component): (&str, &'static [&'static str], &'static [&'static str]) = match level {
-                CacheLevel::L2 => ("l2_bw", &["L2_Bound"], &["dcache_l2"]),
-                CacheLevel::L3 => ("l3_bw", &["L3_Bound"], &["dcache_l3"]),
-                CacheLevel::Dram => ("dram_bw", &["Ext_Memory_Bound"], &["dcache_dram"]),
+            let (bandwidth, node, component): (CoreKnob, &'static [&'static str], &'static [&'static str]) = match level {
+                CacheLevel::L2 => (CoreKnob::L2Bandwidth, &["L2_Bound"], &["dcache_l2"]),
+                CacheLevel::L3 => (CoreKnob::L3Bandwidth, &["L3_Bound"], &["dcache_l3"]),
+                CacheLevel::Dram => (CoreKnob::DramBandwidth, &["Ext_Memory_Bound"], &["dcache_dram"]),
             };
             let mut knobs = names(&[bandwidth]);
-            for (rate, l) in ["l1_miss_rate", "l2_miss_rate", "l3_miss_rate"].iter().zip(inputs.rate_level) {
+            for (rate, l) in [CoreKnob::L1MissRate, CoreKnob::L2MissRate, CoreKnob::L3MissRate].iter().zip(inputs.rate_level) {
                 if l == *level {
-                    knobs.push(rate.to_string());
+                    knobs.push(rate.name().to_string());
                 }
             }
             if inputs.rate_level[0] == *level {
-                knobs.push("miss_latency".into());
+                knobs.push(CoreKnob::MissLatency.name().into());
             }
             row(knobs, node, component, Some(Ideal::Dcache))
         }
-        Cause::TlbMisses => row(names(&["tlb_miss_rate"]), &[], &[], None),
-        Cause::StoreBuffer => row(names(&["store_buffer", "store_drain"]), &["Stores_Bound"], &["dcache_stores"], None),
+        Cause::TlbMisses => row(names(&[CoreKnob::TlbMissRate]), &[], &[], None),
+        Cause::StoreBuffer => row(names(&[CoreKnob::StoreBuffer, CoreKnob::StoreDrain]), &["Stores_Bound"], &["dcache_stores"], None),
     }
 }
 
