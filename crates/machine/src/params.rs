@@ -288,13 +288,23 @@ impl PrefetchParams {
     /// The stream distance in lines: the machine file's, or else the lines
     /// that arrive from DRAM during one DRAM latency at the sustained DRAM
     /// bandwidth (Little's law: fewer and a lone stream waits on latency, not
-    /// bandwidth), at least 4 and at most [`Self::MAX_DISTANCE_LINES`]. Derived
-    /// rather than written down so that a calibration that measures the
-    /// latency and the bandwidth moves it with them.
-    pub fn distance_lines(&self, memory: &MemoryParams, line_bytes: u32) -> u32 {
+    /// bandwidth), at least 4 and at most [`Self::MAX_DISTANCE_LINES`] and an
+    /// eighth of the L1D. Derived rather than written down so that a calibration
+    /// that measures the latency and the bandwidth moves it with them.
+    ///
+    /// Why the L1D bound: the model's one engine prefetches into L1D, so every
+    /// stream keeps its distance's worth of lines there; with a few streams
+    /// (a triad has three) and 8 ways, more than an eighth evicts prefetched lines
+    /// before their loads come (a calibrated 600-cycle DRAM latency on the Zen 4
+    /// host gave 95 lines, and an L2-resident triad missed L1 on most lines).
+    /// Real cores run the far part of the distance in their L2 streamer.
+    pub fn distance_lines(&self, memory: &MemoryParams, caches: &[CacheParams]) -> u32 {
+        let l1d = caches.iter().find(|c| c.level == 1 && c.kind != CacheKind::Instruction);
+        let line = l1d.map_or(64, |c| c.line_bytes.max(1));
         self.stream_distance_lines.unwrap_or_else(|| {
-            let in_flight = memory.dram_latency * memory.dram_bytes_per_cycle / line_bytes.max(1) as f64;
-            (in_flight.ceil() as u32).clamp(4, Self::MAX_DISTANCE_LINES)
+            let in_flight = memory.dram_latency * memory.dram_bytes_per_cycle / line as f64;
+            let l1_share = l1d.map_or(Self::MAX_DISTANCE_LINES, |c| (c.size_kib * 1024 / line / 8).max(4));
+            (in_flight.ceil() as u32).clamp(4, Self::MAX_DISTANCE_LINES.min(l1_share))
         })
     }
 }

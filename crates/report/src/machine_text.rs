@@ -67,10 +67,9 @@ pub fn render_machine(m: &Machine) -> String {
         p.memory.dram_bytes_per_cycle
     );
     let pf = &p.prefetch;
-    let line = p.caches.iter().find(|c| c.level == 1).map_or(64, |c| c.line_bytes);
     let stream = pf.stream.then(|| {
         let how = if pf.stream_distance_lines.is_some() { "" } else { ": DRAM latency x bandwidth" };
-        format!("stream ({} streams, {} lines ahead{how})", pf.streams, pf.distance_lines(&p.memory, line))
+        format!("stream ({} streams, {} lines ahead{how})", pf.streams, pf.distance_lines(&p.memory, &p.caches))
     });
     let kinds: Vec<String> = pf.next_line.then(|| "next-line".to_string()).into_iter().chain(stream).collect();
     let _ = writeln!(o, "prefetchers: {}", if kinds.is_empty() { "none".to_string() } else { kinds.join(", ") });

@@ -137,7 +137,7 @@ impl PrefetchEngine {
         };
         let configured = machine.stream || machine.next_line;
         let distance = if configured {
-            machine.distance_lines(&params.memory, 1 << line_shift) as i64
+            machine.distance_lines(&params.memory, &params.caches) as i64
         } else {
             FALLBACK_DISTANCE_LINES
         };

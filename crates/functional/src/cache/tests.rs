@@ -263,3 +263,22 @@ fn stats_serialize() {
     assert_eq!(j["levels"][0]["kind"], "data");
     assert_eq!(j["prefetcher"], "none");
 }
+
+#[test]
+fn the_derived_stream_distance_is_dram_in_flight_lines_within_an_eighth_of_l1d() {
+    let auto = bottlenose_machine::PrefetchParams { next_line: true, stream: true, streams: 16, stream_distance_lines: None };
+    let mut p = skylake_like(); // L1D 32 KiB of 64-byte lines: 512 lines, an eighth is 64
+    p.memory.dram_latency = 400.0;
+    p.memory.dram_bytes_per_cycle = 10.0;
+    // 400 cycles x 10 B/cycle / 64 B = 62.5 lines in flight -> 63
+    assert_eq!(auto.distance_lines(&p.memory, &p.caches), 63);
+    // 600 x 10 / 64 = 93.75 -> 94, above 64: the L1D bound holds it
+    p.memory.dram_latency = 600.0;
+    assert_eq!(auto.distance_lines(&p.memory, &p.caches), 64);
+    // a 48 KiB L1D (768 lines) allows 96
+    p.caches.iter_mut().find(|c| c.name == "L1D").unwrap().size_kib = 48;
+    assert_eq!(auto.distance_lines(&p.memory, &p.caches), 94);
+    // a machine file's own distance is taken as it is
+    let fixed = bottlenose_machine::PrefetchParams { stream_distance_lines: Some(100), ..auto };
+    assert_eq!(fixed.distance_lines(&p.memory, &p.caches), 100);
+}
