@@ -57,7 +57,7 @@ fn print_events_needs_no_pmu() {
     assert!(out.starts_with("uarch skl, method tma (table skl), SMT off, PMU: 8 general counters per thread (SMT off) + 3 fixed"), "{out}");
     assert!(out.contains("group 1:") && out.contains("group 2:"), "{out}");
     assert!(out.contains("CPU_CLK_UNHALTED.THREAD") && out.contains("fixed1") && out.contains("cpu/event=0x3c/"), "{out}");
-    assert!(out.contains("perf stat -x, -e '{"), "{out}");
+    assert!(out.contains("perf stat -x, -o out.csv -e '{"), "{out}");
     let icl = stdout(&bn(&["topdown", "--print-events", "--cpu", "icl"]));
     assert!(icl.contains("TOPDOWN.SLOTS:perf_metrics") && icl.contains("topdown-fe-bound") && icl.contains("'{slots,topdown-"), "{icl}");
     let smt = stdout(&bn(&["topdown", "--print-events", "--cpu", "hsw", "--smt", "on", "--method", "5-event"]));
@@ -65,6 +65,34 @@ fn print_events_needs_no_pmu() {
     // This machine's own CPU (detected) when it has a table.
     let own = bn(&["topdown", "--print-events"]);
     assert_ne!(own.status.code(), Some(101));
+}
+
+/// The suggested `perf stat` line keeps the counts apart from the program's
+/// output: perf stat writes its counts to stderr (perf-stat(1): "-o file: Print
+/// the output into the designated file"), so a `> FILE` after the command would
+/// capture the program's stdout instead. The counts go to `-o FILE`, that file is
+/// what the import reads, and nothing is redirected.
+#[test]
+fn print_events_suggests_perf_stat_with_an_output_file() {
+    for cpu in ["skl", "icl"] {
+        let out = stdout(&bn(&["topdown", "--print-events", "--cpu", cpu]));
+        let line = out.lines().find(|l| l.starts_with("perf stat")).unwrap_or_else(|| panic!("no perf stat line: {out}"));
+        let commands: Vec<Vec<String>> = line.split("; ").map(|c| shlex::split(c).unwrap_or_else(|| panic!("not shell words: {c}"))).collect();
+        assert_eq!(commands.len(), 2, "{line}");
+        let perf = &commands[0];
+        assert!(perf.iter().all(|w| !w.starts_with('>') && !w.starts_with('|')), "no redirection: {line}");
+        let dashdash = perf.iter().position(|w| w == "--").expect("-- before the command");
+        assert_eq!(&perf[dashdash + 1..], ["CMD"], "the command ends the perf line: {line}");
+        let o = perf.iter().position(|w| w == "-o").expect("-o FILE");
+        assert!(o < dashdash, "-o is perf's option, before --: {line}");
+        let file = &perf[o + 1];
+        assert!(perf[..dashdash].iter().any(|w| w == "-x,"), "CSV: {line}");
+        let import = &commands[1];
+        let i = import.iter().position(|w| w == "--import").expect("--import");
+        assert_eq!(&import[i + 1], file, "the import reads the file perf wrote: {line}");
+        assert_eq!(import[..2], ["bottlenose", "topdown"]);
+        assert!(import.windows(2).any(|w| w[0] == "--cpu" && w[1] == cpu), "{line}");
+    }
 }
 
 #[test]

@@ -252,7 +252,9 @@ impl EventPlan {
             if self.smt {
                 flags.push_str(" --smt on");
             }
-            s.push_str(&format!("perf stat -x, -e '{}' -- CMD > out.csv; bottlenose topdown --import out.csv {flags}\n", self.perf_events()));
+            // perf stat prints its counts on stderr and the program keeps stdout:
+            // `-o` puts the counts, and only them, in the file
+            s.push_str(&format!("perf stat -x, -o out.csv -e '{}' -- CMD; bottlenose topdown --import out.csv {flags}\n", self.perf_events()));
         }
         s
     }
