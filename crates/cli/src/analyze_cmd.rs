@@ -124,7 +124,8 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     }
     let json = |x: &Analysis| x.to_json(&host);
     if let Some(path) = &a.html {
-        let value = if analyses.len() == 1 { json(&analyses[0])? } else { serde_json::json!({ "regions": analyses.iter().map(json).collect::<Result<Vec<_>>>()? }) };
+        // the same value as --format json prints, so that `report` of that JSON gives this page
+        let value = if analyses.len() == 1 { json(&analyses[0])? } else { serde_json::Value::Array(analyses.iter().map(json).collect::<Result<Vec<_>>>()?) };
         let title = format!("bottlenose analyze: {}", analyses.iter().map(Analysis::name).collect::<Vec<_>>().join(", "));
         crate::html_out::write_html(path, value, &title)?;
     }

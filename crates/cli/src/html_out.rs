@@ -7,14 +7,20 @@ use serde_json::Value;
 use std::path::Path;
 
 /// Adds `sources` (file → text, for files named by hotspots that exist here) and
-/// `machine_summary`, then renders and writes atomically.
+/// `machine_summary` to each report the value holds, then renders and writes atomically.
 pub fn write_html(path: &Path, mut report: Value, title: &str) -> Result<()> {
-    enrich(&mut report);
+    match &mut report {
+        Value::Array(regions) => regions.iter_mut().for_each(enrich),
+        one => enrich(one),
+    }
     let html = bottlenose_report::render_html(&report, title);
     crate::output::write_atomic(path, &html).with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn enrich(report: &mut Value) {
+    if !report.is_object() {
+        return;
+    }
     if report.get("machine_summary").is_none() {
         if let Some(m) = report["machine"].as_str().and_then(|n| Machine::resolve(n).ok()) {
             report["machine_summary"] = Value::String(bottlenose_report::render_machine(&m));
@@ -53,11 +59,40 @@ pub struct ReportArgs {
 
 pub fn run(a: ReportArgs) -> Result<i32> {
     let text = std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{} is not a bottlenose JSON report: {e}", a.input.display()))?;
-    if !value.is_object() {
-        anyhow::bail!("{} is not a bottlenose JSON report (expected an object)", a.input.display());
-    }
+    let value = parse_reports(&text).map_err(|e| anyhow::anyhow!("{} is not a bottlenose JSON report: {e}", a.input.display()))?;
     let title = format!("bottlenose: {}", a.input.display());
     write_html(&a.output, value, &title)?;
     Ok(0)
+}
+
+/// Every JSON the tool writes as a report: one object (`analyze`, `run`,
+/// `topdown`), an array of them (`analyze` of several regions), or one object
+/// per line (`topdown --interval`). Several reports come back as an array.
+fn parse_reports(text: &str) -> Result<Value, String> {
+    let mut values = Vec::new();
+    for v in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
+        values.push(v.map_err(|e| e.to_string())?);
+    }
+    let value = match values.len() {
+        0 => return Err("the file is empty".into()),
+        1 => values.pop().unwrap_or_default(),
+        _ => Value::Array(values),
+    };
+    let reports: Vec<&Value> = match &value {
+        Value::Array(a) => a.iter().collect(),
+        one => vec![one],
+    };
+    if reports.is_empty() {
+        return Err("an empty list".into());
+    }
+    for (i, r) in reports.iter().enumerate() {
+        let Some(o) = r.as_object() else { return Err(format!("item {} is not a JSON object", i + 1)) };
+        match o.get("schema").and_then(Value::as_str) {
+            Some(s) if !["bottlenose/analyze/", "bottlenose/run/", "bottlenose/topdown/"].iter().any(|k| s.starts_with(k)) => {
+                return Err(format!("{s} is not a report of analyze, run or topdown"));
+            }
+            _ => {}
+        }
+    }
+    Ok(value)
 }

@@ -210,3 +210,84 @@ fn simulated_tree_shows_units_and_fits_children_in_parents() {
     };
     assert!(width("Memory_Bound") + width("Core_Bound") <= width("Backend_Bound") + 1, "{} + {} > {}", width("Memory_Bound"), width("Core_Bound"), width("Backend_Bound"));
 }
+
+/// Two llvm-mca regions of one file: one section per region in the page of
+/// `analyze --html`, and `report` renders the JSON `analyze` printed for the
+/// same file into the same page.
+#[test]
+fn multi_region_analysis() {
+    let d = tempfile::tempdir().unwrap();
+    let asm = d.path().join("regions.s");
+    // a load-port bound block and a dependency chain through imul (3 cycles) + add (1)
+    std::fs::write(
+        &asm,
+        "# LLVM-MCA-BEGIN loads\n vaddpd (%rdi), %ymm0, %ymm0\n vaddpd 32(%rdi), %ymm1, %ymm1\n vaddpd 64(%rdi), %ymm2, %ymm2\n vaddpd 96(%rdi), %ymm3, %ymm3\n addq $128, %rdi\n# LLVM-MCA-END\n\
+         # LLVM-MCA-BEGIN chain\n imulq %rax, %rax\n addq %rbx, %rax\n# LLVM-MCA-END\n",
+    )
+    .unwrap();
+    let bn = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_bottlenose"));
+        c.env("BOTTLENOSE_MACHINE", "skylake");
+        c
+    };
+    let page = out_dir().join("regions.html");
+    let st = bn().arg("analyze").arg(&asm).args(["--iterations", "400", "--html"]).arg(&page).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let json = bn().arg("analyze").arg(&asm).args(["--iterations", "400", "--format", "json"]).output().unwrap();
+    assert!(json.status.success());
+    let reports: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(reports.as_array().map(Vec::len), Some(2), "one JSON report per region");
+    let json_path = d.path().join("regions.json");
+    std::fs::write(&json_path, &json.stdout).unwrap();
+    let from_json = out_dir().join("regions-from-json.html");
+    let st = bn().arg("report").arg(&json_path).arg("-o").arg(&from_json).output().unwrap();
+    assert!(st.status.success(), "report rejects analyze's own JSON: {}", String::from_utf8_lossy(&st.stderr));
+    // the same page but for its title
+    let untitled = |p: &Path| {
+        let html = std::fs::read_to_string(p).unwrap();
+        let cut = |h: &str, open: &str, close: &str| {
+            let (a, b) = h.split_once(open).unwrap();
+            format!("{a}{}", b.split_once(close).unwrap().1)
+        };
+        cut(&cut(&html, "<title>", "</title>"), "<h1>", "</h1>")
+    };
+    assert_eq!(untitled(&page), untitled(&from_json));
+    let dom = load(&page);
+    check_clean(&dom);
+    assert_eq!(count(&dom, "<section class=\"region\""), 2);
+    for (n, name) in [(1, "loads"), (2, "chain")] {
+        assert!(dom.contains(&format!("Region {n}: {name}</h2>")), "region {n} titled");
+        for part in ["summary", "verdict", "sensitivity", "instructions"] {
+            assert_eq!(count(&dom, &format!("id=\"r{n}-{part}\"")), 1, "region {n} has its own {part} section");
+        }
+    }
+    assert!(dom.contains("href=\"#region-2\""), "table of contents");
+    // each region's bars are its own: 5 and 2 instructions
+    let region = |n: usize| dom.split("<section class=\"region\"").nth(n).unwrap().to_string();
+    assert_eq!(count(&region(1), "<td class=\"asm\">"), 5);
+    assert_eq!(count(&region(2), "<td class=\"asm\">"), 2);
+    assert_eq!(count(&dom, "id=\"machine\""), 1, "one machine section for the file");
+}
+
+/// `topdown --interval` writes one JSON object per line; `report` takes them
+/// as one region each. A calibration is JSON but no report: one line says so.
+#[test]
+fn report_reads_json_lines_and_names_what_is_not_a_report() {
+    let d = tempfile::tempdir().unwrap();
+    let lines = d.path().join("intervals.json");
+    let one = |t: f64, fe: f64| json!({ "schema": "bottlenose/topdown/v1", "uarch": "skl", "method": "tma", "time": t, "tree": tree("Top-Down", 1.0, true, vec![tree("Frontend_Bound", fe, fe > 0.2, vec![]), tree("Retiring", 1.0 - fe, false, vec![])]) }).to_string();
+    std::fs::write(&lines, format!("{}\n{}\n", one(1.0, 0.1), one(2.0, 0.4))).unwrap();
+    let page = out_dir().join("intervals.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).arg("report").arg(&lines).arg("-o").arg(&page).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(count(&html, "<section class=\"region\""), 2);
+    assert!(html.contains("Region 2: t = 2.000 s"));
+    let cal = d.path().join("cal.json");
+    std::fs::write(&cal, json!({ "schema": "bottlenose/calibrate/v1", "base": "zen4" }).to_string()).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_bottlenose")).arg("report").arg(&cal).arg("-o").arg(d.path().join("c.html")).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("bottlenose/calibrate/v1 is not a report of analyze, run or topdown"), "{err}");
+}

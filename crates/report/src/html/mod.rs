@@ -15,18 +15,44 @@ use std::fmt::Write;
 /// Rows shown per page in large tables (the page stays fast with 100,000 rows).
 pub const PAGE_ROWS: usize = 200;
 
+/// The page of one report, or of several (`analyze` of a file with several
+/// regions writes a JSON array; `topdown -I` writes one JSON object per line):
+/// one section per region, with a table of contents.
 pub fn render_html(report: &Value, title: &str) -> String {
+    let regions = regions(report);
     let mut body = String::new();
-    sections::summary(&mut body, report);
-    verdict::verdict(&mut body, report);
-    tables::static_loops(&mut body, report);
-    sections::topdown(&mut body, report);
-    heatmap::sensitivity(&mut body, report);
-    stacks::cpi_and_flops(&mut body, report);
-    tables::instructions(&mut body, report);
-    tables::hottest_loop(&mut body, report);
-    tables::hotspots(&mut body, report);
-    sections::machine(&mut body, report);
+    match regions.as_slice() {
+        [one] => {
+            region_body(&mut body, one);
+            sections::machine(&mut body, one);
+        }
+        many => {
+            let _ = write!(body, "<section id=\"regions\"><h2>{} regions</h2><table><thead><tr><th>#</th><th class=\"l\">region</th><th class=\"l\">first cause</th></tr></thead><tbody>", many.len());
+            for (i, r) in many.iter().enumerate() {
+                let _ = write!(
+                    body,
+                    "<tr><td>{}</td><td class=\"l\"><a href=\"#region-{}\">{}</a></td><td class=\"l\">{}</td></tr>",
+                    i + 1,
+                    i + 1,
+                    esc(&region_name(r, i)),
+                    esc(r["verdict"]["causes"][0]["title"].as_str().unwrap_or("-"))
+                );
+            }
+            body.push_str("</tbody></table></section>\n");
+            for (i, r) in many.iter().enumerate() {
+                let mut section = String::new();
+                region_body(&mut section, r);
+                let _ = write!(body, "<section class=\"region\" id=\"region-{}\"><h2 class=\"region-title\">Region {}: {}</h2>\n", i + 1, i + 1, esc(&region_name(r, i)));
+                // every region has the same sections: their ids and links get the region's prefix
+                body.push_str(&section.replace(" id=\"", &format!(" id=\"r{}-", i + 1)).replace(" href=\"#", &format!(" href=\"#r{}-", i + 1)));
+                body.push_str("</section>\n");
+            }
+            // the regions of one file share the machine
+            if let Some(first) = many.first() {
+                sections::machine(&mut body, first);
+            }
+        }
+    }
     let mut o = String::with_capacity(body.len() + 8192);
     let _ = write!(
         o,
@@ -40,6 +66,42 @@ pub fn render_html(report: &Value, title: &str) -> String {
         include_str!("script.js")
     );
     o
+}
+
+/// The reports a JSON value holds: the elements of an array, the `regions` of
+/// an object that has them, else the value itself.
+pub fn regions(report: &Value) -> Vec<&Value> {
+    match report {
+        Value::Array(a) => a.iter().collect(),
+        _ => match report["regions"].as_array() {
+            Some(a) => a.iter().collect(),
+            None => vec![report],
+        },
+    }
+}
+
+/// What a region is called: its block or input, a counter sample's time, else its number.
+fn region_name(r: &Value, i: usize) -> String {
+    let s = |k: &str| r[k].as_str().map(str::to_string);
+    s("input")
+        .or_else(|| s("block"))
+        .or_else(|| s("program"))
+        .or_else(|| s("label"))
+        .or_else(|| r["time"].as_f64().map(|t| format!("t = {t:.3} s")))
+        .unwrap_or_else(|| format!("report {}", i + 1))
+}
+
+/// Every section of one report but the machine model.
+fn region_body(body: &mut String, report: &Value) {
+    sections::summary(body, report);
+    verdict::verdict(body, report);
+    tables::static_loops(body, report);
+    sections::topdown(body, report);
+    heatmap::sensitivity(body, report);
+    stacks::cpi_and_flops(body, report);
+    tables::instructions(body, report);
+    tables::hottest_loop(body, report);
+    tables::hotspots(body, report);
 }
 
 /// HTML-escapes text.
