@@ -117,11 +117,10 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
                 Analysis::Block(Box::new(analyze_block(&machine, &b.name, &insts, &opts)?))
             }
         };
-        for r in analysis.reports() {
-            warn_unsupported(&machine, r);
-        }
         analyses.push(analysis);
     }
+    // once for the whole input, each form named once
+    crate::input::warn_unsupported(&machine, analyses.iter().flat_map(Analysis::reports).flat_map(|r| &r.unsupported_instructions.forms), false);
     let json = |x: &Analysis| x.to_json(&host);
     if let Some(path) = &a.html {
         // the same value as --format json prints, so that `report` of that JSON gives this page
@@ -196,20 +195,6 @@ impl Analysis {
                 Ok(v)
             }
         }
-    }
-}
-
-fn warn_unsupported(machine: &bottlenose_machine::Machine, r: &BlockReport) {
-    if r.unsupported_instructions.count > 0 {
-        eprintln!(
-            "warning: {} instruction form(s) of {} are not in the {} table; timed as the default form ({} uop, latency {}): {}",
-            r.unsupported_instructions.count,
-            r.block,
-            machine.name,
-            machine.default_form.uops,
-            machine.default_form.latency,
-            r.unsupported_instructions.forms.iter().map(|f| f.form.as_str()).collect::<Vec<_>>().join("; ")
-        );
     }
 }
 

@@ -101,3 +101,27 @@ pub fn check_isa(machine: &bottlenose_machine::Machine, block: &str, insts: &[bo
         with.join(", ")
     )
 }
+
+/// The one warning for instruction forms the machine's table lacks (timed as
+/// its default form), naming each form once however many blocks, loops or
+/// addresses have it: `xsave m, xrstor m`.
+pub fn warn_unsupported<'a>(machine: &bottlenose_machine::Machine, forms: impl IntoIterator<Item = &'a bottlenose_timing::UnknownForm>, executed: bool) {
+    let mut names: Vec<&str> = Vec::new();
+    for f in forms {
+        if !names.contains(&f.form.as_str()) {
+            names.push(&f.form);
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    eprintln!(
+        "warning: {} instruction form(s){} not in the {} table, timed as its default form ({} uop, latency {}): {}",
+        names.len(),
+        if executed { " executed are" } else { " are" },
+        machine.name,
+        machine.default_form.uops,
+        machine.default_form.latency,
+        names.join(", ")
+    );
+}

@@ -151,7 +151,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
                     b.set_position(simulated);
                 } else {
                     b.set_position(executed);
-                    b.set_message(format!("{simulated} simulated"));
+                    b.set_message(format!("{} simulated", bottlenose_report::numbers::count(simulated)));
                 }
             }
         })),
@@ -172,12 +172,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    if report.unsupported_instructions.count > 0 {
-        eprintln!(
-            "warning: {} executed instruction form(s) are not in the {} table; timed as the default form",
-            report.unsupported_instructions.count, machine.name
-        );
-    }
+    crate::input::warn_unsupported(&machine, &report.unsupported_instructions.forms, true);
     if !report.complete {
         eprintln!(
             "warning: partial report ({}): {} instructions simulated",
@@ -215,17 +210,23 @@ fn progress_bar(quiet: bool, limit: Option<u64>) -> Option<indicatif::ProgressBa
     if quiet || !std::io::stderr().is_terminal() {
         return None;
     }
+    // `{per_sec}` would print "2,291,988.2705/s": the rate is three digits and a prefix instead
+    let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = w.write_str(&bottlenose_report::numbers::rate(state.per_sec(), "instr"));
+    };
     if let Some(n) = limit {
         let b = indicatif::ProgressBar::new(n);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} instructions ({per_sec}, ETA {eta})")
+            indicatif::ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} instructions ({rate}, ETA {eta})")
+                .map(|s| s.with_key("rate", rate))
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         return Some(b);
     }
     let b = indicatif::ProgressBar::new_spinner();
     b.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {human_pos} instructions executed ({per_sec}), {msg} [{elapsed}]")
+        indicatif::ProgressStyle::with_template("{spinner} {human_pos} instructions executed ({rate}), {msg} [{elapsed}]")
+            .map(|s| s.with_key("rate", rate))
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
     );
     b.enable_steady_tick(std::time::Duration::from_millis(200));

@@ -291,3 +291,129 @@ fn report_reads_json_lines_and_names_what_is_not_a_report() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("bottlenose/calibrate/v1 is not a report of analyze, run or topdown"), "{err}");
 }
+
+/// Lays the page out in a 1400-pixel window and reports what overlaps: SVG
+/// labels that intersect each other or leave their picture, and a page wider
+/// than the window (a table or <pre> that overflows sideways). "ok" when nothing does.
+fn layout_problems(page: &Path) -> String {
+    let html = std::fs::read_to_string(page).unwrap();
+    let check = r#"<script>(function(){
+ var bad=[];
+ document.querySelectorAll('svg').forEach(function(svg){
+   var s=svg.getBoundingClientRect();
+   var ts=[].slice.call(svg.querySelectorAll('text')).map(function(t){return [t.textContent,t.getBoundingClientRect()];});
+   ts.forEach(function(a,i){
+     var r=a[1];
+     if(r.left<s.left-0.5||r.right>s.right+0.5||r.top<s.top-0.5||r.bottom>s.bottom+0.5) bad.push('outside its picture: '+a[0]);
+     for(var j=i+1;j<ts.length;j++){var q=ts[j][1];
+       var w=Math.min(r.right,q.right)-Math.max(r.left,q.left), h=Math.min(r.bottom,q.bottom)-Math.max(r.top,q.top);
+       if(w>0.5&&h>0.5) bad.push('overlap: '+a[0]+' / '+ts[j][0]);}
+   });
+ });
+ if(document.documentElement.scrollWidth>window.innerWidth) bad.push('page wider than the window: '+document.documentElement.scrollWidth);
+ document.body.setAttribute('data-layout', bad.length? bad.join('; ') : 'ok');
+})();</script></body>"#;
+    let checked = page.with_extension("layout.html");
+    std::fs::write(&checked, html.replace("</body>", check)).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1400,2400", "--virtual-time-budget=3000", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", checked.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    dom.split("data-layout=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("the check did not run").to_string()
+}
+
+/// Labels of the sensitivity heat map and of the CPI stacks' idealization
+/// marks never overlap, whatever their number and length: 60 resources (two
+/// sets of every port that differ only at the end), ten idealizations whose
+/// totals are a few cycles apart; the machine model wraps inside the page.
+#[test]
+fn charts_labels_do_not_overlap_and_nothing_overflows_sideways() {
+    let d = tempfile::tempdir().unwrap();
+    let all_ports: Vec<String> = (0..24).map(|i| format!("port{i}")).collect();
+    let mut resources: Vec<Vec<String>> = (0..58).map(|i| vec![format!("resource_{i}")]).collect();
+    resources.push(all_ports.clone());
+    resources.push([all_ports.clone(), vec!["latency".to_string()]].concat());
+    let mut sensitivity = Vec::new();
+    for (i, r) in resources.iter().enumerate() {
+        for w in [1.05, 1.15, 2.0] {
+            sensitivity.push(json!({ "resources": r, "weight": w, "speedup": (i % 7) as f64 * 0.01 * w }));
+        }
+    }
+    let names = ["perfect_icache", "perfect_dcache", "perfect_branch", "alu_1cycle"];
+    let mut idealization: Vec<Value> = names.iter().enumerate().map(|(i, n)| json!({ "what": n, "cycles": 900.0 + i as f64, "cpi_reduction": 0.01 })).collect();
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            idealization.push(json!({ "what": format!("{a}+{b}"), "cycles": 800.0 + idealization.len() as f64, "cpi_reduction": 0.02 }));
+        }
+    }
+    let report = json!({
+        "schema": "bottlenose/run/v2", "machine": "zen4", "program": "./synthetic", "cycles": 1000.0, "ipc": 1.0,
+        "sensitivity": sensitivity,
+        "cpi_stacks": {
+            "dispatch": { "base": 250.0, "dcache_dram": 600.0, "bpred": 50.0, "dependence": 100.0 },
+            "issue": { "base": 250.0, "dcache_dram": 500.0, "bpred": 60.0, "dependence": 190.0 },
+            "commit": { "base": 250.0, "dcache_dram": 700.0, "bpred": 40.0, "dependence": 10.0 }
+        },
+        "idealization": idealization,
+    });
+    let json_path = d.path().join("labels.json");
+    std::fs::write(&json_path, report.to_string()).unwrap();
+    let page = out_dir().join("labels.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).arg("report").arg(&json_path).arg("-o").arg(&page).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(count(&html, "class=\"hm-bar\""), 60);
+    assert_eq!(count(&html, "class=\"ideal-mark\""), 10);
+    assert!(html.contains("id=\"machine\""), "the machine model is in the page");
+    assert_eq!(layout_problems(&page), "ok");
+}
+
+/// A C++ program's report embeds the source lines that have cycles and a few
+/// around them, not whole headers: under 300 KB (the page of this program was
+/// 2 MB with <vector>, <algorithm>, <map> and <string> embedded whole).
+#[test]
+fn cpp_report_embeds_only_the_lines_that_matter() {
+    common::ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("v.cpp");
+    std::fs::write(
+        &src,
+        "#include <vector>\n#include <algorithm>\n#include <numeric>\n#include <cstdio>\n#include <cstdlib>\n#include <string>\n#include <map>\n\
+         int main(int argc, char **argv) {\n    int n = argc > 1 ? atoi(argv[1]) : 20000;\n    std::vector<int> v(n);\n\
+         for (int i = 0; i < n; i++) v[i] = (i * 7919) % n;\n    std::sort(v.begin(), v.end());\n    std::map<int, std::string> m;\n\
+         for (int i = 0; i < 200; i++) m[v[i * 7 % n]] = std::to_string(i);\n    long s = std::accumulate(v.begin(), v.end(), 0L);\n\
+         printf(\"%ld %zu\\n\", s, m.size());\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let exe = d.path().join("v");
+    let gxx = Command::new("g++").args(["-O2", "-g"]).arg(&src).arg("-o").arg(&exe).output().unwrap();
+    assert!(gxx.status.success(), "g++: {}", String::from_utf8_lossy(&gxx.stderr));
+    let page = out_dir().join("cpp.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "-q", "--no-sensitivity", "--html"])
+        .arg(&page)
+        .arg("--")
+        .arg(&exe)
+        .arg("3000")
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.len() < 300_000, "the page is {} bytes", html.len());
+    // the headers are embedded as excerpts: hot lines, their context, and gaps
+    let headers = html.matches("<h3>/usr/include/c++/").count();
+    assert!(headers >= 1, "the sort's lines in the C++ headers are shown");
+    assert!(html.contains("class=\"gap\""), "the lines without cycles are collapsed");
+    assert!(html.contains("class=\"hot\" style=\"background"), "hot lines are marked");
+    // no more than the hot lines (at most 50 hotspot rows) with 3 lines either side
+    let lines = html.matches("class=\"hot\"").count();
+    assert!(lines <= 50 * 7, "{lines} source lines embedded");
+    let dom = load(&page);
+    check_clean(&dom);
+    assert_eq!(layout_problems(&page), "ok");
+}

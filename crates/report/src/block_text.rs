@@ -6,12 +6,18 @@ use bottlenose_analysis::BlockReport;
 use std::fmt::Write;
 
 pub fn render_block(r: &BlockReport) -> String {
+    render_block_parts(r, true)
+}
+
+/// The block's report; without its verdict when the reader has just seen it
+/// (the hottest loop's, at the top of `analyze` of a function).
+pub(crate) fn render_block_parts(r: &BlockReport, with_verdict: bool) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "Block {} on {} ({} instructions, {} iterations)", r.block, r.machine, r.instructions_per_iteration, r.iterations);
+    let _ = writeln!(o, "Block {} on {} ({} instructions, {} iterations)", r.block, r.machine, r.instructions_per_iteration, crate::numbers::count(r.iterations as u64));
     let _ = writeln!(
         o,
-        "  cycles/iteration {:.2}   IPC {:.2}   total cycles {:.0}",
-        r.cycles_per_iteration, r.ipc, r.total_cycles
+        "  cycles/iteration {:.2}   IPC {:.2}   total cycles {}",
+        r.cycles_per_iteration, r.ipc, crate::numbers::cycles(r.total_cycles)
     );
     if r.unsupported_instructions.count > 0 {
         let _ = writeln!(
@@ -26,7 +32,11 @@ pub fn render_block(r: &BlockReport) -> String {
         let _ = writeln!(o, "  assumed: {} at {}: {}", a.asm, a.address, a.assumption);
     }
     o.push('\n');
-    o.push_str(&crate::verdict_text::render_verdict(&r.verdict));
+    if with_verdict {
+        o.push_str(&crate::verdict_text::render_verdict(&r.verdict));
+    } else {
+        o.push_str("Verdict: above.\n\n");
+    }
 
     o.push_str("Bottlenecks (speedup if only this resource were faster):\n");
     if r.bottlenecks.is_empty() {

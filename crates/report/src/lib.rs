@@ -6,6 +6,7 @@ pub mod html;
 mod dynamic_text;
 mod loops_text;
 mod machine_text;
+pub mod numbers;
 mod table;
 mod verdict_text;
 

@@ -116,6 +116,9 @@ pub struct LoopTableRow {
     pub address: String,
     pub asm: String,
     pub executions: u64,
+    /// Cycles charged to the instruction at retirement, and their fraction of the loop's.
+    pub cycles: f64,
+    pub share: f64,
     pub uops: u32,
     pub latency: f64,
     pub usage: std::collections::BTreeMap<String, f64>,
@@ -970,14 +973,15 @@ fn attribute_run(
     if let Some(l) = hottest {
         // QEMU may translate an address several times: each translation is its own
         // static instruction, so executions are summed over all of them
-        let mut by_addr: std::collections::HashMap<u64, (usize, u64)> = std::collections::HashMap::new();
+        let mut by_addr: std::collections::HashMap<u64, (usize, u64, f64)> = std::collections::HashMap::new();
         for (i, s) in statics.iter().enumerate() {
-            let e = by_addr.entry(s.inst.address).or_insert((i, 0));
+            let e = by_addr.entry(s.inst.address).or_insert((i, 0, 0.0));
             e.1 += cost.get(i).executions;
+            e.2 += cost.get(i).cycles;
         }
         let cycles = l.cycles.max(1e-9);
         for addr in &l.instructions {
-            let Some(&(i, n)) = by_addr.get(addr) else { continue };
+            let Some(&(i, n, own_cycles)) = by_addr.get(addr) else { continue };
             let s = &statics[i];
             let usage = crate::usage::per_instruction_load(machine, &s.timing)
                 .into_iter()
@@ -987,6 +991,8 @@ fn attribute_run(
                 address: format!("{addr:x}"),
                 asm: s.inst.asm.clone(),
                 executions: n,
+                cycles: own_cycles,
+                share: own_cycles / cycles,
                 uops: s.timing.unfused_uops,
                 latency: s.timing.latency,
                 usage,

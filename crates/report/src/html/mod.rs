@@ -93,15 +93,17 @@ fn region_name(r: &Value, i: usize) -> String {
 
 /// Every section of one report but the machine model.
 fn region_body(body: &mut String, report: &Value) {
+    // what is slow and why, then where, then the views the verdict rests on
     sections::summary(body, report);
     verdict::verdict(body, report);
     tables::static_loops(body, report);
+    tables::functions(body, report);
+    tables::hotspots(body, report);
+    tables::hottest_loop(body, report);
     sections::topdown(body, report);
     heatmap::sensitivity(body, report);
     stacks::cpi_and_flops(body, report);
     tables::instructions(body, report);
-    tables::hottest_loop(body, report);
-    tables::hotspots(body, report);
 }
 
 /// HTML-escapes text.

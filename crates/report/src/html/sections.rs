@@ -28,12 +28,12 @@ pub fn summary(o: &mut String, r: &Value) {
     }
     for (k, label) in [("cycles_per_iteration", "cycles / iteration"), ("cycles", "cycles"), ("total_cycles", "total cycles"), ("ipc", "IPC")] {
         if let Some(v) = r[k].as_f64() {
-            kv.push((label, if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.2}") }));
+            kv.push((label, if v.fract() == 0.0 || v >= 1000.0 { crate::numbers::cycles(v) } else { format!("{v:.2}") }));
         }
     }
     for (k, label) in [("instructions_simulated", "instructions simulated"), ("iterations", "iterations"), ("method", "method")] {
         match &r[k] {
-            Value::Number(n) => kv.push((label, n.to_string())),
+            Value::Number(n) => kv.push((label, n.as_u64().map_or_else(|| n.to_string(), crate::numbers::count))),
             Value::String(t) => kv.push((label, t.clone())),
             _ => {}
         }

@@ -60,13 +60,31 @@ pub fn cpi_and_flops(o: &mut String, r: &Value) {
     o.push_str("</section>\n");
 }
 
+/// Width of a character at the charts' 11 px font, a wide one (sans-serif averages 0.5 em).
+const TEXT_CHAR_PX: f64 = 6.6;
+
+/// Vertical distance between two idealization labels (their font is 11 px).
+const MARK_LABEL_PX: f64 = 14.0;
+
 /// Vertical stacked bars; `marks` are (label, level) lines: where an idealized run's total lands.
 #[allow(clippy::too_many_arguments)]
 fn bars(o: &mut String, id: &str, bars: &[(String, &Map<String, Value>)], comps: &[String], total: f64, unit: &str, marks: &[(String, f64)], full: f64) {
     let (bw, gap, h, top, left) = (90.0, 40.0, 320.0, 20.0, 50.0);
-    let width = left + (bw + gap) * bars.len() as f64 + 260.0;
-    let _ = write!(o, "<svg class=\"stack-chart\" id=\"{id}-chart\" width=\"{width}\" height=\"{}\" role=\"img\">", h + top + 40.0);
-    let _ = write!(o, "<text x=\"4\" y=\"{}\">{}</text>", top + 4.0, esc(unit));
+    // the legend starts after the longest idealization label, and the picture ends after the longest component name
+    let chars = |names: &mut dyn Iterator<Item = usize>| names.max().unwrap_or(0) as f64 * TEXT_CHAR_PX;
+    let legend = (chars(&mut marks.iter().map(|m| m.0.chars().count())) + 20.0).max(130.0);
+    let width = left + (bw + gap) * bars.len() as f64 + legend + 16.0 + chars(&mut comps.iter().map(|c| c.chars().count())) + 10.0;
+    // each idealization label beside its line, pushed down just enough not to overlap the one above
+    let mut labels: Vec<(f64, f64, &str)> = marks.iter().map(|(label, cut)| (top + h - cut.clamp(0.0, full) / total * h, 0.0, label.as_str())).collect();
+    labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut next_free = f64::MIN;
+    for l in &mut labels {
+        l.1 = (l.0 + 4.0).max(next_free);
+        next_free = l.1 + MARK_LABEL_PX;
+    }
+    let height = (h + top + 40.0).max(next_free);
+    let _ = write!(o, "<svg class=\"stack-chart\" id=\"{id}-chart\" width=\"{width}\" height=\"{height}\" role=\"img\">");
+    let _ = write!(o, "<text x=\"4\" y=\"{}\">{}</text>", top - 8.0, esc(unit));
     for (i, (name, m)) in bars.iter().enumerate() {
         let x = left + (bw + gap) * i as f64;
         let mut y = top + h;
@@ -92,18 +110,16 @@ fn bars(o: &mut String, id: &str, bars: &[(String, &Map<String, Value>)], comps:
         let _ = write!(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", x + bw / 2.0, top + h + 16.0, esc(name));
     }
     let right = left + (bw + gap) * bars.len() as f64;
-    for (k, (label, cut)) in marks.iter().enumerate() {
-        let y = top + h - cut.clamp(0.0, full) / total * h;
+    for (y, text_y, label) in labels {
         let _ = write!(
             o,
-            "<line class=\"ideal-mark\" x1=\"{left}\" x2=\"{right}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#333\" stroke-dasharray=\"4 3\"/><text x=\"{}\" y=\"{:.1}\">{}</text>",
+            "<line class=\"ideal-mark\" x1=\"{left}\" x2=\"{right}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#333\" stroke-dasharray=\"4 3\"/><text class=\"mark-label\" x=\"{}\" y=\"{text_y:.1}\">{}</text>",
             right + 4.0,
-            y + 4.0 + 11.0 * (k % 4) as f64,
             esc(label)
         );
     }
     for (ci, c) in comps.iter().enumerate() {
-        let _ = write!(o, "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>", right + 130.0, top + 14.0 * ci as f64, COLORS[ci % COLORS.len()], right + 146.0, top + 9.0 + 14.0 * ci as f64, esc(c));
+        let _ = write!(o, "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>", right + legend, top + 14.0 * ci as f64, COLORS[ci % COLORS.len()], right + legend + 16.0, top + 9.0 + 14.0 * ci as f64, esc(c));
     }
     o.push_str("</svg>");
 }

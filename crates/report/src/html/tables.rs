@@ -5,6 +5,11 @@ use super::{esc, heat_bg, num, PAGE_ROWS};
 
 /// Rows rendered per table at most; the page stays light for any run size.
 const MAX_ROWS: usize = 5000;
+
+/// Rows of the function and source-line tables: the first ones from
+/// [`MIN_ROW_SHARE`] of the cycles (the text report's rule).
+const MAX_SUMMARY_ROWS: usize = 20;
+use crate::dynamic_text::MIN_ROW_SHARE;
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -33,11 +38,70 @@ pub fn instructions(o: &mut String, r: &Value) {
     }
 }
 
+/// The hottest loop's Gus Table 1, the rows that matter only: as in the text
+/// report, at least [`MIN_ROW_SHARE`] of the loop's cycles or of a resource
+/// (reports without per-row cycles show every row).
 pub fn hottest_loop(o: &mut String, r: &Value) {
     let Some(rows) = r["hottest_loop"].as_array().filter(|a| !a.is_empty()) else { return };
     let head = r["hottest_loop_head"].as_str().unwrap_or("?");
     let _ = write!(o, "<section id=\"hottest-loop\"><h2>Hottest loop (head {})</h2>", esc(head));
-    usage_table(o, rows, r, &[("executions", "executions"), ("uops", "uops"), ("latency", "lat")]);
+    let matters = |row: &Value| {
+        !row["share"].is_number()
+            || num(&row["share"]) >= MIN_ROW_SHARE
+            || row["usage"].as_object().is_some_and(|u| u.values().any(|x| num(x) >= MIN_ROW_SHARE))
+    };
+    let shown: Vec<Value> = rows.iter().filter(|row| matters(row)).cloned().collect();
+    usage_table(o, &shown, r, &[("executions", "executions"), ("share", "cycles"), ("uops", "uops"), ("latency", "lat")]);
+    if shown.len() < rows.len() {
+        let _ = write!(
+            o,
+            "<p class=\"muted\" id=\"hidden-loop-rows\">{} of the loop's {} instructions hidden: each takes less than {:.1}% of the loop's cycles and of every resource (the JSON report has them).</p>",
+            rows.len() - shown.len(),
+            rows.len(),
+            MIN_ROW_SHARE * 100.0
+        );
+    }
+    o.push_str("</section>\n");
+}
+
+/// The functions of a run by cycles, with their IPC and the verdict's first
+/// cause for them (their own hotspot verdict, else their hottest loop's, as
+/// the text report's `top_cause`).
+pub fn functions(o: &mut String, r: &Value) {
+    let Some(rows) = r["functions"].as_array().filter(|a| !a.is_empty()) else { return };
+    let hotspots = r["verdict"]["hotspots"].as_array().map(|a| a.as_slice()).unwrap_or(&[]);
+    let first_cause = |h: &Value| Some(h["verdict"]["causes"][0]["title"].as_str().unwrap_or(crate::dynamic_text::NO_CAUSE).to_string());
+    let top_cause = |f: &str| -> Option<String> {
+        hotspots.iter().find(|h| h["kind"] == "function" && h["name"] == f).and_then(first_cause).or_else(|| {
+            r["loops"].as_array()?.iter().filter(|l| l["function"] == f).find_map(|l| {
+                let name = format!("loop 0x{} ", l["head"].as_str()?);
+                hotspots.iter().find(|h| h["kind"] == "loop" && h["name"].as_str().is_some_and(|n| n.starts_with(&name))).and_then(first_cause)
+            })
+        })
+    };
+    o.push_str("<section id=\"functions\"><h2>Functions</h2><table class=\"functions\"><thead><tr><th class=\"l\">function</th><th>share</th><th>cycles</th><th>instructions</th><th>IPC</th><th class=\"l\">top bottleneck (verdict)</th></tr></thead><tbody>");
+    let shown: Vec<&Value> = rows.iter().filter(|f| num(&f["share"]) >= MIN_ROW_SHARE).take(MAX_SUMMARY_ROWS).collect();
+    for f in &shown {
+        let name = f["function"].as_str().unwrap_or("?");
+        let cycles = num(&f["cycles"]);
+        let instructions = num(&f["instructions"]);
+        let _ = write!(
+            o,
+            "<tr><td class=\"l\">{}</td><td style=\"background:{}\">{:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            esc(name),
+            heat_bg(num(&f["share"]) * 2.0),
+            num(&f["share"]) * 100.0,
+            crate::numbers::cycles(cycles),
+            crate::numbers::cycles(instructions),
+            if cycles > 0.0 { format!("{:.2}", instructions / cycles) } else { "-".into() },
+            esc(&top_cause(name).unwrap_or_else(|| "-".into()))
+        );
+    }
+    o.push_str("</tbody></table>");
+    if shown.len() < rows.len() {
+        let rest = 1.0 - shown.iter().map(|f| num(&f["share"])).sum::<f64>();
+        let _ = write!(o, "<p class=\"muted\">Other functions (each below {:.1}% or after the first {MAX_SUMMARY_ROWS}): {:.1}% of the cycles together.</p>", MIN_ROW_SHARE * 100.0, rest.max(0.0) * 100.0);
+    }
     o.push_str("</section>\n");
 }
 
@@ -52,12 +116,12 @@ pub fn static_loops(o: &mut String, r: &Value) {
         esc(r["input"].as_str().unwrap_or("the input")),
         esc(r["loop_estimate"].as_str().unwrap_or(""))
     );
-    o.push_str("<table><thead><tr><th>#</th><th class=\"l\">head</th><th class=\"l\">range</th><th class=\"l\">function</th><th class=\"l\">source</th><th>depth</th><th>instructions</th><th>own</th><th>cycles/iteration</th><th>estimated share</th></tr></thead><tbody>");
+    o.push_str("<table><thead><tr><th>#</th><th class=\"l\">head</th><th class=\"l\">range</th><th class=\"l\">function</th><th class=\"l\">source</th><th>depth</th><th>instructions</th><th>own</th><th>cycles/iteration</th><th>IPC</th><th class=\"l\">top bottleneck (verdict)</th><th>estimated share</th></tr></thead><tbody>");
     for l in loops {
         let text = |k: &str| esc(l[k].as_str().unwrap_or("-"));
         let _ = write!(
             o,
-            "<tr{}><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}-{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td style=\"background:{}\">{:.1}%{}</td></tr>",
+            "<tr{}><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}-{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td class=\"l\">{}</td><td style=\"background:{}\">{:.1}%{}</td></tr>",
             if l["hottest"] == Value::Bool(true) { " class=\"hottest\"" } else { "" },
             l["number"],
             text("head"),
@@ -69,6 +133,8 @@ pub fn static_loops(o: &mut String, r: &Value) {
             l["instructions"],
             l["own_instructions"],
             num(&l["cycles_per_iteration"]),
+            num(&l["report"]["ipc"]),
+            esc(l["report"]["verdict"]["causes"][0]["title"].as_str().unwrap_or("-")),
             heat_bg(num(&l["estimated_share"])),
             num(&l["estimated_share"]) * 100.0,
             if l["hottest"] == Value::Bool(true) { " (hottest)" } else { "" }
@@ -108,7 +174,12 @@ fn usage_table(o: &mut String, rows: &[Value], r: &Value, extra: &[(&str, &str)]
         let _ = write!(o, "<tr><td class=\"l\">{}</td><td class=\"asm\">{}</td>", esc(row["address"].as_str().unwrap_or("")), esc(row["asm"].as_str().unwrap_or("")));
         for (k, _) in extra {
             let v = &row[*k];
-            let _ = write!(o, "<td>{}</td>", if v.is_null() { String::new() } else { v.to_string() });
+            let text = match (*k, v) {
+                (_, Value::Null) => String::new(),
+                ("share", v) => format!("{:.1}%", num(v) * 100.0),
+                (_, v) => v.to_string(),
+            };
+            let _ = write!(o, "<td>{text}</td>");
         }
         for (c, _) in &cols {
             let u = num(&row["usage"][c]);
@@ -124,12 +195,19 @@ fn usage_table(o: &mut String, rows: &[Value], r: &Value, extra: &[(&str, &str)]
     o.push_str("</tbody></table>");
 }
 
-/// Hotspots by source line, linked to the annotated source when it is embedded
-/// (`sources`: file → text, added by the caller).
+/// Lines of context shown around each hot source line.
+const CONTEXT_LINES: u64 = 3;
+
+/// Hotspots by source line (the rows from [`MIN_ROW_SHARE`] of the cycles),
+/// linked to the annotated source when it is embedded (`sources`: file → text,
+/// added by the caller). Only the lines that matter are shown: those with
+/// cycles and [`CONTEXT_LINES`] around them, the gaps collapsed to one line,
+/// so that a C++ report does not carry whole headers.
 pub fn hotspots(o: &mut String, r: &Value) {
     let Some(rows) = r["hotspots"].as_array().filter(|a| !a.is_empty()) else { return };
-    o.push_str("<section id=\"hotspots\"><h2>Hotspots</h2><table class=\"hotspots\"><thead><tr><th class=\"l\">function</th><th class=\"l\">source</th><th>cycles</th><th>share</th></tr></thead><tbody>");
-    for h in rows {
+    o.push_str("<section id=\"hotspots\"><h2>Source lines</h2><table class=\"hotspots\"><thead><tr><th class=\"l\">source</th><th class=\"l\">function</th><th>share</th><th>cycles</th></tr></thead><tbody>");
+    let shown: Vec<&Value> = rows.iter().filter(|h| num(&h["share"]) >= MIN_ROW_SHARE).take(MAX_SUMMARY_ROWS).collect();
+    for h in &shown {
         let file = h["file"].as_str();
         let line = h["line"].as_u64();
         let src = match (file, line) {
@@ -145,33 +223,62 @@ pub fn hotspots(o: &mut String, r: &Value) {
         };
         let _ = write!(
             o,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{src}</td><td>{:.0}</td><td style=\"background:{}\">{:.1}%</td></tr>",
+            "<tr><td class=\"l\">{src}</td><td class=\"l\">{}</td><td style=\"background:{}\">{:.1}%</td><td>{}</td></tr>",
             esc(h["function"].as_str().unwrap_or("?")),
-            num(&h["cycles"]),
             heat_bg(num(&h["share"]) * 2.0),
-            num(&h["share"]) * 100.0
+            num(&h["share"]) * 100.0,
+            crate::numbers::cycles(num(&h["cycles"]))
         );
     }
     o.push_str("</tbody></table>");
+    if shown.len() < rows.len() {
+        let rest = 1.0 - shown.iter().map(|h| num(&h["share"])).sum::<f64>();
+        let _ = write!(o, "<p class=\"muted\">Other lines (each below {:.1}% or after the first {MAX_SUMMARY_ROWS}): {:.1}% of the cycles together.</p>", MIN_ROW_SHARE * 100.0, rest.max(0.0) * 100.0);
+    }
     if let Some(sources) = r["sources"].as_object() {
         for (file, text) in sources {
             let Some(text) = text.as_str() else { continue };
-            let _ = write!(o, "<h3>{}</h3><pre class=\"src\">", esc(file));
-            for (i, l) in text.lines().enumerate() {
-                let n = i as u64 + 1;
-                let share: f64 = rows
-                    .iter()
-                    .filter(|h| h["file"].as_str() == Some(file) && h["line"].as_u64() == Some(n))
-                    .map(|h| num(&h["share"]))
-                    .sum();
-                let bg = if share > 0.0 { format!(" style=\"background:{}\"", heat_bg(share * 2.0)) } else { String::new() };
-                let note = if share > 0.0 { format!("  // {:.1}% of cycles", share * 100.0) } else { String::new() };
-                let _ = writeln!(o, "<span id=\"{}\" class=\"hot\"{bg}>{n:5}  {}{}</span>", anchor(file, n), esc(l), esc(&note));
-            }
-            o.push_str("</pre>");
+            source_excerpt(o, file, text, rows);
         }
     }
     o.push_str("</section>\n");
+}
+
+/// One source file: its lines with cycles and their context; each gap is one
+/// `⋯ N lines` row. Nothing when no line of the file has cycles.
+fn source_excerpt(o: &mut String, file: &str, text: &str, rows: &[Value]) {
+    let mut share_of_line: std::collections::BTreeMap<u64, f64> = std::collections::BTreeMap::new();
+    for h in rows.iter().filter(|h| h["file"].as_str() == Some(file) && num(&h["cycles"]) > 0.0) {
+        if let Some(n) = h["line"].as_u64() {
+            *share_of_line.entry(n).or_default() += num(&h["share"]);
+        }
+    }
+    if share_of_line.is_empty() {
+        return;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len() as u64;
+    let shown = |n: u64| share_of_line.range(n.saturating_sub(CONTEXT_LINES)..=n + CONTEXT_LINES).next().is_some();
+    let _ = write!(o, "<h3>{}</h3><pre class=\"src\">", esc(file));
+    let mut gap = 0u64;
+    for n in 1..=last {
+        if !shown(n) {
+            gap += 1;
+            continue;
+        }
+        if gap > 0 {
+            let _ = writeln!(o, "<span class=\"gap\">      ⋯ {gap} line{}</span>", if gap == 1 { "" } else { "s" });
+            gap = 0;
+        }
+        let share = share_of_line.get(&n).copied().unwrap_or(0.0);
+        let bg = if share > 0.0 { format!(" style=\"background:{}\"", heat_bg(share * 2.0)) } else { String::new() };
+        let note = if share > 0.0 { format!("  // {:.1}% of cycles", share * 100.0) } else { String::new() };
+        let _ = writeln!(o, "<span id=\"{}\" class=\"hot\"{bg}>{n:5}  {}{}</span>", anchor(file, n), esc(lines[n as usize - 1]), esc(&note));
+    }
+    if gap > 0 {
+        let _ = writeln!(o, "<span class=\"gap\">      ⋯ {gap} line{}</span>", if gap == 1 { "" } else { "s" });
+    }
+    o.push_str("</pre>");
 }
 
 fn anchor(file: &str, line: u64) -> String {
