@@ -148,3 +148,30 @@ fn run_progress_rate_has_three_digits_and_a_prefix() {
         assert!(!number.contains(','), "{rate}");
     }
 }
+
+/// The README's quick start on the bundled example (`examples/dot.c`, built and
+/// run by scripts/setup.sh): in the whole run, the function table's cause for
+/// `dot` and, with the region on `dot`, the run's verdict blame the chain of
+/// additions and say to split it; the split version takes at most half the
+/// cycles. Skylake's addsd has a latency of 4 cycles (Agner Fog's tables), so
+/// one chain costs 4 cycles per element, while four chains are bound by the
+/// two loads per element on two load ports: 1 cycle.
+#[test]
+fn bundled_example_verdict_names_the_chain_and_the_fix_halves_it() {
+    common::ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = d.path().join("dot");
+    let gcc = Command::new("gcc").args(["-O2", "-g", "-o"]).arg(&exe).arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dot.c")).output().unwrap();
+    assert!(gcc.status.success(), "{}", String::from_utf8_lossy(&gcc.stderr));
+    let whole = common::run_json(&[], &exe, &["20"]);
+    let dot = whole["verdict"]["hotspots"].as_array().unwrap().iter().find(|h| h["kind"] == "function" && h["name"] == "dot").expect("dot has a verdict");
+    assert_eq!(dot["verdict"]["causes"][0]["cause"]["kind"], "dependency_chain", "{:#}", dot["verdict"]);
+    let slow = common::run_json(&["--roi", "function:dot"], &exe, &["20"]);
+    let first = &slow["verdict"]["causes"][0];
+    assert_eq!(first["cause"]["kind"], "dependency_chain", "{:#}", slow["verdict"]);
+    let action = first["action"].as_str().unwrap();
+    assert!(action.contains("in dot") && action.contains("addsd") && action.contains("accumulators"), "{action}");
+    let split = common::run_json(&["--roi", "function:dot_split"], &exe, &["20", "split"]);
+    let (chain, chains) = (slow["cycles"].as_f64().unwrap(), split["cycles"].as_f64().unwrap());
+    assert!(chains * 2.0 <= chain, "dot {chain} cycles, dot_split {chains}");
+}
