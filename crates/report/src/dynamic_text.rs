@@ -44,7 +44,7 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
 
     o.push_str("Bottlenecks (speedup if only this resource were faster):\n");
     if let Some(sm) = &r.sensitivity_sampling {
-        let _ = writeln!(o, "  (sampled: variants timed on one window of {} instructions in every {})", count(sm.window_instructions as u64), sm.every);
+        let _ = writeln!(o, "  (sampled: variants timed on one window of {} instructions in every {})", count(sm.window_instructions), sm.every);
     }
     if r.bottlenecks.is_empty() {
         o.push_str(if r.sensitivity.is_empty() { "  (sensitivity analysis not run)\n" } else { "  none found at this weight\n" });

@@ -49,7 +49,7 @@ mod tests {
     #[test]
     fn rates_have_three_digits_and_a_prefix() {
         // the example: 2,291,988.2705 per second
-        assert_eq!(rate(2_291_988.2705, "instr"), "2.29 M instr/s");
+        assert_eq!(rate(2_291_988.270_5, "instr"), "2.29 M instr/s");
         assert_eq!(rate(45_600.0, "instr"), "45.6 k instr/s");
         assert_eq!(rate(812.0, "instr"), "812 instr/s");
         assert_eq!(rate(3.2e9, "instr"), "3.20 G instr/s");

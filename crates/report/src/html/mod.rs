@@ -42,7 +42,7 @@ pub fn render_html(report: &Value, title: &str) -> String {
             for (i, r) in many.iter().enumerate() {
                 let mut section = String::new();
                 region_body(&mut section, r);
-                let _ = write!(body, "<section class=\"region\" id=\"region-{}\"><h2 class=\"region-title\">Region {}: {}</h2>\n", i + 1, i + 1, esc(&region_name(r, i)));
+                let _ = writeln!(body, "<section class=\"region\" id=\"region-{}\"><h2 class=\"region-title\">Region {}: {}</h2>", i + 1, i + 1, esc(&region_name(r, i)));
                 // every region has the same sections: their ids and links get the region's prefix
                 body.push_str(&section.replace(" id=\"", &format!(" id=\"r{}-", i + 1)).replace(" href=\"#", &format!(" href=\"#r{}-", i + 1)));
                 body.push_str("</section>\n");

@@ -24,11 +24,11 @@ pub fn instructions(o: &mut String, r: &Value) {
         for h in rows.iter().take(MAX_ROWS) {
             let _ = write!(
                 o,
-                "<tr><td class=\"l\">{}</td><td class=\"asm\">{}</td><td>{}</td><td>{:.0}</td><td style=\"background:{}\">{:.1}%</td><td>{}</td></tr>",
+                "<tr><td class=\"l\">{}</td><td class=\"asm\">{}</td><td>{}</td><td>{}</td><td style=\"background:{}\">{:.1}%</td><td>{}</td></tr>",
                 esc(h["address"].as_str().unwrap_or("")),
                 esc(h["asm"].as_str().unwrap_or("")),
-                h["executions"],
-                num(&h["cycles"]),
+                crate::numbers::cycles(num(&h["executions"])),
+                crate::numbers::cycles(num(&h["cycles"])),
                 heat_bg(num(&h["share"]) * 2.0),
                 num(&h["share"]) * 100.0,
                 h["mispredicts"]
@@ -177,6 +177,7 @@ fn usage_table(o: &mut String, rows: &[Value], r: &Value, extra: &[(&str, &str)]
             let text = match (*k, v) {
                 (_, Value::Null) => String::new(),
                 ("share", v) => format!("{:.1}%", num(v) * 100.0),
+                (_, Value::Number(n)) if n.is_u64() => crate::numbers::count(n.as_u64().unwrap_or(0)),
                 (_, v) => v.to_string(),
             };
             let _ = write!(o, "<td>{text}</td>");
