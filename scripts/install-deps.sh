@@ -2,7 +2,9 @@
 # Debian packages bottlenose needs at run and test time. Idempotent; uses sudo when not root.
 set -euo pipefail
 # g++ and python3: the fuzz run of scripts/test.sh (libFuzzer's C++ part, fuzz/make_seeds.py)
-pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium)
+# gcc-aarch64-linux-gnu (pulls binutils-aarch64-linux-gnu and the arm64 libc): AArch64 sources and
+# the cross-compiled test programs run under qemu-aarch64
+pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

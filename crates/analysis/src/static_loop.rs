@@ -214,11 +214,7 @@ fn instruction_row(machine: &Machine, d: &DecodedInst, t: &InstrTiming, cpi: f64
         .map(|(g, n)| (machine.groups[g as usize].name.clone(), n / (machine.group_capacity(g) * cpi.max(1e-9))))
         .collect();
     let ports = t
-        .load_uses
-        .iter()
-        .chain(&t.compute_uses)
-        .chain(&t.store_address_uses)
-        .chain(&t.store_data_uses)
+        .all_uses()
         .map(|u| {
             let n = &machine.groups[u.group as usize].name;
             if u.count == 1.0 { n.clone() } else { format!("{}x{n}", u.count) }
@@ -244,7 +240,7 @@ fn knob_sets(machine: &Machine, block: &[InstrTiming], opts: &StaticOptions) -> 
     crate::knobs::knob_sets(machine, opts.resources.as_deref(), &opts.combine, || {
         let mut used: Vec<u16> = block
             .iter()
-            .flat_map(|t| t.load_uses.iter().chain(&t.compute_uses).chain(&t.store_address_uses).chain(&t.store_data_uses))
+            .flat_map(|t| t.all_uses())
             .flat_map(|u| u.targets.iter().copied())
             .collect();
         used.sort_unstable();

@@ -19,7 +19,7 @@ pub struct ResourceUsage {
 /// Uops each instruction puts on each group (after superset expansion).
 pub fn per_instruction_load(machine: &Machine, it: &InstrTiming) -> Vec<(GroupId, f64)> {
     let mut acc: Vec<(GroupId, f64)> = Vec::new();
-    for u in it.load_uses.iter().chain(&it.compute_uses).chain(&it.store_address_uses).chain(&it.store_data_uses) {
+    for u in it.all_uses() {
         for &g in &u.targets {
             match acc.iter_mut().find(|(x, _)| *x == g) {
                 Some(e) => e.1 += u.count,

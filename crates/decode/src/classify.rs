@@ -139,6 +139,7 @@ pub(crate) fn build(instr: &Instruction, info: &InstructionInfo, bytes: &[u8], a
         data_reads,
         addr_reads,
         writes,
+        address_writes: Vec::new(),
         mem,
         branch,
         branch_target,

@@ -1,15 +1,20 @@
 //! Decoded instruction stream of bottlenose.
 //!
 //! Everything downstream (functional layer, timing model, listeners) works on
-//! [`DecodedInst`]: what an x86-64 instruction reads and writes (implicit operands
+//! [`DecodedInst`], whichever the [`Isa`] (x86-64 through iced-x86, AArch64 through
+//! yaxpeax-arm, see [`aarch64`]): what an instruction reads and writes (implicit operands
 //! and flags included), its memory operands, branch kind, vector width, FP class,
 //! FMA and masking, plus the *form key* used to look its timing up in a machine
 //! description. Decoding happens once per static instruction (at translation time
 //! for dynamic runs), so this layer may allocate; the per-execution hot path does not.
 
+pub mod aarch64;
 mod classify;
 mod form;
+mod isa;
 pub mod regs;
+
+pub use isa::Isa;
 
 use iced_x86::{Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter};
 use serde::Serialize;
@@ -134,6 +139,9 @@ pub struct DecodedInst {
     /// Registers read only to compute memory addresses.
     pub addr_reads: Vec<RegId>,
     pub writes: Vec<RegId>,
+    /// Base registers updated by pre/post-index writeback (AArch64): ready one cycle
+    /// after the address is computed, not when the load's data arrives.
+    pub address_writes: Vec<RegId>,
     pub mem: Vec<MemOperand>,
     pub branch: BranchKind,
     pub branch_target: Option<u64>,
@@ -188,7 +196,31 @@ pub enum DecodeError {
     Empty,
 }
 
-/// Decodes a whole block of 64-bit code starting at `address`.
+/// Decodes a whole block of code of `isa` starting at `address`.
+pub fn decode_block_for(isa: Isa, bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, DecodeError> {
+    match isa {
+        Isa::X86_64 => decode_block(bytes, address),
+        Isa::Aarch64 => aarch64::decode_block(bytes, address),
+    }
+}
+
+/// [`decode_lenient`] for any ISA.
+pub fn decode_lenient_for(isa: Isa, bytes: &[u8], address: u64) -> Vec<DecodedInst> {
+    match isa {
+        Isa::X86_64 => decode_lenient(bytes, address),
+        Isa::Aarch64 => aarch64::decode_lenient(bytes, address),
+    }
+}
+
+/// [`decode_one`] for any ISA.
+pub fn decode_one_for(isa: Isa, bytes: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {
+    match isa {
+        Isa::X86_64 => decode_one(bytes, address),
+        Isa::Aarch64 => aarch64::decode_one(bytes, address),
+    }
+}
+
+/// Decodes a whole block of x86-64 code starting at `address`.
 pub fn decode_block(bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, DecodeError> {
     if bytes.is_empty() {
         return Err(DecodeError::Empty);
@@ -254,7 +286,7 @@ pub fn decode_one(bytes: &[u8], address: u64) -> Result<DecodedInst, DecodeError
     Ok(DecodeContext::new().convert(&instr, &bytes[..instr.len()]))
 }
 
-fn hex(b: &[u8]) -> String {
+pub(crate) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
 }
 

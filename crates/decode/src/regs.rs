@@ -5,6 +5,11 @@
 //! map to their full register, xmm/ymm map to zmm, and RFLAGS is split in two
 //! groups (CF and the rest) because that split is what removes most false flag
 //! dependencies (inc/dec vs. adc) on real cores.
+//!
+//! AArch64 registers have their own ids after the x86 ones, so that one shadow
+//! register file and one `reg_name` serve both ISAs: x0..x30 and sp, NZCV (one
+//! group: every flag-setting instruction writes all four), v0..v31 (the SIMD/FP
+//! registers; b/h/s/d/q are views of them), and the SVE predicates p0..p15.
 
 use iced_x86::Register;
 
@@ -19,8 +24,16 @@ pub const MASK_BASE: RegId = 50; // k0..k7 = 50..57
 pub const X87_BASE: RegId = 58; // st0..st7 / mm0..mm7 = 58..65
 pub const X87_STATUS: RegId = 66;
 pub const MXCSR: RegId = 67;
+pub const ARM_X_BASE: RegId = 68; // x0..x30 = 68..98
+pub const ARM_SP: RegId = 99;
+pub const ARM_NZCV: RegId = 100;
+pub const ARM_V_BASE: RegId = 101; // v0..v31 = 101..132
+pub const ARM_P_BASE: RegId = 133; // p0..p15 = 133..148
 /// Number of tracked locations; shadow register files are arrays of this size.
-pub const NUM_REGS: usize = 68;
+pub const NUM_REGS: usize = 149;
+
+/// AArch64 link register (x30), written by `bl`/`blr` and read by `ret`.
+pub const ARM_LR: RegId = ARM_X_BASE + 30;
 
 pub const RSP: RegId = GPR_BASE + 4;
 
@@ -62,6 +75,11 @@ pub fn reg_name(id: RegId) -> String {
         58..=65 => format!("st{}", id - X87_BASE),
         X87_STATUS => "fpsw".into(),
         MXCSR => "mxcsr".into(),
+        ARM_X_BASE..=98 => format!("x{}", id - ARM_X_BASE),
+        ARM_SP => "sp".into(),
+        ARM_NZCV => "nzcv".into(),
+        ARM_V_BASE..=132 => format!("v{}", id - ARM_V_BASE),
+        ARM_P_BASE..=148 => format!("p{}", id - ARM_P_BASE),
         _ => format!("r?{id}"),
     }
 }

@@ -55,7 +55,9 @@ pub struct StaticFacts {
 impl StaticFacts {
     pub fn new(machine: &Machine, inst: &DecodedInst, t: &InstrTiming) -> Self {
         let sum = |uses: &[bottlenose_timing::Use]| uses.iter().map(|u| u.count.ceil()).sum::<f64>();
-        let compute = if t.compute_uses.is_empty() { 0.0 } else { sum(&t.compute_uses).min(t.fused_uops.max(1) as f64) };
+        // a pre/post-index base update is an executed integer uop too
+        let executed = sum(&t.compute_uses) + sum(&t.writeback_uses);
+        let compute = if executed == 0.0 { 0.0 } else { executed.min(t.fused_uops.max(1) as f64) };
         let max_bits = machine.params.vector.max_bits.max(64) as f32;
         let fp = match inst.fp {
             FpClass::None => FpKind::None,

@@ -29,6 +29,9 @@ mod string_op;
 
 /// A store's data is written one cycle after its address and data uops have issued.
 const STORE_WRITE_CYCLES: f64 = 1.0;
+/// Latency of a pre/post-index base update after its address (an integer add beside
+/// the access: 1 cycle on the Neoverse cores, SWOG "writeback" rows).
+const WRITEBACK_CYCLES: f64 = 1.0;
 
 const EPS: f64 = 1e-9;
 
@@ -351,8 +354,10 @@ impl Core {
             penalty_from = issue;
         }
         let mut complete = ready;
+        let mut store_address = addr_ready;
         if it.stores {
             let (sa, _) = self.place(&it.store_address_uses, addr_ready);
+            store_address = sa;
             let data = if it.compute_uses.is_empty() && !it.loads { data_ready } else { ready };
             let (sd, _) = self.place(&it.store_data_uses, data);
             let written = fmax(sa, sd) + STORE_WRITE_CYCLES;
@@ -363,6 +368,14 @@ impl Core {
         }
         for &w in &it.writes {
             self.reg_ready[w as usize] = ready;
+        }
+        if !it.address_writes.is_empty() {
+            let address = if it.loads { load_start } else { store_address };
+            let (update, _) = self.place(&it.writeback_uses, addr_ready);
+            let base_ready = fmax(address, update) + WRITEBACK_CYCLES * scale;
+            for &w in &it.address_writes {
+                self.reg_ready[w as usize] = base_ready;
+            }
         }
         if details {
             for &w in &it.writes {

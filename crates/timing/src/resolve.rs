@@ -32,6 +32,8 @@ pub struct InstrTiming {
     pub compute_uses: Vec<Use>,
     pub store_address_uses: Vec<Use>,
     pub store_data_uses: Vec<Use>,
+    /// The base update of a pre/post-index access (`address_writes`).
+    pub writeback_uses: Vec<Use>,
     pub loads: bool,
     pub stores: bool,
     /// Latency of the load part (L1 hit) and of the compute part.
@@ -45,6 +47,10 @@ pub struct InstrTiming {
     pub addr_reads: Vec<RegId>,
     #[serde(skip)]
     pub writes: Vec<RegId>,
+    /// Base registers a pre/post-index access writes back: ready a cycle after its
+    /// address is computed (the AGU's add), whatever the load's latency.
+    #[serde(skip)]
+    pub address_writes: Vec<RegId>,
     /// Executed at rename (zero idiom, eliminated move): no port, no latency.
     pub eliminated: bool,
     /// A conditional branch fused with the previous instruction.
@@ -61,6 +67,18 @@ pub struct InstrTiming {
     /// The aligned fetch window holding the instruction's last byte (0 without
     /// `fetch_block_bytes`): a change of window starts a new fetch block.
     pub fetch_window: u64,
+}
+
+impl InstrTiming {
+    /// Every resource use of the instruction, whichever its part.
+    pub fn all_uses(&self) -> impl Iterator<Item = &Use> {
+        self.load_uses
+            .iter()
+            .chain(&self.compute_uses)
+            .chain(&self.store_address_uses)
+            .chain(&self.store_data_uses)
+            .chain(&self.writeback_uses)
+    }
 }
 
 /// A form the machine's table lacks.
@@ -144,6 +162,18 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         }
     }
 
+    // A pre/post-index access's integer uop is its base update: it needs the address
+    // registers only, not the loaded data (see `address_writes`).
+    let mut writeback = Vec::new();
+    if !inst.address_writes.is_empty() && (loads || stores) && !compute.is_empty() {
+        let first = &mut compute[0];
+        if first.count > 1.0 {
+            first.count -= 1.0;
+            writeback.push(mk(first.group, 1.0));
+        } else {
+            writeback.push(compute.remove(0));
+        }
+    }
     let eliminated = (inst.zero_idiom && p.fusion.zero_idioms) || (inst.move_candidate && p.fusion.move_elimination);
     if eliminated {
         compute.clear();
@@ -154,7 +184,7 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         && inst.branch == BranchKind::Conditional
         && prev.is_some_and(|q| q.macro_fusible && !q.stores());
 
-    let unfused: f64 = [&load_uses, &compute, &sta, &std_].iter().flat_map(|v| v.iter()).map(|u| u.count.ceil()).sum();
+    let unfused: f64 = [&load_uses, &compute, &sta, &std_, &writeback].iter().flat_map(|v| v.iter()).map(|u| u.count.ceil()).sum();
     let unfused_uops = unfused as u32;
     let mut fused = form.uops.max(1);
     if p.fusion.micro_fusion && fused >= 2 {
@@ -177,6 +207,7 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         compute_uses: compute,
         store_address_uses: sta,
         store_data_uses: std_,
+        writeback_uses: writeback,
         loads,
         stores,
         load_latency,
@@ -185,6 +216,7 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         data_reads: if ignore { vec![] } else { inst.data_reads.clone() },
         addr_reads: if ignore { vec![] } else { inst.addr_reads.clone() },
         writes: if ignore { vec![] } else { inst.writes.clone() },
+        address_writes: if ignore { vec![] } else { inst.address_writes.clone() },
         eliminated,
         macro_fused,
         branch: inst.branch,

@@ -109,7 +109,7 @@ pub(crate) fn resolve_string(machine: &Machine, inst: &DecodedInst, op: StringOp
     let mut t = resolve(machine, &plain, None);
     t.fused_uops = params.uops;
     t.unfused_uops = 0;
-    for uses in [&mut t.load_uses, &mut t.compute_uses, &mut t.store_address_uses, &mut t.store_data_uses] {
+    for uses in [&mut t.load_uses, &mut t.compute_uses, &mut t.store_address_uses, &mut t.store_data_uses, &mut t.writeback_uses] {
         uses.clear();
     }
     // its memory traffic is timed by the string path, not by the load/store parts
