@@ -180,3 +180,11 @@ fn isa_names() {
     assert_eq!(Isa::parse("x86_64"), Some(Isa::X86_64));
     assert_eq!(Isa::parse("riscv"), None);
 }
+
+#[test]
+fn a_word_index_of_a_64_bit_add_is_extended() {
+    // add x1, x2, w3, uxtw #2 (8b234841): yaxpeax-arm 0.5 alone reports it as `lsl #2`
+    let i = one(0x8b234841, 0);
+    assert_eq!(i.asm, "add x1, x2, w3, uxtw #2");
+    assert_eq!(i.form, "add x, x, w uxtw");
+}

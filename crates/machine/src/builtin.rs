@@ -39,6 +39,8 @@ const BUILTIN: &[Builtin] = &[
     builtin!("zen3"),
     builtin!("zen5", forms = "zen4"),
     builtin!("gus-fig4"),
+    builtin!("neoverse-n1"),
+    builtin!("neoverse-v2"),
 ];
 
 pub fn builtin_names() -> Vec<&'static str> {

@@ -61,6 +61,8 @@ pub struct Form {
 #[derive(Debug, Clone)]
 pub struct Machine {
     pub name: String,
+    /// The instruction set its forms are keyed in.
+    pub isa: bottlenose_decode::Isa,
     /// Other names that select this machine (`--machine`, `--cpu`, `machines show`).
     pub aliases: Vec<String>,
     /// The peers' names for the same core.

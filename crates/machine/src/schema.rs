@@ -17,6 +17,9 @@ struct MachineFile {
     aliases: Vec<String>,
     #[serde(default)]
     description: String,
+    /// The instruction set the core runs: `x86-64` (the default) or `aarch64`.
+    #[serde(default)]
+    isa: Option<String>,
     /// Form table file, relative to the machine file.
     forms: String,
     #[serde(default)]
@@ -161,12 +164,22 @@ pub(crate) fn parse_machine(
     };
     validate_params(&params, file, text, &|g| group_of(g).is_some())?;
 
+    let isa = match mf.isa.as_deref() {
+        None => bottlenose_decode::Isa::X86_64,
+        Some(s) => bottlenose_decode::Isa::parse(s).ok_or_else(|| MachineError::Invalid {
+            file: file.to_string(),
+            line: locate(text, "", "isa"),
+            field: "isa".into(),
+            message: format!("unknown instruction set '{s}' (x86-64 or aarch64)"),
+        })?,
+    };
     let mut provenance = mf.provenance.clone();
     for (k, v) in &ff.provenance {
         provenance.push(format!("forms {k}: {}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())));
     }
     Ok(Machine {
         name: mf.name,
+        isa,
         aliases: mf.aliases,
         peers: mf.peers,
         description: mf.description,

@@ -354,3 +354,98 @@ fn string_instructions_follow_their_sources() {
     // rep stosb of 4 KiB (132 cycles) is bound by the drain of its stores into L1
     assert_in("zen4 rep stosb 4 KiB drain", 4096.0 / s.store_bytes_per_cycle, 125.0, 135.0);
 }
+
+/// The AArch64 models' figures, in their own forms (scalar double and 2 x double vectors).
+struct ArmFigures {
+    name: &'static str,
+    fadd: f64,
+    fmul: f64,
+    fma: f64,
+    fdiv: (f64, f64),
+    /// integer and FP/ASIMD L1D load-to-use
+    l1: f64,
+    l1_fp: f64,
+    l2: f64,
+    mispredict: f64,
+    rob: u32,
+    dispatch: f64,
+    /// the group FP arithmetic issues to, and its pipes
+    fp_group: &'static str,
+    fp_pipes: usize,
+}
+
+fn check_arm(f: &ArmFigures) {
+    let m = machine(f.name);
+    let n = f.name;
+    assert_eq!(m.isa, bottlenose_decode::Isa::Aarch64, "{n} is an AArch64 model");
+    for form in ["fadd d, d, d", "fadd v.2d, v.2d, v.2d"] {
+        assert_eq!(latency(&m, form), f.fadd, "{n} {form}");
+    }
+    for form in ["fmul d, d, d", "fmul v.2d, v.2d, v.2d"] {
+        assert_eq!(latency(&m, form), f.fmul, "{n} {form}");
+    }
+    for form in ["fmadd d, d, d, d", "fmla v.2d, v.2d, v.2d", "fmla v.4s, v.4s, v.4s"] {
+        assert_eq!(latency(&m, form), f.fma, "{n} {form}");
+        assert_eq!(busy(&m, form, f.fp_group), 1.0, "{n} {form} issues to {}", f.fp_group);
+    }
+    assert_in(&format!("{n} fdiv d latency"), latency(&m, "fdiv d, d, d"), f.fdiv.0, f.fdiv.1);
+    assert_eq!(m.groups[m.group_id(f.fp_group).unwrap() as usize].members.count_ones() as usize, f.fp_pipes, "{n} FP pipes");
+    assert_eq!(cache_latency(&m, 1), f.l1, "{n} L1D");
+    assert_eq!(latency(&m, "ldr x, m64"), f.l1, "{n} ldr x latency");
+    assert_eq!(latency(&m, "ldr d, m64"), f.l1_fp, "{n} ldr d latency");
+    assert_eq!(latency(&m, "ldr q, m128"), f.l1_fp, "{n} ldr q latency");
+    assert_eq!(cache_latency(&m, 2), f.l2, "{n} L2");
+    assert_eq!(m.params.branch.mispredict_penalty, f.mispredict, "{n} mispredict penalty");
+    assert_eq!(m.params.core.rob, f.rob, "{n} ROB");
+    assert_eq!(m.params.core.dispatch_width, f.dispatch, "{n} dispatch width");
+    assert!(!m.params.vector.avx512);
+    assert_eq!(m.params.vector.max_bits, 128, "{n}: 128-bit Advanced SIMD");
+}
+
+#[test]
+fn neoverse_n1() {
+    // Arm Neoverse N1 Software Optimization Guide: FADD 2, FMUL 3, FMADD/FMLA 4 on V0/V1, FDIV
+    // D-form 7-15; integer load 4, FP/ASIMD load 5; up to 8 uops dispatched; mispredict 11.
+    // ROB 128 (LLVM's model). L2 11: an estimate (not documented by Arm for the core).
+    check_arm(&ArmFigures {
+        name: "neoverse-n1",
+        fadd: 2.0,
+        fmul: 3.0,
+        fma: 4.0,
+        fdiv: (7.0, 15.0),
+        l1: 4.0,
+        l1_fp: 5.0,
+        l2: 11.0,
+        mispredict: 11.0,
+        rob: 128,
+        dispatch: 8.0,
+        fp_group: "v01",
+        fp_pipes: 2,
+    });
+}
+
+#[test]
+fn neoverse_v2() {
+    // Arm Neoverse V2 Software Optimization Guide: FADD 2, FMUL 3, FMADD/FMLA 4 on V0-V3, FDIV
+    // D-form 5-15; integer load 4, FP/ASIMD load 6; mispredict 10 (LLVM's model, from the
+    // guide); ROB 320 (LLVM's model); 8 uops renamed per cycle (Laukemann et al. 2024).
+    // L2 11: an estimate (not documented by Arm for the core).
+    check_arm(&ArmFigures {
+        name: "neoverse-v2",
+        fadd: 2.0,
+        fmul: 3.0,
+        fma: 4.0,
+        fdiv: (5.0, 15.0),
+        l1: 4.0,
+        l1_fp: 6.0,
+        l2: 11.0,
+        mispredict: 10.0,
+        rob: 320,
+        dispatch: 8.0,
+        fp_group: "v0123",
+        fp_pipes: 4,
+    });
+    // aliases
+    assert_eq!(bottlenose_machine::canonical_name("grace"), Some("neoverse-v2"));
+    assert_eq!(bottlenose_machine::canonical_name("graviton2"), Some("neoverse-n1"));
+}

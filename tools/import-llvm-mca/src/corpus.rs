@@ -2,7 +2,7 @@
 //! files, key every instruction by its form, keep a few representatives per form.
 
 use anyhow::{bail, Context, Result};
-use bottlenose_decode::{form_key, DecodeContext, DecodedInst};
+use bottlenose_decode::{form_key, DecodeContext, DecodedInst, Isa};
 use iced_x86::{Decoder, DecoderOptions, EncodingKind, Instruction, OpKind, Register};
 use object::{Object, ObjectSection, SectionKind};
 use std::collections::BTreeMap;
@@ -13,14 +13,16 @@ use std::process::Command;
 const KEEP: usize = 3;
 
 pub struct Candidate {
-    pub instr: Instruction,
+    /// The x86 instruction (iced), printed in AT&T syntax for llvm-mca; `None` on AArch64,
+    /// whose Arm-syntax text is [`arm_text`].
+    pub instr: Option<Instruction>,
     pub inst: DecodedInst,
     /// Lower is better (see [`score`]).
     pub score: u32,
 }
 
-#[derive(Default)]
 pub struct Corpus {
+    pub isa: Isa,
     /// Form key → representatives, best first, with distinct scores.
     pub forms: BTreeMap<String, Vec<Candidate>>,
     pub instructions: u64,
@@ -28,7 +30,17 @@ pub struct Corpus {
     ctx: Option<DecodeContext>,
 }
 
+impl Default for Corpus {
+    fn default() -> Self {
+        Corpus::new(Isa::X86_64)
+    }
+}
+
 impl Corpus {
+    pub fn new(isa: Isa) -> Self {
+        Corpus { isa, forms: BTreeMap::new(), instructions: 0, invalid_bytes: 0, ctx: None }
+    }
+
     /// Adds every executable section of an ELF file.
     pub fn add_elf(&mut self, path: &Path) -> Result<()> {
         let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -50,21 +62,26 @@ impl Corpus {
         Ok(())
     }
 
-    /// Assembles an AT&T `.s` file with `as --64` and adds its code.
+    /// Assembles a `.s` file (AT&T with `as --64`, or AArch64 with
+    /// `aarch64-linux-gnu-as`) and adds its code.
     pub fn add_asm(&mut self, path: &Path) -> Result<()> {
         let obj = std::env::temp_dir().join(format!("import-llvm-mca-{}.o", std::process::id()));
-        let out = Command::new("as")
-            .arg("--64")
+        let (assembler, flags): (&str, &[&str]) = match self.isa {
+            Isa::X86_64 => ("as", &["--64"]),
+            Isa::Aarch64 => ("aarch64-linux-gnu-as", &[]),
+        };
+        let out = Command::new(assembler)
+            .args(flags)
             .arg("-o")
             .arg(&obj)
             .arg(path)
             .output()
-            .context("running `as` (GNU binutils)")?;
+            .with_context(|| format!("running `{assembler}` (GNU binutils)"))?;
         if !out.status.success() {
             let _ = std::fs::remove_file(&obj);
             let err = String::from_utf8_lossy(&out.stderr);
             bail!(
-                "{}: as --64 failed: {}",
+                "{}: {assembler} failed: {}",
                 path.display(),
                 err.lines().nth(1).or(err.lines().next()).unwrap_or("")
             );
@@ -74,8 +91,17 @@ impl Corpus {
         r
     }
 
-    /// Decodes a block of 64-bit code, skipping bytes that do not decode.
+    /// Decodes a block of code, skipping bytes that do not decode.
     pub fn add_code(&mut self, bytes: &[u8], address: u64) {
+        if self.isa == Isa::Aarch64 {
+            let insts = bottlenose_decode::decode_lenient_for(Isa::Aarch64, bytes, address);
+            self.invalid_bytes += (bytes.len() / 4 - insts.len()) as u64 * 4;
+            for inst in insts {
+                self.instructions += 1;
+                self.offer_arm(inst);
+            }
+            return;
+        }
         let mut decoder = Decoder::with_ip(64, bytes, address, DecoderOptions::NONE);
         let mut instr = Instruction::default();
         while decoder.can_decode() {
@@ -117,13 +143,72 @@ impl Corpus {
         list.insert(
             at,
             Candidate {
-                instr: *instr,
+                instr: Some(*instr),
                 inst,
                 score: s,
             },
         );
         list.truncate(KEEP);
     }
+}
+
+impl Corpus {
+    fn offer_arm(&mut self, inst: DecodedInst) {
+        let s = arm_score(&inst);
+        let list = self.forms.entry(inst.form.clone()).or_default();
+        if list.iter().any(|c| c.score == s) || (list.len() >= KEEP && list.last().is_some_and(|c| c.score < s)) {
+            return;
+        }
+        let at = list.iter().position(|c| c.score > s).unwrap_or(list.len());
+        list.insert(at, Candidate { instr: None, inst, score: s });
+        list.truncate(KEEP);
+    }
+}
+
+/// How unusual an AArch64 instance is: a register read twice (`eor v0, v1, v1` is an
+/// idiom), the stack pointer or a PC-relative literal as the address.
+fn arm_score(inst: &DecodedInst) -> u32 {
+    let mut s = 0;
+    let operands = inst.asm.split_once(' ').map_or("", |(_, o)| o);
+    let regs: Vec<&str> = operands
+        .split(|c: char| matches!(c, ',' | ' ' | '[' | ']' | '{' | '}' | '!'))
+        .map(|t| t.split('.').next().unwrap_or(""))
+        .filter(|t| t.len() > 1 && t[..1].chars().all(|c| "xwvbhsdq".contains(c)) && t[1..].bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    if inst.dep_breaking || regs.iter().enumerate().any(|(i, r)| regs[i + 1..].contains(r)) {
+        s += 8;
+    }
+    if inst.mem.iter().any(|m| m.rip_relative) {
+        s += 1;
+    }
+    if inst.asm.contains("sp") {
+        s += 2;
+    }
+    s
+}
+
+/// The Arm-syntax lines llvm-mca is given, best first: the decoder's text, then with
+/// the operation's own mnemonic where the text used an alias LLVM does not take
+/// (`mov v1.16b, v2.b[1]` for `dup`). Branch, literal and `adr`/`adrp` targets become
+/// the label `.Lt`, which the batch file defines.
+pub fn arm_texts(inst: &DecodedInst) -> Vec<String> {
+    let target = inst.branch_target.or_else(|| inst.mem.iter().find(|m| m.rip_relative).map(|m| m.displacement as u64));
+    let mut text = match target {
+        Some(t) => inst.asm.replace(&format!("0x{t:x}"), ".Lt"),
+        None => inst.asm.clone(),
+    };
+    if inst.mnemonic.starts_with("adr") {
+        if let Some((head, _)) = text.rsplit_once(", ") {
+            text = format!("{head}, .Lt");
+        }
+    }
+    let mut out = vec![text.clone()];
+    if let Some((shown, rest)) = text.split_once(' ') {
+        if shown != inst.mnemonic && !shown.starts_with("b.") {
+            out.push(format!("{} {rest}", inst.mnemonic));
+        }
+    }
+    out
 }
 
 /// How unusual an instance is for representing its form (0 = plain). Prefixes and
@@ -222,6 +307,17 @@ mod tests {
         let list = &c.forms["xor r32, r32"];
         assert_eq!(list[0].inst.asm, "xor eax, ebx");
         assert!(list[1].inst.zero_idiom);
+    }
+
+    #[test]
+    fn arm_lines_name_the_label_and_the_operation() {
+        let mut c = Corpus::new(Isa::Aarch64);
+        // b.ne . ; dup v1.16b, v2.b[1] (GNU as); llvm-mca takes `dup`, not the `mov` alias
+        let code: Vec<u8> = [0x54000001u32, 0x4e030441].iter().flat_map(|w| w.to_le_bytes()).collect();
+        c.add_code(&code, 0x1000);
+        assert_eq!(arm_texts(&c.forms["bcc label"][0].inst), vec!["b.ne .Lt"]);
+        let dup = arm_texts(&c.forms["dup v.16b, v.b[]"][0].inst);
+        assert_eq!(dup.last().unwrap(), "dup v1.16b, v2.b[1]");
     }
 
     #[test]

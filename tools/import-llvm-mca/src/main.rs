@@ -50,11 +50,12 @@ mod names;
 mod write;
 
 use anyhow::{anyhow, bail, Context, Result};
+use bottlenose_decode::Isa;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "\
-usage: import-llvm-mca --mcpu CPU [--name NAME] [--out FILE] [--llvm-mca PATH]
+usage: import-llvm-mca --mcpu CPU [--isa ISA] [--name NAME] [--out FILE] [--llvm-mca PATH]
                        [--asm FILE]... [--batch N] [--all-isa] [--verbose] [ELF...]
 
 Builds machines/NAME.forms.toml from LLVM's scheduling model for CPU (as in
@@ -62,7 +63,10 @@ llvm-mca -mcpu=CPU). Forms come from the code of the ELF files (default: system
 libraries and a few /usr/bin programs), from corpus/vector.s and from the .s
 files under examples/ and bench/, plus any --asm files.
 
-  --mcpu CPU       LLVM CPU name: skylake, znver4, ...
+  --mcpu CPU       LLVM CPU name: skylake, znver4, neoverse-v2, ...
+  --isa ISA        x86-64 or aarch64 (default: aarch64 for neoverse-*/cortex-*
+                   CPUs, else x86-64); AArch64 forms come from the arm64 cross
+                   libraries and corpus/aarch64.s, assembled with aarch64-linux-gnu-as
   --name NAME      machine name for the default output path (default: CPU)
   --out FILE       output (default: machines/NAME.forms.toml)
   --llvm-mca PATH  llvm-mca executable (default: llvm-mca-19)
@@ -71,6 +75,22 @@ files under examples/ and bench/, plus any --asm files.
   --all-isa        keep forms of ISA extensions the CPU lacks (default: drop them
                    for CPUs with a feature list in src/isa.rs)
   --verbose        list every rejected form and every row whose counts differ from its uops";
+
+/// The AArch64 libraries of Debian's cross toolchain (libc6-arm64-cross, libstdc++6-arm64-cross).
+const DEFAULT_AARCH64_ELVES: &[&str] = &[
+    "/usr/aarch64-linux-gnu/lib/libc.so.6",
+    "/usr/aarch64-linux-gnu/lib/libm.so.6",
+    "/usr/aarch64-linux-gnu/lib/libstdc++.so.6",
+    "/usr/aarch64-linux-gnu/lib/libgomp.so.1",
+];
+
+fn default_elves(isa: Isa) -> Vec<PathBuf> {
+    let list = match isa {
+        Isa::X86_64 => DEFAULT_ELVES,
+        Isa::Aarch64 => DEFAULT_AARCH64_ELVES,
+    };
+    list.iter().map(PathBuf::from).filter(|p| p.exists()).collect()
+}
 
 const DEFAULT_ELVES: &[&str] = &[
     "/lib/x86_64-linux-gnu/libc.so.6",
@@ -88,6 +108,7 @@ const DEFAULT_ELVES: &[&str] = &[
 
 struct Args {
     mcpu: String,
+    isa: Isa,
     name: String,
     out: PathBuf,
     llvm_mca: PathBuf,
@@ -106,10 +127,15 @@ fn parse_args() -> Result<Args> {
     let mut batch = 500;
     let mut verbose = false;
     let mut all_isa = false;
+    let mut isa = None;
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().ok_or_else(|| anyhow!("{flag} needs a value"));
         match a.as_str() {
             "--mcpu" => mcpu = Some(value("--mcpu")?),
+            "--isa" => {
+                let v = value("--isa")?;
+                isa = Some(Isa::parse(&v).ok_or_else(|| anyhow!("unknown ISA '{v}' (x86-64 or aarch64)"))?);
+            }
             "--name" => name = Some(value("--name")?),
             "--out" => out = Some(PathBuf::from(value("--out")?)),
             "--llvm-mca" => llvm_mca = PathBuf::from(value("--llvm-mca")?),
@@ -133,9 +159,11 @@ fn parse_args() -> Result<Args> {
     }
     let mcpu = mcpu.ok_or_else(|| anyhow!("--mcpu is required (see --help)"))?;
     let name = name.unwrap_or_else(|| mcpu.clone());
+    let isa = isa.unwrap_or(if mcpu.starts_with("neoverse") || mcpu.starts_with("cortex") { Isa::Aarch64 } else { Isa::X86_64 });
     let out = out.unwrap_or_else(|| PathBuf::from(format!("machines/{name}.forms.toml")));
     Ok(Args {
         mcpu,
+        isa,
         name,
         out,
         llvm_mca,
@@ -156,27 +184,26 @@ fn main() {
 
 fn run() -> Result<()> {
     let args = parse_args()?;
-    let (mca, version) = mca::Mca::new(&args.llvm_mca, &args.mcpu)?;
-    mca.run(&["addq %rax, %rbx".to_string()])
-        .context("checking llvm-mca")?;
+    let (mca, version) = mca::Mca::new(&args.llvm_mca, &args.mcpu, args.isa)?;
+    let probe = match args.isa {
+        Isa::X86_64 => "addq %rax, %rbx",
+        Isa::Aarch64 => "add x0, x1, x2",
+    };
+    mca.run(&[probe.to_string()]).context("checking llvm-mca")?;
 
     // 1. Corpus.
     let elves: Vec<PathBuf> = if args.elves.is_empty() {
-        DEFAULT_ELVES
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| p.exists())
-            .collect()
+        default_elves(args.isa)
     } else {
         args.elves.clone()
     };
-    let mut asm_files = default_asm_files();
+    let mut asm_files = default_asm_files(args.isa);
     asm_files.extend(args.asm.iter().cloned());
-    let mut corpus = corpus::Corpus::default();
+    let mut corpus = corpus::Corpus::new(args.isa);
     for e in &elves {
         corpus.add_elf(e)?;
     }
-    let vector = default_asm_files()[0].clone();
+    let vector = default_asm_files(args.isa)[0].clone();
     asm_files.retain(|a| match corpus.add_asm(a) {
         Ok(()) => true,
         // The shared examples are someone else's work in progress: skip, do not fail.
@@ -368,8 +395,17 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_else(crate_dir)
 }
 
-/// `corpus/vector.s` and every `.s` under the workspace's `examples/` and `bench/`.
-fn default_asm_files() -> Vec<PathBuf> {
+/// x86-64: `corpus/vector.s` and every `.s` under the workspace's `examples/` and
+/// `bench/`; AArch64: `corpus/aarch64.s` and the `.s` files under `examples/aarch64/`.
+fn default_asm_files(isa: Isa) -> Vec<PathBuf> {
+    if isa == Isa::Aarch64 {
+        let mut out = vec![crate_dir().join("corpus/aarch64.s")];
+        let mut found = Vec::new();
+        collect_asm(&workspace_root().join("examples/aarch64"), &mut found);
+        found.sort();
+        out.extend(found);
+        return out;
+    }
     let mut out = vec![crate_dir().join("corpus/vector.s")];
     let root = workspace_root();
     for dir in ["examples", "bench"] {

@@ -6,6 +6,7 @@
 //! — no bisection, one run per batch.
 
 use anyhow::{anyhow, bail, Context, Result};
+use bottlenose_decode::Isa;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -147,12 +148,26 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The marker line put after every input line.
-const MARKER: &str = "movabsq $0x5a5a5a5a5a5a5a5a, %r15";
-const MARKER_VALUE: &str = "6510615555426900570";
+/// The marker line put after every input line, per ISA: an instruction no compiler
+/// writes, and how llvm-mca prints it back.
+fn marker(isa: Isa) -> &'static str {
+    match isa {
+        Isa::X86_64 => "movabsq $0x5a5a5a5a5a5a5a5a, %r15",
+        Isa::Aarch64 => "movk x28, #0x5a5a, lsl #48",
+    }
+}
 
 fn is_marker(row: &Row) -> bool {
-    row.text.starts_with("movabsq") && row.text.contains(MARKER_VALUE) && row.text.ends_with("%r15")
+    (row.text.starts_with("movabsq") && row.text.contains("6510615555426900570") && row.text.ends_with("%r15"))
+        || (row.text.starts_with("movk") && squash(&row.text) == "movk x28, #23130, lsl #48")
+}
+
+/// llvm-mca's target triple for an ISA.
+fn triple(isa: Isa) -> &'static str {
+    match isa {
+        Isa::X86_64 => "x86_64-unknown-linux-gnu",
+        Isa::Aarch64 => "aarch64-unknown-linux-gnu",
+    }
 }
 
 /// What became of one input line.
@@ -170,12 +185,13 @@ pub enum Outcome {
 pub struct Mca {
     pub exe: PathBuf,
     pub mcpu: String,
+    pub isa: Isa,
     scratch: PathBuf,
 }
 
 impl Mca {
     /// Checks that the executable runs and returns it with its version line.
-    pub fn new(exe: &Path, mcpu: &str) -> Result<(Mca, String)> {
+    pub fn new(exe: &Path, mcpu: &str, isa: Isa) -> Result<(Mca, String)> {
         let out = Command::new(exe).arg("--version").output().map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 anyhow!(
@@ -198,6 +214,7 @@ impl Mca {
             Mca {
                 exe: exe.to_path_buf(),
                 mcpu: mcpu.to_string(),
+                isa,
                 scratch,
             },
             version,
@@ -207,12 +224,13 @@ impl Mca {
     /// Runs one batch; returns the resources and one outcome per line.
     pub fn run(&self, lines: &[String]) -> Result<(Vec<Resource>, Vec<Outcome>)> {
         let mut src = String::new();
-        src.push_str(MARKER);
+        let marker = marker(self.isa);
+        src.push_str(marker);
         src.push('\n');
         for l in lines {
             src.push_str(l);
             src.push('\n');
-            src.push_str(MARKER);
+            src.push_str(marker);
             src.push('\n');
         }
         src.push_str(".Lt:\n");
@@ -221,7 +239,7 @@ impl Mca {
             .with_context(|| format!("writing {}", self.scratch.display()))?;
         let out = Command::new(&self.exe)
             .args([
-                "-mtriple=x86_64-unknown-linux-gnu",
+                &format!("-mtriple={}", triple(self.isa)),
                 &format!("-mcpu={}", self.mcpu),
             ])
             .args(["-instruction-tables", "-skip-unsupported-instructions=any"])

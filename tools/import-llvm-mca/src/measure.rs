@@ -28,15 +28,24 @@ pub fn measure(
     for (key, cands) in &corpus.forms {
         let mut list: Vec<(usize, String)> = Vec::new();
         for (ci, c) in cands.iter().enumerate() {
+            let Some(instr) = &c.instr else {
+                // AArch64: one spelling, the decoder's Arm syntax
+                for text in corpus::arm_texts(&c.inst) {
+                    if !list.iter().any(|(_, t)| *t == text) {
+                        list.push((ci, text));
+                    }
+                }
+                continue;
+            };
             if let Some(allowed) = allowed {
-                let missing = isa::missing(&c.instr, allowed);
+                let missing = isa::missing(instr, allowed);
                 if !missing.is_empty() {
                     not_on_cpu.insert(key, missing);
                     continue;
                 }
             }
             for v in 0..gas::VARIANTS {
-                let text = printer.att(&c.instr, v);
+                let text = printer.att(instr, v);
                 if !list.iter().any(|(_, t)| *t == text) {
                     list.push((ci, text));
                 }

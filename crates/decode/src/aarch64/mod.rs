@@ -18,7 +18,7 @@ use crate::regs::{self, RegId};
 use crate::{BranchKind, DecodeError, DecodedInst, FpClass, MemAccess, MemOperand};
 use roles::Semantics;
 use yaxpeax_arch::{Decoder, U8Reader};
-use yaxpeax_arm::armv8::a64::{InstDecoder, Instruction, Opcode, Operand, SIMDSizeCode, SizeCode};
+use yaxpeax_arm::armv8::a64::{InstDecoder, Instruction, Opcode, Operand, SIMDSizeCode, ShiftStyle, SizeCode};
 
 /// Every A64 instruction is one little-endian 32-bit word.
 pub const INSTRUCTION_BYTES: usize = 4;
@@ -59,8 +59,25 @@ pub(crate) fn decode_one(bytes: &[u8], address: u64) -> Result<DecodedInst, Deco
 
 fn decode_word(decoder: &InstDecoder, word: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {
     let mut reader = U8Reader::new(word);
-    let instr = decoder.decode(&mut reader).map_err(|_| DecodeError::Invalid { address, bytes: crate::hex(word) })?;
+    let mut instr = decoder.decode(&mut reader).map_err(|_| DecodeError::Invalid { address, bytes: crate::hex(word) })?;
+    fix_word_extend(&mut instr);
     Ok(convert(&instr, word, address))
+}
+
+/// yaxpeax-arm 0.5 reports the `uxtw` extend of a 32-bit index register as `lsl` in
+/// 64-bit adds and subtracts (`add x1, x2, w3, uxtw #2`): it tests the index register's
+/// size where the Arm ARM's alias rule tests the operation's. A 64-bit operation on a
+/// `w` register always extends it.
+fn fix_word_extend(instr: &mut Instruction) {
+    if !matches!(instr.opcode, Opcode::ADD | Opcode::SUB | Opcode::ADDS | Opcode::SUBS) {
+        return;
+    }
+    let wide = matches!(instr.operands[0], Operand::Register(SizeCode::X, _) | Operand::RegisterOrSP(SizeCode::X, _));
+    if let Operand::RegShift(style @ ShiftStyle::LSL, _, SizeCode::W, _) = &mut instr.operands[2] {
+        if wide {
+            *style = ShiftStyle::UXTW;
+        }
+    }
 }
 
 /// The operands that are present (yaxpeax pads the array with `Nothing`).
