@@ -3,7 +3,7 @@
 use crate::input::{load, InputSpec};
 use anyhow::{Context, Result};
 use bottlenose_analysis::{analyze_block, analyze_loops, default_weights, BlockReport, LoopAnalysis, StaticOptions, ASSUMED_ITERATIONS_PER_ENTRY};
-use bottlenose_decode::{decode_block, BranchKind};
+use bottlenose_decode::{decode_block_for, BranchKind, Isa};
 use bottlenose_sources::{AsmSyntax, CodeBlock};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -14,6 +14,24 @@ pub enum Format {
     Json,
     /// The per-instruction table.
     Csv,
+}
+
+/// `--isa`: the instruction set of assembly and hex input.
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+pub enum IsaArg {
+    #[value(name = "x86-64", alias = "x86_64")]
+    X86_64,
+    #[value(alias = "arm64")]
+    Aarch64,
+}
+
+impl IsaArg {
+    pub fn isa(self) -> Isa {
+        match self {
+            IsaArg::X86_64 => Isa::X86_64,
+            IsaArg::Aarch64 => Isa::Aarch64,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -48,6 +66,10 @@ pub struct AnalyzeArgs {
     /// Assembly syntax of the file.
     #[arg(long, value_enum, default_value = "auto")]
     pub syntax: Syntax,
+    /// Instruction set of assembly or hex input (default: the machine's; an ELF file says its own).
+    /// AArch64 assembly goes through aarch64-linux-gnu-as.
+    #[arg(long, value_enum)]
+    pub isa: Option<IsaArg>,
     /// Machine: `host` (the closest model to this CPU, calibrated if `bottlenose calibrate` ran), a built-in name or alias (see `bottlenose machines`), or a machine or calibration TOML file.
     #[arg(long, short, default_value = "host", env = "BOTTLENOSE_MACHINE")]
     pub machine: String,
@@ -80,7 +102,7 @@ pub struct AnalyzeArgs {
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
-    let choice = crate::machine_choice::choose(&a.machine)?;
+    let (choice, isa) = crate::input::choose_for_input(&a.machine, a.file.as_deref(), a.isa.map(IsaArg::isa))?;
     let machine = choice.machine;
     let host = choice.host;
     let syntax = match a.syntax {
@@ -94,6 +116,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         function: a.function.as_deref(),
         range: a.range.as_deref(),
         syntax,
+        isa,
     })?;
     crate::input::check_weights(a.weights.as_deref())?;
     let opts = StaticOptions {
@@ -105,7 +128,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     };
     let mut analyses = Vec::new();
     for b in &loaded.blocks {
-        let insts = decode_block(&b.bytes, b.address).with_context(|| format!("cannot decode {}", b.name))?;
+        let insts = decode_block_for(b.isa, &b.bytes, b.address).with_context(|| format!("cannot decode {}", b.name))?;
         crate::input::check_isa(&machine, &b.name, &insts)?;
         let loops = if a.whole { None } else { analyze_loops(&machine, &b.name, &insts, &opts, &|addr| locate(b, loaded.program.as_ref(), addr))? };
         let analysis = match loops {

@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use bottlenose_attribution::Program;
-use bottlenose_sources::{assemble, from_elf, from_hex, AsmSyntax, CodeBlock, ElfSelector};
+use bottlenose_sources::{assemble_for, elf_isa, from_elf, from_hex, AsmSyntax, CodeBlock, ElfSelector, Isa};
 use std::io::Read;
 use std::path::Path;
 
@@ -12,6 +12,8 @@ pub struct InputSpec<'a> {
     pub function: Option<&'a str>,
     pub range: Option<&'a str>,
     pub syntax: AsmSyntax,
+    /// The instruction set of assembly and hex input (an ELF file says its own).
+    pub isa: Isa,
 }
 
 /// The code to analyze, and the ELF program it was cut from (its symbols and
@@ -25,7 +27,9 @@ pub fn load(spec: &InputSpec) -> Result<Loaded> {
     let blocks = |blocks| Loaded { blocks, program: None };
     if let Some(h) = spec.hex {
         let text = if h == "-" { read_stdin()? } else { h.to_string() };
-        return Ok(blocks(vec![from_hex(&text)?]));
+        let mut block = from_hex(&text)?;
+        block.isa = spec.isa;
+        return Ok(blocks(vec![block]));
     }
     let Some(file) = spec.file else {
         bail!("no input: give an assembly file, an ELF file with --function/--range, or --hex BYTES");
@@ -53,7 +57,66 @@ pub fn load(spec: &InputSpec) -> Result<Loaded> {
         bail!("--function/--range need an ELF file, but {name} is not one");
     }
     let text = String::from_utf8(data).map_err(|_| anyhow!("{name} is neither an ELF file nor UTF-8 assembly text"))?;
-    Ok(blocks(assemble(&text, &name, spec.syntax)?))
+    Ok(blocks(assemble_for(spec.isa, &text, &name, spec.syntax)?))
+}
+
+/// The instruction set of the input: an ELF file's header, else `--isa`, else the
+/// machine's. An ELF file whose header contradicts `--isa` is an error.
+pub fn input_isa(file: Option<&Path>, requested: Option<Isa>, machine: Isa) -> Result<Isa> {
+    let from_elf = file
+        .filter(|f| *f != Path::new("-"))
+        .and_then(|f| std::fs::read(f).ok())
+        .filter(|d| d.starts_with(b"\x7fELF"))
+        .and_then(|d| elf_isa(&d));
+    match (from_elf, requested) {
+        (Some(e), Some(r)) if e != r => bail!("{} is {e} code, not {r} (--isa)", file.map(|f| f.display().to_string()).unwrap_or_default()),
+        (Some(e), _) => Ok(e),
+        (None, Some(r)) => Ok(r),
+        (None, None) => Ok(machine),
+    }
+}
+
+/// The built-in machine `--machine host` stands for when the code is of another ISA
+/// than the host's (there is no Arm host to identify here).
+pub fn default_machine_for(isa: Isa) -> &'static str {
+    match isa {
+        Isa::X86_64 => "skylake",
+        Isa::Aarch64 => "neoverse-v2",
+    }
+}
+
+/// The machine for `--machine NAME` and code of the input's ISA: `host` stands for
+/// the default model of the ISA when the host runs another one (with a note); an
+/// explicit machine of another ISA is an error.
+pub fn choose_for_input(name: &str, file: Option<&Path>, requested: Option<Isa>) -> Result<(crate::machine_choice::Choice, Isa)> {
+    let choice = crate::machine_choice::choose(name)?;
+    let isa = input_isa(file, requested, choice.machine.isa)?;
+    if choice.machine.isa == isa {
+        return Ok((choice, isa));
+    }
+    if name.eq_ignore_ascii_case("host") {
+        let other = default_machine_for(isa);
+        eprintln!("note: {isa} code on an {} host: using --machine {other}", choice.machine.isa);
+        let mut alt = crate::machine_choice::choose(other)?;
+        alt.host.identified = Some(format!("{isa} code: {other} instead of the host's model"));
+        return Ok((alt, isa));
+    }
+    bail!(
+        "{} is {isa} code, but machine {} models an {} core: choose a machine for {isa} ({})",
+        file.map(|f| f.display().to_string()).unwrap_or_else(|| "the input".into()),
+        choice.machine.name,
+        choice.machine.isa,
+        machines_of(isa).join(", ")
+    )
+}
+
+/// Machines of `isa`, for messages.
+pub fn machines_of(isa: Isa) -> Vec<String> {
+    bottlenose_machine::builtin_names()
+        .into_iter()
+        .filter(|n| bottlenose_machine::load_builtin(n).and_then(|m| m.ok()).is_some_and(|m| m.isa == isa))
+        .map(str::to_string)
+        .collect()
 }
 
 fn parse_range(r: &str) -> Result<ElfSelector> {

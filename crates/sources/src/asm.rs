@@ -23,10 +23,39 @@ const END_LABEL: &str = "__bn_region_end_";
 
 /// Returns the first `as` executable on `PATH`, if any.
 pub fn find_gnu_as() -> Option<PathBuf> {
+    find_on_path("as")
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
-        .map(|dir| dir.join("as"))
+        .map(|dir| dir.join(program))
         .find(|p| is_executable(p))
+}
+
+/// Assembles `source` for `isa`: x86-64 with `as` (see [`assemble`]), AArch64 with
+/// `aarch64-linux-gnu-as` (Arm syntax; `syntax` does not apply).
+pub fn assemble_for(
+    isa: crate::Isa,
+    source: &str,
+    file_name: &str,
+    syntax: AsmSyntax,
+) -> Result<Vec<CodeBlock>, SourceError> {
+    match isa {
+        crate::Isa::X86_64 => assemble(source, file_name, syntax),
+        crate::Isa::Aarch64 => {
+            let program = "aarch64-linux-gnu-as";
+            let as_path = find_on_path(program).ok_or_else(|| SourceError::CrossAssemblerNotFound {
+                program: program.into(),
+                package: "binutils-aarch64-linux-gnu".into(),
+            })?;
+            let mut blocks = assemble_isa(&as_path, source, file_name, AsmSyntax::Att, &[])?;
+            for b in &mut blocks {
+                b.isa = isa;
+            }
+            Ok(blocks)
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -64,8 +93,19 @@ pub fn assemble_with(
     file_name: &str,
     syntax: AsmSyntax,
 ) -> Result<Vec<CodeBlock>, SourceError> {
+    assemble_isa(as_path, source, file_name, syntax, &["--64"])
+}
+
+/// [`assemble_with`] with the assembler's target flags (`--64` for x86-64, none for AArch64).
+fn assemble_isa(
+    as_path: &Path,
+    source: &str,
+    file_name: &str,
+    syntax: AsmSyntax,
+    target_flags: &[&str],
+) -> Result<Vec<CodeBlock>, SourceError> {
     let prepared = prepare(source, file_name, syntax)?;
-    let output = run_as(as_path, &prepared, file_name)?;
+    let output = run_as(as_path, &prepared, file_name, target_flags)?;
     let object = object::File::parse(&*output.object).map_err(|e| SourceError::BadObject {
         file: file_name.to_string(),
         message: format!("cannot read the object written by as: {e}"),
@@ -203,6 +243,7 @@ fn block(name: String, bytes: &[u8], start: u64, lines: &Listing, functions: &BT
     let end = start + bytes.len() as u64;
     CodeBlock {
         address: 0,
+        isa: crate::Isa::X86_64,
         bytes: bytes.to_vec(),
         name,
         source_lines: lines
@@ -395,8 +436,8 @@ struct AsOutput {
     listing: String,
 }
 
-/// Runs `as --64` on the prepared text in a temporary directory.
-fn run_as(as_path: &Path, prepared: &Prepared, file_name: &str) -> Result<AsOutput, SourceError> {
+/// Runs the assembler (`as --64`, or the AArch64 one) on the prepared text in a temporary directory.
+fn run_as(as_path: &Path, prepared: &Prepared, file_name: &str, target_flags: &[&str]) -> Result<AsOutput, SourceError> {
     let io = |context: &str| {
         let context = context.to_string();
         move |source| SourceError::Io { context, source }
@@ -413,7 +454,7 @@ fn run_as(as_path: &Path, prepared: &Prepared, file_name: &str) -> Result<AsOutp
     let mut listing_arg = OsString::from("-aln=");
     listing_arg.push(listing_path.as_os_str());
     let result = Command::new(as_path)
-        .arg("--64")
+        .args(target_flags)
         .arg(listing_arg)
         .arg("-o")
         .arg(&object_path)

@@ -42,7 +42,26 @@ pub fn elf_function_symbols(data: &[u8]) -> Result<Vec<(String, u64, u64)>, Sour
         .collect())
 }
 
-/// Extracts the selected code from an x86-64 ELF file.
+/// The instruction set of an ELF file, from its header (`None` for other files and
+/// machines).
+pub fn elf_isa(data: &[u8]) -> Option<crate::Isa> {
+    let file = object::File::parse(data).ok()?;
+    (file.format() == BinaryFormat::Elf).then(|| arch_isa(file.architecture())).flatten()
+}
+
+fn arch_isa(arch: Architecture) -> Option<crate::Isa> {
+    match arch {
+        Architecture::X86_64 | Architecture::X86_64_X32 => Some(crate::Isa::X86_64),
+        Architecture::Aarch64 => Some(crate::Isa::Aarch64),
+        _ => None,
+    }
+}
+
+fn isa_of(file: &object::File<'_>) -> crate::Isa {
+    arch_isa(file.architecture()).expect("open() accepts only known ISAs")
+}
+
+/// Extracts the selected code from an x86-64 or AArch64 ELF file.
 ///
 /// `file_name` is used in the block name (for ranges) and in error messages.
 pub fn from_elf(
@@ -57,7 +76,7 @@ pub fn from_elf(
     }
 }
 
-/// Parses `data` and checks that it is x86-64 ELF.
+/// Parses `data` and checks that it is x86-64 or AArch64 ELF.
 fn open<'d>(data: &'d [u8], file_name: &str) -> Result<object::File<'d>, SourceError> {
     let not_elf = |what: String| SourceError::NotX86_64Elf {
         file: file_name.to_string(),
@@ -74,7 +93,7 @@ fn open<'d>(data: &'d [u8], file_name: &str) -> Result<object::File<'d>, SourceE
         return Err(not_elf(format!("{:?} file", file.format())));
     }
     match file.architecture() {
-        Architecture::X86_64 | Architecture::X86_64_X32 => Ok(file),
+        Architecture::X86_64 | Architecture::X86_64_X32 | Architecture::Aarch64 => Ok(file),
         arch => Err(not_elf(format!(
             "{}-bit ELF for {arch:?}",
             if file.is_64() { 64 } else { 32 }
@@ -201,6 +220,7 @@ fn function(
     let bytes = section_slice(&section, found.address, found.size)
         .map_err(|why| bad(format!("function `{name}` at {:#x}: {why}", found.address)))?;
     Ok(CodeBlock {
+        isa: isa_of(file),
         address: found.address,
         bytes: bytes.to_vec(),
         name: name.to_string(),
@@ -299,6 +319,7 @@ fn range(
     let bytes = section_slice(&section, start, end - start)
         .map_err(|why| bad(format!("range {start:#x}..{end:#x}: {why}")))?;
     Ok(CodeBlock {
+        isa: isa_of(file),
         address: start,
         bytes: bytes.to_vec(),
         name: file_name.to_string(),

@@ -33,6 +33,10 @@ pub enum SourceError {
     #[error("GNU as not found: install binutils (apt-get install binutils){}", detail_suffix(.path))]
     AssemblerNotFound { path: Option<PathBuf> },
 
+    /// The assembler of another ISA (`aarch64-linux-gnu-as`) is not installed.
+    #[error("{program} not found: install {package} (apt-get install {package})")]
+    CrossAssemblerNotFound { program: String, package: String },
+
     /// `as` rejected the source; `line` is the user's line number when known.
     #[error("{file}:{}{message}", line_prefix(.line))]
     Assembler {
@@ -54,7 +58,7 @@ pub enum SourceError {
     NoInstructions { file: String },
 
     /// The file is not an object we can read code from.
-    #[error("{file} is not an x86-64 ELF file ({what})")]
+    #[error("{file} is not an x86-64 or AArch64 ELF file ({what})")]
     NotX86_64Elf { file: String, what: String },
 
     /// A malformed ELF file, or an object `as` produced that we could not read.

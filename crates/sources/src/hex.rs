@@ -11,6 +11,7 @@ use crate::{CodeBlock, SourceError};
 ///
 /// Each run of hex digits must have an even length, except that a single
 /// digit right after an explicit `0x` or `\x` prefix is one byte (`0x1` = 01).
+/// Bytes of x86-64 code by default; set the block's `isa` for another ISA.
 pub fn from_hex(text: &str) -> Result<CodeBlock, SourceError> {
     let bytes = parse_hex(text)?;
     if bytes.is_empty() {
@@ -18,6 +19,7 @@ pub fn from_hex(text: &str) -> Result<CodeBlock, SourceError> {
     }
     Ok(CodeBlock {
         address: 0,
+        isa: crate::Isa::X86_64,
         bytes,
         name: "hex".to_string(),
         source_lines: Vec::new(),

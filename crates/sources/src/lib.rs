@@ -1,6 +1,6 @@
 //! Inputs of bottlenose: turns what the user gives us (assembly text, hex
-//! bytes, an ELF file plus a function name or address range) into raw x86-64
-//! machine code blocks.
+//! bytes, an ELF file plus a function name or address range) into raw machine
+//! code blocks, x86-64 or AArch64 (each block says which).
 //!
 //! This crate does not decode instructions; that is the decoder crate's job.
 //! It only produces bytes, the address of the first byte and a name, plus
@@ -16,11 +16,12 @@ mod error;
 mod hex;
 pub mod qemu;
 
-pub use asm::{assemble, assemble_with, find_gnu_as};
+pub use asm::{assemble, assemble_for, assemble_with, find_gnu_as};
 #[doc(hidden)]
 pub use asm::{assemble_offline, OFFLINE_INPUT_NAME};
-pub use elf::{elf_function_symbols, from_elf, ElfSelector};
+pub use elf::{elf_function_symbols, elf_isa, from_elf, ElfSelector};
 pub use error::SourceError;
+pub use bottlenose_decode::Isa;
 pub use hex::from_hex;
 pub use qemu::{run_program, ExecutedInsn, QemuError, QemuRun, TraceVisitor};
 
@@ -29,6 +30,9 @@ pub use qemu::{run_program, ExecutedInsn, QemuError, QemuRun, TraceVisitor};
 pub struct CodeBlock {
     /// Address of the first byte (0 for assembled snippets and hex unless the user gave one).
     pub address: u64,
+    /// The instruction set of the bytes: from the ELF header, the assembler used, or the
+    /// caller for hex.
+    pub isa: Isa,
     pub bytes: Vec<u8>,
     /// Human name: region name from `# LLVM-MCA-BEGIN name`, the ELF symbol, or "hex"/the file name.
     pub name: String,

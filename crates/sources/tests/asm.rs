@@ -212,3 +212,17 @@ fn function_symbols_of_an_assembly_file() {
     // `plain_label` has no type: not a function
     assert_eq!(blocks[0].functions, vec![(0, "f".to_string()), (1, "g".to_string())]);
 }
+
+#[test]
+fn aarch64_assembly_goes_through_the_cross_assembler() {
+    use bottlenose_sources::{assemble_for, AsmSyntax, Isa};
+    // GNU as encodings (objdump): fmul d0, d0, d1 = 1e610800; subs x2, x2, #1 = f1000442
+    let blocks = assemble_for(Isa::Aarch64, "fmul d0, d0, d1 // a comment\n  subs x2, x2, #1\n", "k.s", AsmSyntax::Auto).unwrap();
+    assert_eq!(blocks.len(), 1);
+    assert_eq!(blocks[0].isa, Isa::Aarch64);
+    assert_eq!(blocks[0].bytes, [0x00, 0x08, 0x61, 0x1e, 0x42, 0x04, 0x00, 0xf1]);
+    assert_eq!(blocks[0].source_lines.iter().map(|l| l.line).collect::<Vec<_>>(), vec![1, 2]);
+    // an x86 mnemonic is an assembler error on the user's line
+    let err = assemble_for(Isa::Aarch64, "nop\naddq %rbx, %rax\n", "k.s", AsmSyntax::Auto).unwrap_err();
+    assert!(err.to_string().starts_with("k.s:2:"), "{err}");
+}

@@ -235,27 +235,32 @@ fn non_elf_and_foreign_elf_are_rejected() {
     assert!(matches!(err, SourceError::NotX86_64Elf { .. }), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "a.s is not an x86-64 ELF file (it looks like text)"
+        "a.s is not an x86-64 or AArch64 ELF file (it looks like text)"
     );
 
     let err = from_elf(&[], "empty", &ElfSelector::Function("f".into())).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "empty is not an x86-64 ELF file (it is empty)"
+        "empty is not an x86-64 or AArch64 ELF file (it is empty)"
     );
 
     let err = elf_function_symbols(b"!<arch>\n").unwrap_err();
     assert!(err.to_string().contains("ar archive"), "{err}");
 
-    // An x86-64 object with e_machine patched to AArch64 (183).
+    // An x86-64 object with e_machine patched to RISC-V (243).
     let dir = tempfile::tempdir().unwrap();
     let mut data = gas(dir.path(), "nop\n");
-    data[18..20].copy_from_slice(&183u16.to_le_bytes());
-    let err = from_elf(&data, "arm.o", &ElfSelector::Range { start: 0, end: 1 }).unwrap_err();
+    data[18..20].copy_from_slice(&243u16.to_le_bytes());
+    let err = from_elf(&data, "rv.o", &ElfSelector::Range { start: 0, end: 1 }).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "arm.o is not an x86-64 ELF file (64-bit ELF for Aarch64)"
+        "rv.o is not an x86-64 or AArch64 ELF file (64-bit ELF for Riscv64)"
     );
+    // ... and to AArch64 (183): accepted, and the block says so
+    data[18..20].copy_from_slice(&183u16.to_le_bytes());
+    let b = from_elf(&data, "arm.o", &ElfSelector::Range { start: 0, end: 1 }).unwrap();
+    assert_eq!(b.isa, bottlenose_sources::Isa::Aarch64);
+    assert_eq!(bottlenose_sources::elf_isa(&data), Some(bottlenose_sources::Isa::Aarch64));
 
     // A truncated ELF header must not panic.
     let err = from_elf(

@@ -1,0 +1,123 @@
+//! `analyze` on AArch64 code: assembly through aarch64-linux-gnu-as, hex with --isa, ELF
+//! functions cross-compiled with aarch64-linux-gnu-gcc (the ISA read from the header).
+//! Expected cycles come from the Neoverse SWOGs' figures: FMUL latency 3 (N1 and V2),
+//! two FP/ASIMD pipes on N1 and four on V2.
+
+use std::process::{Command, Output};
+
+fn bn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bottlenose")).env_remove("BOTTLENOSE_MACHINE").args(args).output().expect("run bottlenose")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+fn tmp(name: &str, text: &str) -> (tempfile::TempDir, String) {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    (d, p.display().to_string())
+}
+
+/// A loop whose only recurrence is `fmul d0, d0, d1`: one FMUL latency per iteration.
+const FMUL_CHAIN: &str = "
+.L1:
+    fmul d0, d0, d1
+    subs x2, x2, #1
+    b.ne .L1
+";
+
+/// 24 independent `fmla v.2d` accumulators: more than latency x pipes (4 x 4 on V2), so the
+/// FP pipes bound it: 24 / pipes cycles per iteration.
+const FMA_THROUGHPUT: &str = "
+.L1:
+    fmla v0.2d, v24.2d, v25.2d
+    fmla v1.2d, v24.2d, v25.2d
+    fmla v2.2d, v24.2d, v25.2d
+    fmla v3.2d, v24.2d, v25.2d
+    fmla v4.2d, v24.2d, v25.2d
+    fmla v5.2d, v24.2d, v25.2d
+    fmla v6.2d, v24.2d, v25.2d
+    fmla v7.2d, v24.2d, v25.2d
+    fmla v8.2d, v24.2d, v25.2d
+    fmla v9.2d, v24.2d, v25.2d
+    fmla v10.2d, v24.2d, v25.2d
+    fmla v11.2d, v24.2d, v25.2d
+    fmla v12.2d, v24.2d, v25.2d
+    fmla v13.2d, v24.2d, v25.2d
+    fmla v14.2d, v24.2d, v25.2d
+    fmla v15.2d, v24.2d, v25.2d
+    fmla v16.2d, v24.2d, v25.2d
+    fmla v17.2d, v24.2d, v25.2d
+    fmla v18.2d, v24.2d, v25.2d
+    fmla v19.2d, v24.2d, v25.2d
+    fmla v20.2d, v24.2d, v25.2d
+    fmla v21.2d, v24.2d, v25.2d
+    fmla v22.2d, v24.2d, v25.2d
+    fmla v23.2d, v24.2d, v25.2d
+    subs x2, x2, #1
+    b.ne .L1
+";
+
+fn cycles(machine: &str, src: &str) -> serde_json::Value {
+    let (_d, path) = tmp("k.s", src);
+    json(&bn(&["analyze", &path, "--isa", "aarch64", "--machine", machine, "--format", "json", "--no-sensitivity"]))
+}
+
+#[test]
+fn fmul_chain_runs_at_the_fmul_latency() {
+    for m in ["neoverse-n1", "neoverse-v2"] {
+        let r = cycles(m, FMUL_CHAIN);
+        assert_eq!(r["machine"], m);
+        assert_eq!(r["cycles_per_iteration"].as_f64().unwrap(), 3.0, "{m}: SWOG FMUL latency 3");
+        assert_eq!(r["verdict"]["causes"][0]["cause"]["kind"], "dependency_chain", "{m}: {}", r["verdict"]);
+    }
+}
+
+#[test]
+fn fma_throughput_follows_the_fp_pipes() {
+    let n1 = cycles("neoverse-n1", FMA_THROUGHPUT);
+    assert_eq!(n1["cycles_per_iteration"].as_f64().unwrap(), 12.0, "N1: 24 FMLA on V0/V1");
+    let v2 = cycles("neoverse-v2", FMA_THROUGHPUT);
+    assert_eq!(v2["cycles_per_iteration"].as_f64().unwrap(), 6.0, "V2: 24 FMLA on V0-V3");
+    // with the sensitivity sweep, the verdict names the FP pipes
+    let (_d, path) = tmp("k.s", FMA_THROUGHPUT);
+    let r = json(&bn(&["analyze", &path, "--isa", "aarch64", "--machine", "neoverse-v2", "--format", "json", "--weights", "1.15,2"]));
+    assert_eq!(r["verdict"]["causes"][0]["cause"], serde_json::json!({"kind": "port_pressure", "ports": "v0123"}), "{}", r["verdict"]);
+}
+
+#[test]
+fn hex_input_takes_the_isa_flag() {
+    // fmul d0, d0, d1 (1e610800): one instruction whose result it reads again
+    let r = json(&bn(&["analyze", "--hex", "00 08 61 1e", "--isa", "aarch64", "--machine", "neoverse-v2", "--format", "json", "--no-sensitivity"]));
+    assert_eq!(r["instructions"][0]["asm"], "fmul d0, d0, d1");
+    assert_eq!(r["cycles_per_iteration"].as_f64().unwrap(), 3.0);
+}
+
+#[test]
+fn elf_functions_say_their_isa_and_pick_an_arm_model() {
+    let d = tempfile::tempdir().unwrap();
+    let c = d.path().join("k.c");
+    std::fs::write(&c, "double dot(const double *a, const double *b, long n) { double s = 0; for (long i = 0; i < n; i++) s += a[i] * b[i]; return s; }\n").unwrap();
+    let obj = d.path().join("k.o");
+    let st = Command::new("aarch64-linux-gnu-gcc").args(["-O2", "-c", "-o"]).arg(&obj).arg(&c).status().expect("aarch64-linux-gnu-gcc (scripts/install-deps.sh)");
+    assert!(st.success());
+    let obj = obj.display().to_string();
+    // the default machine (`host`, an x86-64 host) gives way to the AArch64 default, with a note
+    let out = bn(&["analyze", &obj, "--function", "dot", "--format", "json", "--no-sensitivity"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("using --machine neoverse-v2"));
+    let r = json(&out);
+    assert_eq!(r["machine"], "neoverse-v2");
+    assert!(r["instructions"].as_array().unwrap().iter().any(|i| i["asm"].as_str().unwrap().starts_with("fmadd")), "{}", r["instructions"]);
+    // an explicit x86-64 machine is an error naming the AArch64 machines
+    let out = bn(&["analyze", &obj, "--function", "dot", "--machine", "zen4"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is aarch64 code, but machine zen4 models an x86-64 core") && err.contains("neoverse-v2"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // --isa contradicting the header
+    let out = bn(&["analyze", &obj, "--function", "dot", "--isa", "x86-64", "--machine", "zen4"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is aarch64 code, not x86-64"));
+}
