@@ -114,10 +114,11 @@ pub struct RunArgs {
 }
 
 pub fn run(a: RunArgs) -> Result<i32> {
-    let choice = crate::machine_choice::choose(&a.machine)?;
+    let program = PathBuf::from(&a.command[0]);
+    // an AArch64 program runs under qemu-aarch64 on an AArch64 model
+    let (choice, _) = crate::input::choose_for_input(&a.machine, Some(&program), None)?;
     let machine = choice.machine;
     let host = choice.host;
-    let program = PathBuf::from(&a.command[0]);
     let args: Vec<OsString> = a.command[1..].to_vec();
     let (roi, bias_probe) = parse_roi(&a.roi, &program)?;
     crate::input::check_weights(a.weights.as_deref())?;

@@ -199,7 +199,7 @@ fn bad_programs() {
     let txt = d.path().join("notes.txt");
     std::fs::write(&txt, "hello").unwrap();
     std::fs::set_permissions(&txt, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    one_line(&bn(&["run", "--", txt.to_str().unwrap()]), "not an x86-64 ELF");
+    one_line(&bn(&["run", "--", txt.to_str().unwrap()]), "not an x86-64 or AArch64 ELF");
     // a crash: partial report, the signal passed on as 128+11
     let exe = compile(d.path(), "crash", "#include <stdio.h>\nint main(){ volatile long s=0; for(int i=0;i<100000;i++) s+=i; printf(\"%ld\\n\", s); fflush(stdout); *(volatile int*)0=1; return 0; }\n", &["-O1"]);
     let (out, v) = run(&["--no-sensitivity"], &exe, &[]);

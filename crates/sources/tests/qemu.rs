@@ -1207,12 +1207,12 @@ fn program_errors() {
     std::fs::write(&text, "just text\n").unwrap();
     assert_eq!(
         run(&text),
-        format!("{} is not an x86-64 ELF executable", text.display())
+        format!("{} is not an x86-64 or AArch64 ELF executable", text.display())
     );
 
     assert_eq!(
         run(dir.path()),
-        format!("{} is not an x86-64 ELF executable", dir.path().display())
+        format!("{} is not an x86-64 or AArch64 ELF executable", dir.path().display())
     );
 
     // A relocatable object is ELF x86-64 but not an executable.
@@ -1228,7 +1228,7 @@ fn program_errors() {
     assert!(status.success());
     assert_eq!(
         run(&obj),
-        format!("{} is not an x86-64 ELF executable", obj.display())
+        format!("{} is not an x86-64 or AArch64 ELF executable", obj.display())
     );
 
     // An x86-64 executable without execute permission.
@@ -1258,15 +1258,15 @@ fn program_errors() {
         "{err}"
     );
 
-    // An ELF for another machine: patch e_machine to AArch64.
+    // An ELF for another machine: patch e_machine to RISC-V (243).
     let mut data = std::fs::read(&prog).unwrap();
-    data[18] = 183;
+    data[18] = 243;
     data[19] = 0;
-    let arm = dir.path().join("arm");
+    let arm = dir.path().join("riscv");
     std::fs::write(&arm, &data).unwrap();
     assert_eq!(
         run(&arm),
-        format!("{} is not an x86-64 ELF executable", arm.display())
+        format!("{} is not an x86-64 or AArch64 ELF executable", arm.display())
     );
 }
 

@@ -10,7 +10,7 @@ use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::Knob;
 use crate::sensitivity::SensitivityPoint;
 use crate::static_loop::UnsupportedSummary;
-use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
+use bottlenose_decode::{decode_one_for, BranchKind, DecodedInst, Isa};
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
@@ -492,7 +492,10 @@ impl Pipeline<'_> {
         if known != u32::MAX {
             return known as usize;
         }
-        let inst = decode_one(insn.bytes, insn.vaddr).or_else(|_| decode_padded(insn)).unwrap_or_else(|_| undecodable(insn));
+        let isa = self.machine.isa;
+        let inst = decode_one_for(isa, insn.bytes, insn.vaddr)
+            .or_else(|e| if isa == Isa::X86_64 { decode_padded(insn) } else { Err(e) })
+            .unwrap_or_else(|_| undecodable(isa, insn));
         let prev = if insn.index_in_tb > 0 {
             self.by_static_id.get(sid - 1).filter(|&&i| i != u32::MAX).map(|&i| &self.statics[i as usize].inst)
         } else {
@@ -612,17 +615,21 @@ fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bottlenose_deco
     let mut bytes = [0u8; 15];
     let n = insn.bytes.len().min(15);
     bytes[..n].copy_from_slice(&insn.bytes[..n]);
-    let d = decode_one(&bytes, insn.vaddr)?;
+    let d = decode_one_for(Isa::X86_64, &bytes, insn.vaddr)?;
     if (d.len as usize) < n {
         return Err(bottlenose_decode::DecodeError::Truncated { address: insn.vaddr });
     }
     Ok(d)
 }
 
-/// Bytes iced cannot decode (QEMU executed them, so they are valid somewhere):
-/// time them as the machine's default form and report them.
-fn undecodable(insn: &ExecutedInsn<'_>) -> DecodedInst {
-    let mut d = decode_one(&[0x90], insn.vaddr).expect("nop decodes");
+/// Bytes the decoder cannot decode (QEMU executed them, so they are valid somewhere;
+/// on AArch64, SVE): time them as the machine's default form and report them.
+fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
+    let nop: &[u8] = match isa {
+        Isa::X86_64 => &[0x90],
+        Isa::Aarch64 => &[0x1f, 0x20, 0x03, 0xd5],
+    };
+    let mut d = decode_one_for(isa, nop, insn.vaddr).expect("nop decodes");
     d.len = insn.bytes.len() as u8;
     d.bytes = insn.bytes.to_vec();
     d.mnemonic = "(undecodable)".into();

@@ -8,12 +8,13 @@ use super::runner::{GuestExit, PLUGIN_FILE_NAME};
 /// Why a program could not be run under QEMU, or its trace not read.
 #[derive(Debug, thiserror::Error)]
 pub enum QemuError {
-    /// No `qemu-x86_64` on PATH, or `$BOTTLENOSE_QEMU` names nothing runnable.
+    /// No `qemu-x86_64` (`qemu-aarch64`) on PATH, or `$BOTTLENOSE_QEMU`
+    /// (`$BOTTLENOSE_QEMU_AARCH64`) names nothing runnable.
     #[error(
-        "qemu-x86_64 not found: install the Debian package qemu-user (apt-get install qemu-user){}",
+        "{program} not found: install the Debian package qemu-user (apt-get install qemu-user){}",
         qemu_tried(.tried)
     )]
-    QemuNotFound { tried: Option<PathBuf> },
+    QemuNotFound { program: &'static str, tried: Option<PathBuf> },
 
     /// The plugin shared object is not where we looked.
     #[error(
@@ -30,8 +31,8 @@ pub enum QemuError {
     #[error("program not found: {}", .0.display())]
     ProgramNotFound(PathBuf),
 
-    /// The program exists but is not an x86-64 ELF executable.
-    #[error("{} is not an x86-64 ELF executable", .0.display())]
+    /// The program exists but is not an x86-64 or AArch64 ELF executable.
+    #[error("{} is not an x86-64 or AArch64 ELF executable", .0.display())]
     NotX86_64Executable(PathBuf),
 
     /// The program is an x86-64 ELF file without execute permission (QEMU

@@ -1,6 +1,7 @@
 //! Finding QEMU and the plugin, checking the program, and running it with
 //! the trace stream on an inherited descriptor.
 
+use bottlenose_decode::Isa;
 use std::env;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -32,7 +33,22 @@ pub const SHM_FD: i32 = 4;
 /// Locates `qemu-x86_64`: `$BOTTLENOSE_QEMU` (a path, or a name looked up
 /// on PATH) if set and not empty, else `qemu-x86_64` on PATH.
 pub fn find_qemu() -> Result<PathBuf, QemuError> {
-    if let Some(v) = env::var_os("BOTTLENOSE_QEMU").filter(|v| !v.is_empty()) {
+    find_qemu_for(Isa::X86_64)
+}
+
+/// The user-mode emulator of `isa` and the variable that overrides it.
+fn emulator(isa: Isa) -> (&'static str, &'static str) {
+    match isa {
+        Isa::X86_64 => ("qemu-x86_64", "BOTTLENOSE_QEMU"),
+        Isa::Aarch64 => ("qemu-aarch64", "BOTTLENOSE_QEMU_AARCH64"),
+    }
+}
+
+/// Locates the emulator of `isa` (`qemu-x86_64`, `qemu-aarch64`), or the one
+/// its variable (`$BOTTLENOSE_QEMU`, `$BOTTLENOSE_QEMU_AARCH64`) names.
+pub fn find_qemu_for(isa: Isa) -> Result<PathBuf, QemuError> {
+    let (program, var) = emulator(isa);
+    if let Some(v) = env::var_os(var).filter(|v| !v.is_empty()) {
         let p = PathBuf::from(&v);
         let found = if p.components().count() == 1 && !p.is_absolute() {
             search_path(&v)
@@ -41,9 +57,19 @@ pub fn find_qemu() -> Result<PathBuf, QemuError> {
         } else {
             None
         };
-        return found.ok_or(QemuError::QemuNotFound { tried: Some(p) });
+        return found.ok_or(QemuError::QemuNotFound { program, tried: Some(p) });
     }
-    search_path(OsStr::new("qemu-x86_64")).ok_or(QemuError::QemuNotFound { tried: None })
+    search_path(OsStr::new(program)).ok_or(QemuError::QemuNotFound { program, tried: None })
+}
+
+/// Where the AArch64 guest's dynamic loader and libraries are: `$QEMU_LD_PREFIX` if set
+/// (QEMU reads it itself), else Debian's cross sysroot (libc6-arm64-cross).
+fn aarch64_sysroot() -> Option<PathBuf> {
+    if env::var_os("QEMU_LD_PREFIX").is_some() {
+        return None;
+    }
+    let p = PathBuf::from("/usr/aarch64-linux-gnu");
+    p.join("lib").is_dir().then_some(p)
 }
 
 /// Locates the plugin: `$BOTTLENOSE_QEMU_PLUGIN` if set and not empty, else
@@ -84,6 +110,11 @@ pub fn find_plugin() -> Result<PathBuf, QemuError> {
 /// independent executable) and returns the path to run. A bare name that is
 /// not a file in the current directory is looked up on PATH.
 pub fn check_program(program: &Path) -> Result<PathBuf, QemuError> {
+    program_isa(program).map(|(p, _)| p)
+}
+
+/// [`check_program`] for x86-64 and AArch64 executables: the path to run and its ISA.
+pub fn program_isa(program: &Path) -> Result<(PathBuf, Isa), QemuError> {
     let mut path = program.to_path_buf();
     let bare = program.components().count() == 1 && !program.is_absolute();
     if bare && !program.exists() {
@@ -118,10 +149,12 @@ pub fn check_program(program: &Path) -> Result<PathBuf, QemuError> {
         .map_err(|_| not_exe())?;
     let endian = elf.endian().map_err(|_| not_exe())?;
     let e_type = elf.e_type(endian);
-    if !elf.is_class_64()
-        || elf.e_machine(endian) != object::elf::EM_X86_64
-        || !(e_type == object::elf::ET_EXEC || e_type == object::elf::ET_DYN)
-    {
+    let isa = match elf.e_machine(endian) {
+        object::elf::EM_X86_64 => Isa::X86_64,
+        object::elf::EM_AARCH64 => Isa::Aarch64,
+        _ => return Err(not_exe()),
+    };
+    if !elf.is_class_64() || !(e_type == object::elf::ET_EXEC || e_type == object::elf::ET_DYN) {
         return Err(not_exe());
     }
     // SAFETY: access() on a NUL-terminated path.
@@ -133,7 +166,7 @@ pub fn check_program(program: &Path) -> Result<PathBuf, QemuError> {
     if path.as_os_str().as_bytes().first() == Some(&b'-') {
         path = Path::new(".").join(path);
     }
-    Ok(path)
+    Ok((path, isa))
 }
 
 fn is_executable_file(p: &Path) -> bool {
@@ -374,10 +407,10 @@ impl QemuCommand {
 
     /// Checks the program, finds QEMU and the plugin, and starts it.
     pub fn spawn(&mut self) -> Result<QemuRun, QemuError> {
-        let program = check_program(&self.program)?;
+        let (program, isa) = program_isa(&self.program)?;
         let qemu = match &self.qemu {
             Some(q) => q.clone(),
-            None => find_qemu()?,
+            None => find_qemu_for(isa)?,
         };
         let plugin = match &self.plugin {
             Some(p) => p.clone(),
@@ -420,6 +453,9 @@ impl QemuCommand {
         }
 
         let mut cmd = Command::new(&qemu);
+        if let Some(root) = aarch64_sysroot().filter(|_| isa == Isa::Aarch64) {
+            cmd.arg("-L").arg(root);
+        }
         cmd.arg("-plugin")
             .arg(OsString::from_vec(plugin_arg))
             .arg(&program)
