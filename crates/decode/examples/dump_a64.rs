@@ -1,3 +1,6 @@
+//! Prints what the AArch64 decoder makes of a raw code file (e.g. `objcopy -O binary -j .text`):
+//! text, form key, registers read / address / written / written back, memory, branch, FP facts.
+//! `cargo run -p bottlenose-decode --example dump_a64 code.bin`
 fn main() {
     let bytes = std::fs::read(std::env::args().nth(1).unwrap()).unwrap();
     for i in bottlenose_decode::decode_lenient_for(bottlenose_decode::Isa::Aarch64, &bytes, 0x1000) {

@@ -12,8 +12,6 @@ pub enum Isa {
 }
 
 impl Isa {
-    pub const ALL: [Isa; 2] = [Isa::X86_64, Isa::Aarch64];
-
     /// The name used on the command line and in machine files.
     pub fn name(self) -> &'static str {
         match self {
@@ -28,14 +26,6 @@ impl Isa {
             "x86-64" | "x86_64" | "amd64" | "x64" => Some(Isa::X86_64),
             "aarch64" | "arm64" | "armv8" | "a64" => Some(Isa::Aarch64),
             _ => None,
-        }
-    }
-
-    /// The longest instruction, for decoders that look ahead.
-    pub fn max_instruction_bytes(self) -> usize {
-        match self {
-            Isa::X86_64 => 15,
-            Isa::Aarch64 => crate::aarch64::INSTRUCTION_BYTES,
         }
     }
 }
