@@ -19,17 +19,38 @@ pub enum Format {
     Csv,
 }
 
-#[derive(Args)]
-#[command(after_help = "Examples:
-  bottlenose run -- ./prog arg1 arg2                    # whole program on skylake
-  bottlenose run --machine zen4 --roi function:kernel -- ./prog
-  bottlenose run --roi markers -- ./prog                # between xchg rbx,rbx and xchg rcx,rcx
-  bottlenose run --roi range:0x401000:0x401200 --cold -- ./prog
-  bottlenose run --weights 1.05,1.15,2 --format json -- ./prog > result.json
-  bottlenose run --max-instructions 100000000 -- ./long_running
+/// The examples `run --help` shows: the arguments after `bottlenose run`, and a
+/// comment. `tests/run_channels.rs` runs every one of them as shown.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("-- ./prog arg1 arg2", "whole program on the host's model; report on stderr"),
+    ("--machine zen4 --roi function:kernel -- ./prog", ""),
+    ("--roi markers -- ./prog", "between xchg rbx,rbx and xchg rcx,rcx"),
+    ("--roi range:0x401000:0x401200 --cold -- ./prog", ""),
+    ("--weights 1.05,1.15,2 --format json -o result.json -- ./prog", "prog's stdout stays its own"),
+    ("--format csv -o hotspots.csv --html report.html -- ./prog", "hotspot table and a page"),
+    ("--format json -o - -- ./prog > result.json", "report on stdout: only for a quiet prog"),
+    ("--max-instructions 1000000 -- ./long_running", "partial report after 1 M instructions"),
+];
 
-The program's stdin, stdout, stderr and exit status pass through. Ctrl-C stops the
-program and prints the report of what was simulated so far.")]
+fn after_help() -> String {
+    let mut s = String::from("Examples:\n");
+    for (args, comment) in EXAMPLES {
+        let line = format!("  bottlenose run {args}");
+        if comment.is_empty() {
+            s += &format!("{line}\n");
+        } else {
+            s += &format!("{line:<66} # {comment}\n");
+        }
+    }
+    s + "
+The program owns stdin, stdout and stderr, and its exit status is passed on. The
+report goes to -o FILE, or to stderr (as perf stat's), so that it never mixes with
+what the program prints; `-o -` puts it on stdout. Ctrl-C, SIGTERM and SIGHUP stop
+the program and write the report of what was simulated so far."
+}
+
+#[derive(Args)]
+#[command(after_help = after_help())]
 pub struct RunArgs {
     /// Machine: `host` (the closest model to this CPU, calibrated if `bottlenose calibrate` ran), a built-in name or alias, or a machine or calibration TOML file.
     #[arg(long, short, default_value = "host", env = "BOTTLENOSE_MACHINE")]
@@ -98,7 +119,8 @@ pub struct RunArgs {
     /// Also write a self-contained HTML report to this file.
     #[arg(long)]
     pub html: Option<PathBuf>,
-    /// Write the report to this file (atomically) instead of stdout, which the program uses.
+    /// Write the report to this file (atomically) instead of stderr; `-` is stdout
+    /// (which the program shares).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Accelerate a resource in the baseline itself (what-if run), e.g. `--accelerate p23=1.15`
@@ -185,17 +207,17 @@ pub fn run(a: RunArgs) -> Result<i32> {
             report.instructions_simulated
         );
     }
+    let channel = Channel::of(a.output.as_deref());
     let text = match a.format {
         Format::Json => bottlenose_report::to_json(&crate::output::stamped_on(&report, "run", &host)?) + "\n",
         Format::Csv => crate::csv_out::hotspots(&crate::output::stamped_on(&report, "run", &host)?)?,
-        // colour only when the text goes to the terminal
-        Format::Text if a.output.is_none() => format!("{}\n{}", host.line(&machine.name), crate::color::paint(&bottlenose_report::render_dynamic(&report))),
-        Format::Text => format!("{}\n{}", host.line(&machine.name), bottlenose_report::render_dynamic(&report)),
+        Format::Text => format!(
+            "{}\n{}",
+            host.line(&machine.name),
+            crate::color::paint_on(&bottlenose_report::render_dynamic(&report), channel.is_terminal())
+        ),
     };
-    match &a.output {
-        Some(path) => crate::output::write_atomic(path, &text)?,
-        None => print!("{text}"),
-    }
+    channel.write(&text)?;
     if let Some(path) = &a.html {
         let title = format!("bottlenose run: {}", report.program);
         crate::html_out::write_html(path, crate::output::stamped_on(&report, "run", &host)?, &title)?;
@@ -207,6 +229,44 @@ pub fn run(a: RunArgs) -> Result<i32> {
         _ if report.interrupted => 130,
         _ => 0,
     })
+}
+
+/// Where the report goes. The program owns stdout and stderr, as under `perf
+/// stat`: the report goes to a file, or to stderr, where it follows what the
+/// program wrote there instead of landing in the middle of its output.
+enum Channel<'a> {
+    Stderr,
+    /// `-o -`: asked for explicitly (the program's own stdout is then shared).
+    Stdout,
+    File(&'a std::path::Path),
+}
+
+impl<'a> Channel<'a> {
+    fn of(output: Option<&'a std::path::Path>) -> Self {
+        match output {
+            None => Channel::Stderr,
+            Some(p) if p.as_os_str() == "-" => Channel::Stdout,
+            Some(p) => Channel::File(p),
+        }
+    }
+
+    /// Colour goes only to a terminal.
+    fn is_terminal(&self) -> bool {
+        match self {
+            Channel::Stderr => std::io::stderr().is_terminal(),
+            Channel::Stdout => std::io::stdout().is_terminal(),
+            Channel::File(_) => false,
+        }
+    }
+
+    fn write(&self, text: &str) -> Result<()> {
+        use std::io::Write;
+        match self {
+            Channel::Stderr => std::io::stderr().write_all(text.as_bytes()).context("cannot write the report to stderr"),
+            Channel::Stdout => std::io::stdout().write_all(text.as_bytes()).context("cannot write the report to stdout"),
+            Channel::File(path) => crate::output::write_atomic(path, text),
+        }
+    }
 }
 
 /// A spinner with the rate, or, when the instruction budget is known, a bar with an ETA.
