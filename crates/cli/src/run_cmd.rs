@@ -8,7 +8,7 @@ use object::{Object, ObjectKind, ObjectSection};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -144,12 +144,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let (roi, bias_probe) = parse_roi(&a.roi, &program)?;
     crate::input::check_weights(a.weights.as_deref())?;
     let prefetcher: Prefetcher = a.prefetcher.parse().map_err(|e| anyhow!("bad --prefetcher: {e}"))?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // Ctrl-C reaches QEMU too (same process group); we keep running to report.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
+    let (interrupt, stop_signal) = stop_on_signals()?;
     let bar = progress_bar(a.quiet, a.max_instructions);
     let bounded = a.max_instructions.is_some();
     let bar2 = bar.clone();
@@ -222,13 +217,31 @@ pub fn run(a: RunArgs) -> Result<i32> {
         let title = format!("bottlenose run: {}", report.program);
         crate::html_out::write_html(path, crate::output::stamped_on(&report, "run", &host)?, &title)?;
     }
-    // pass the program's exit status on
+    // the signal that stopped us, as a shell reports it; else the program's exit status
+    let stopped_by = stop_signal.load(Ordering::Relaxed) as i32;
     Ok(match (report.exit_code, report.signal) {
+        _ if stopped_by != 0 => 128 + stopped_by,
         (Some(c), _) => c,
         (None, Some(s)) => 128 + s,
-        _ if report.interrupted => 130,
         _ => 0,
     })
+}
+
+/// SIGINT, SIGTERM and SIGHUP set the returned flag (the run then stops the
+/// program and reports what it simulated) and record which signal came; a
+/// second one ends bottlenose at once. Ctrl-C reaches QEMU too (same process
+/// group); `kill -TERM` reaches bottlenose alone, and the run stops QEMU.
+fn stop_on_signals() -> Result<(Arc<AtomicBool>, Arc<AtomicUsize>)> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    let which = Arc::new(AtomicUsize::new(0));
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        // registered first, so that it sees the flag as the signal before set it
+        signal_hook::flag::register_conditional_default(sig, flag.clone()).context("cannot handle signals")?;
+        signal_hook::flag::register_usize(sig, which.clone(), sig as usize).context("cannot handle signals")?;
+        signal_hook::flag::register(sig, flag.clone()).context("cannot handle signals")?;
+    }
+    Ok((flag, which))
 }
 
 /// Where the report goes. The program owns stdout and stderr, as under `perf

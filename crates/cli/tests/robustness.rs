@@ -84,3 +84,45 @@ fn ctrl_c_writes_the_partial_report() {
     assert_eq!(v["complete"], false);
     assert!(v["instructions_simulated"].as_u64().unwrap() > 1_000_000);
 }
+
+/// `bottlenose run` of `exe` with the report to `json`, signalled `sig` after 3 s:
+/// its exit status, stderr and report.
+fn signalled_run(exe: &Path, json: &Path, sig: i32) -> (Option<i32>, String, Value) {
+    ensure_plugin();
+    let child = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "--quiet", "--no-sensitivity", "--format", "json", "--output"])
+        .arg(json)
+        .arg("--")
+        .arg(exe)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let started = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, sig) };
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30), "the report came {:?} after the signal", started.elapsed());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap_or_else(|_| panic!("report written: {err}"))).unwrap();
+    (out.status.code(), err, v)
+}
+
+#[test]
+fn sigterm_and_sighup_write_the_partial_report_like_ctrl_c() {
+    let d = tempfile::tempdir().unwrap();
+    // busy: stopped from the stream
+    let busy = compile(d.path(), "busy", "#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 4000000000L; i++) s += i; printf(\"%ld\\n\", s); return 0; }\n", &["-O1"]);
+    let (code, err, v) = signalled_run(&busy, &d.path().join("t.json"), libc::SIGTERM);
+    assert_eq!(code, Some(128 + libc::SIGTERM), "{err}");
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["complete"], false);
+    assert!(v["instructions_simulated"].as_u64().unwrap() > 1_000_000);
+    // blocked in a system call: nothing executes, and the run still stops at once
+    let idle = compile(d.path(), "idle", "#include <unistd.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 100000; i++) s += i; sleep(600); return 0; }\n", &["-O1"]);
+    let (code, err, v) = signalled_run(&idle, &d.path().join("h.json"), libc::SIGHUP);
+    assert_eq!(code, Some(128 + libc::SIGHUP), "{err}");
+    assert_eq!(v["interrupted"], true);
+    assert!(v["instructions_simulated"].as_u64().unwrap() > 300_000, "the loop before the sleep");
+}

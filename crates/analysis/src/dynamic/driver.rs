@@ -14,7 +14,7 @@ use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
+use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, Killer, QemuError, QemuRun};
 use bottlenose_timing::{resolve, Acceleration, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
@@ -735,7 +735,16 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
     });
-    let (exit, summary) = trace_run(run, &mut stream)?;
+    // An interrupt (Ctrl-C, SIGTERM, SIGHUP) stops QEMU even while the guest
+    // executes nothing (blocked in a read, asleep): the check in the stream
+    // callback alone would wait for its next million instructions.
+    let watcher = match &interrupt {
+        Some(flag) => Some(InterruptWatcher::start(flag.clone(), run.killer()?)),
+        None => None,
+    };
+    let traced = trace_run(run, &mut stream);
+    drop(watcher);
+    let (exit, summary) = traced?;
     if !summary.complete {
         stream.finish();
     }
@@ -867,6 +876,38 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     };
     report.verdict = crate::verdict::of_run(machine, &report, &crate::verdict::RunContext { loops: &all_loops, locate: &locate });
     Ok(report)
+}
+
+/// A thread that kills QEMU once the interrupt flag is set; it ends when dropped.
+struct InterruptWatcher {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl InterruptWatcher {
+    fn start(flag: Arc<AtomicBool>, qemu: Killer) -> Self {
+        let done = Arc::new(AtomicBool::new(false));
+        let d = done.clone();
+        let thread = std::thread::spawn(move || {
+            while !d.load(Ordering::Relaxed) {
+                if flag.load(Ordering::Relaxed) {
+                    qemu.kill();
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        InterruptWatcher { done, thread: Some(thread) }
+    }
+}
+
+impl Drop for InterruptWatcher {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// The idealized streams of a run: one functional layer (and timing engine) per

@@ -511,6 +511,12 @@ impl QemuRun {
         &self.qemu
     }
 
+    /// A handle that kills this QEMU from any thread, safe against the pid
+    /// being reused once QEMU is reaped (a pidfd).
+    pub fn killer(&self) -> Result<Killer, QemuError> {
+        Killer::of(self.child.id())
+    }
+
     /// Kills QEMU (and so the program) with SIGKILL.
     pub fn kill(&mut self) -> Result<(), QemuError> {
         self.child.kill().map_err(|e| QemuError::Io {
@@ -528,6 +534,51 @@ impl QemuRun {
         })?;
         self.waited = true;
         Ok(GuestExit::from_status(status))
+    }
+}
+
+/// Kills one process from any thread: a pidfd, so a reaped process's pid
+/// that the system gave to another never gets the signal.
+#[derive(Debug)]
+pub struct Killer(std::os::fd::OwnedFd);
+
+impl Killer {
+    pub fn of(pid: u32) -> Result<Self, QemuError> {
+        // SAFETY: pidfd_open(2) returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        if fd < 0 {
+            return Err(QemuError::Io {
+                context: format!("cannot watch process {pid}"),
+                source: io::Error::last_os_error(),
+            });
+        }
+        // SAFETY: a descriptor we just got and own.
+        Ok(Killer(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd as i32) }))
+    }
+
+    /// Sends SIGKILL (nothing happens if the process is already gone).
+    pub fn kill(&self) {
+        // SAFETY: pidfd_send_signal(2) on our own descriptor.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                self.0.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        };
+    }
+
+    /// Whether the process has ended (the pidfd is readable then).
+    pub fn ended(&self) -> bool {
+        let mut p = libc::pollfd {
+            fd: self.0.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll(2) on one descriptor, no waiting.
+        unsafe { libc::poll(&mut p, 1, 0) > 0 }
     }
 }
 
