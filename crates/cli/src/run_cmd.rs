@@ -197,9 +197,9 @@ pub fn run(a: RunArgs) -> Result<i32> {
     }
     if !report.complete {
         eprintln!(
-            "warning: partial report ({}): {} instructions simulated",
-            report.stop_reason.as_deref().unwrap_or("incomplete"),
-            report.instructions_simulated
+            "warning: partial report, {} instructions simulated: {}",
+            report.instructions_simulated,
+            report.stop_reason.as_deref().unwrap_or("incomplete")
         );
     }
     let channel = Channel::of(a.output.as_deref());

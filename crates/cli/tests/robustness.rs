@@ -126,3 +126,22 @@ fn sigterm_and_sighup_write_the_partial_report_like_ctrl_c() {
     assert_eq!(v["interrupted"], true);
     assert!(v["instructions_simulated"].as_u64().unwrap() > 300_000, "the loop before the sleep");
 }
+
+#[test]
+fn an_avx512_instruction_is_named_with_the_reason() {
+    // QEMU 7.2 implements no EVEX instruction, whatever the host CPU
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "avx512", "#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 100000; i++) s += i; printf(\"before\\n\"); fflush(stdout); __asm__ volatile(\"vpaddd %%zmm1, %%zmm2, %%zmm3\" ::: \"xmm3\"); printf(\"after\\n\"); return 0; }\n", &["-O1"]);
+    let (out, v) = run(&[], &exe);
+    assert_eq!(out.status.code(), Some(128 + libc::SIGILL));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+    assert_eq!(v["complete"], false);
+    assert!(v["instructions_simulated"].as_u64().unwrap() > 300_000, "the loop before it is reported");
+    let reason = v["stop_reason"].as_str().unwrap();
+    // iced's Intel syntax of 62 f1 6d 48 fe d9, the bytes gas makes of the instruction above
+    for want in ["SIGILL", "`vpaddd zmm3,zmm2,zmm1`", "AVX-512", "QEMU 7.2", "-march=x86-64-v3", "analyze"] {
+        assert!(reason.contains(want), "{want} in {reason}");
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.lines().any(|l| l.starts_with("warning: partial report") && l.contains("vpaddd zmm3,zmm2,zmm1") && l.contains("AVX-512")), "one line: {stderr}");
+}

@@ -9,12 +9,14 @@
 
 mod classify;
 mod form;
+mod isa;
 pub mod regs;
 
 use iced_x86::{Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter};
 use serde::Serialize;
 
 pub use form::form_key;
+pub use isa::{isa_needs, Encoding, IsaNeeds};
 pub use regs::{reg_id, reg_name, RegId, NUM_REGS};
 
 /// How an instruction changes control flow.

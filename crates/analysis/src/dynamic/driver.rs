@@ -477,6 +477,8 @@ struct Pipeline<'m> {
     limit: u64,
     stopped: bool,
     bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64>>>,
+    /// The static instruction QEMU reported last (the faulting one when the guest dies of SIGILL).
+    last_index: u32,
 }
 
 impl Pipeline<'_> {
@@ -525,6 +527,7 @@ impl Pipeline<'_> {
             self.step(run.index, run.vcpu, Executed::String(&run));
         }
         let index = self.statics_index(insn);
+        self.last_index = index as u32;
         if let Some(op) = self.statics[index].inst.string_op {
             // QEMU reports every element: time the instruction once, when it is done
             if let Fed::Done(run) = self.strings.feed(insn, index, op.repeats()) {
@@ -708,6 +711,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         limit: opts.max_instructions.map_or(u64::MAX, NonZeroU64::get),
         stopped: false,
         bias_probe: opts.bias_probe.take(),
+        last_index: u32::MAX,
     };
 
     let run = QemuRun::spawn(&opts.program, &opts.args)?;
@@ -783,7 +787,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         let counts = pipe.roi_counts;
         pipe.front.functional.restore_counts(counts); // after the region: not counted
     }
-    let Pipeline { engine, front, ideal, roi, statics, unknown, .. } = pipe;
+    let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, .. } = pipe;
     let functional = front.functional;
     let (outcomes, ((causes, cost), views)) = engine.finish();
     let base = outcomes[0].cycles.max(0.0);
@@ -870,6 +874,12 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         cost,
         accounting,
     };
+    if exit.signal() == Some(libc::SIGILL) && !killed {
+        if let Some(last) = report.statics.get(last_index as usize) {
+            let why = super::illegal::explain_illegal(&last.inst, program.as_ref());
+            report.stop_reason = Some(format!("{exit}: {why}"));
+        }
+    }
     let locate = |a: u64| match &program {
         Some(p) => (p.function_at(a).map(str::to_string), p.line_at(a).map(|(f, l)| format!("{f}:{l}"))),
         None => (None, None),

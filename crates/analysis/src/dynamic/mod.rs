@@ -3,6 +3,7 @@
 
 mod driver;
 mod engine;
+mod illegal;
 mod roi;
 mod strings;
 
