@@ -327,6 +327,9 @@ fn parse_roi(spec: &str, program: &std::path::Path) -> Result<(Roi, Option<BiasP
             Ok((Roi::Range { start, end }, None))
         }
         ("function", Some(name)) => {
+            // a script's functions are its interpreter's
+            let (program, _) = bottlenose_sources::qemu::resolve_command(program, &[])?;
+            let program = program.as_path();
             let data = std::fs::read(program).with_context(|| format!("program not found: {}", program.display()))?;
             let syms = bottlenose_sources::elf_function_symbols(&data)?;
             let Some((_, start, size)) = syms.iter().find(|s| s.0 == name) else {

@@ -145,3 +145,43 @@ fn an_avx512_instruction_is_named_with_the_reason() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.lines().any(|l| l.starts_with("warning: partial report") && l.contains("vpaddd zmm3,zmm2,zmm1") && l.contains("AVX-512")), "one line: {stderr}");
 }
+
+#[test]
+fn scripts_run_through_their_interpreter() {
+    let d = tempfile::tempdir().unwrap();
+    // shell builtins only: the interpreter is the one process that runs
+    let body = "i=0\nwhile [ $i -lt 300 ]; do i=$((i+1)); done\necho \"counted $i $1\"\n";
+    let direct = d.path().join("direct.sh");
+    let via_env = d.path().join("via_env.sh");
+    std::fs::write(&direct, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::write(&via_env, format!("#!/usr/bin/env sh\n{body}")).unwrap();
+    for s in [&direct, &via_env] {
+        std::fs::set_permissions(s, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let (out, v) = common::run_report(&["--no-sensitivity", "--no-views"], &direct, &["x"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "counted 300 x\n");
+    assert_eq!(v["complete"], true);
+    let script = v["instructions_simulated"].as_u64().unwrap();
+    // the same work as the interpreter run on the script by hand (its argv[0] and
+    // the script's name are the only differences)
+    let sh = std::path::Path::new("/bin/sh");
+    let (_, by_hand) = common::run_report(&["--no-sensitivity", "--no-views"], sh, &[direct.to_str().unwrap(), "x"]);
+    let by_hand = by_hand["instructions_simulated"].as_u64().unwrap();
+    assert!((script as f64 - by_hand as f64).abs() < 0.01 * by_hand as f64, "{script} vs {by_hand}");
+    // `#!/usr/bin/env sh` runs sh found on PATH, not env (which would exec it untraced)
+    let (out, v) = common::run_report(&["--no-sensitivity", "--no-views"], &via_env, &["y"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "counted 300 y\n");
+    assert_eq!(v["complete"], true, "no exec: {}", v["stop_reason"]);
+    let via = v["instructions_simulated"].as_u64().unwrap();
+    assert!((via as f64 - by_hand as f64).abs() < 0.01 * by_hand as f64, "{via} vs {by_hand}");
+    // a script whose interpreter is missing: one line naming both
+    let broken = d.path().join("broken.sh");
+    std::fs::write(&broken, "#!/no/such/interp\necho\n").unwrap();
+    std::fs::set_permissions(&broken, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (out, _) = common::run_report(&[], &broken, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("broken.sh") && err.contains("/no/such/interp"), "{err}");
+}

@@ -14,7 +14,7 @@ use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, Killer, QemuError, QemuRun};
+use bottlenose_sources::qemu::{resolve_command, trace_run, ExecutedInsn, InstructionStream, Killer, QemuError, QemuRun};
 use bottlenose_timing::{resolve, Acceleration, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
@@ -714,7 +714,9 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         last_index: u32::MAX,
     };
 
-    let run = QemuRun::spawn(&opts.program, &opts.args)?;
+    // a script runs through its interpreter, whose code is what executes and is attributed
+    let (executable, exe_args) = resolve_command(&opts.program, &opts.args)?;
+    let run = QemuRun::spawn(&executable, &exe_args)?;
     let pid = run.id() as libc::pid_t;
     let interrupt = opts.interrupt.clone();
     let mut progress = opts.progress.take();
@@ -837,7 +839,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         .collect();
     hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
     hot.truncate(40);
-    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head), all_loops, program) = attribute_run(machine, &opts.program, &statics, &cost);
+    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head), all_loops, program) = attribute_run(machine, &executable, &statics, &cost);
 
     let mut report = DynamicReport {
         verdict: Default::default(),

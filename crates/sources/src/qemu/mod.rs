@@ -54,13 +54,14 @@
 mod error;
 mod insn;
 mod runner;
+pub mod shebang;
 mod shm;
 mod stream;
 
 pub use error::QemuError;
 pub use insn::{ExecutedInsn, InstructionStream, MemAccess, MAX_MEM_PER_INSN};
 pub use runner::{
-    check_program, find_plugin, find_qemu, run_program, run_program_with, trace_run, GuestExit, Killer,
+    check_program, find_plugin, resolve_command, find_qemu, run_program, run_program_with, trace_run, GuestExit, Killer,
     QemuCommand, QemuRun, RunOutcome, TraceStream, PLUGIN_FILE_NAME, SHM_FD, STREAM_FD,
 };
 pub use stream::{read_stream, StreamSummary, TraceVisitor, STREAM_MAGIC, STREAM_VERSION};

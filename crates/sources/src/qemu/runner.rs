@@ -18,6 +18,7 @@ use object::read::elf::FileHeader;
 
 use super::error::QemuError;
 use super::insn::{ExecutedInsn, InstructionStream};
+use super::shebang::{read_shebang, script_command, MAX_DEPTH};
 use super::shm::{create_shm, ShmStream};
 use super::stream::{read_stream_into, StreamSummary, TraceVisitor};
 
@@ -134,6 +135,43 @@ pub fn check_program(program: &Path) -> Result<PathBuf, QemuError> {
         path = Path::new(".").join(path);
     }
     Ok(path)
+}
+
+/// The ELF executable and arguments that run `program args` as the kernel
+/// would: a `#!` script (or a shim such as pyenv's) runs through its
+/// interpreter (interpreters of interpreters up to Linux's depth of 4; see
+/// [`script_command`]), then [`check_program`] checks the ELF file.
+pub fn resolve_command(program: &Path, args: &[OsString]) -> Result<(PathBuf, Vec<OsString>), QemuError> {
+    let mut path = program.to_path_buf();
+    let mut args = args.to_vec();
+    for _ in 0..=MAX_DEPTH {
+        let found = find_program(&path)?;
+        let script = match read_shebang(&found) {
+            Ok(Some(s)) => s,
+            // not a script (or unreadable: check_program says which)
+            _ => return Ok((check_program(&found)?, args)),
+        };
+        if !is_executable_file(&found) {
+            return Err(QemuError::PermissionDenied(path));
+        }
+        let cmd = script_command(&script, &found, &args, env::var_os("PATH").as_deref());
+        let interpreter = PathBuf::from(&cmd[0]);
+        if !interpreter.exists() {
+            return Err(QemuError::InterpreterNotFound { script: path, interpreter });
+        }
+        path = interpreter;
+        args = cmd[1..].to_vec();
+    }
+    Err(QemuError::NotX86_64Executable(program.to_path_buf()))
+}
+
+/// `program` itself, or a bare name not in the current directory found on PATH.
+fn find_program(program: &Path) -> Result<PathBuf, QemuError> {
+    let bare = program.components().count() == 1 && !program.is_absolute();
+    if bare && !program.exists() {
+        return search_path(program.as_os_str()).ok_or_else(|| QemuError::ProgramNotFound(program.to_path_buf()));
+    }
+    Ok(program.to_path_buf())
 }
 
 fn is_executable_file(p: &Path) -> bool {
@@ -374,7 +412,7 @@ impl QemuCommand {
 
     /// Checks the program, finds QEMU and the plugin, and starts it.
     pub fn spawn(&mut self) -> Result<QemuRun, QemuError> {
-        let program = check_program(&self.program)?;
+        let (program, args) = resolve_command(&self.program, &self.args)?;
         let qemu = match &self.qemu {
             Some(q) => q.clone(),
             None => find_qemu()?,
@@ -423,7 +461,7 @@ impl QemuCommand {
         cmd.arg("-plugin")
             .arg(OsString::from_vec(plugin_arg))
             .arg(&program)
-            .args(&self.args);
+            .args(&args);
         if let Some(s) = self.stdin.take() {
             cmd.stdin(s);
         }
