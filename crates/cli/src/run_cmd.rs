@@ -127,6 +127,10 @@ pub struct RunArgs {
     /// (weights from 0.1 to 100; below 1 slows it down); repeatable. The report states it.
     #[arg(long)]
     pub accelerate: Vec<String>,
+    /// Stay with the program: do not trace the processes it forks or execs
+    /// (traced by default, each reported on its own and in the total, as perf stat counts them).
+    #[arg(long)]
+    pub no_inherit: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -177,6 +181,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         sample_every: a.sample_every,
         accounting_views: !a.no_views,
         sample_views: (!a.exact_views).then_some(a.sample_views),
+        follow_children: !a.no_inherit,
         idealize: if a.no_idealize || a.no_views {
             IdealizeLevel::Off
         } else if a.idealize {
@@ -207,8 +212,9 @@ pub fn run(a: RunArgs) -> Result<i32> {
         Format::Json => bottlenose_report::to_json(&crate::output::stamped_on(&report, "run", &host)?) + "\n",
         Format::Csv => crate::csv_out::hotspots(&crate::output::stamped_on(&report, "run", &host)?)?,
         Format::Text => format!(
-            "{}\n{}",
+            "{}\n{}{}",
             host.line(&machine.name),
+            process_table(&report),
             crate::color::paint_on(&bottlenose_report::render_dynamic(&report), channel.is_terminal())
         ),
     };
@@ -242,6 +248,38 @@ fn stop_on_signals() -> Result<(Arc<AtomicBool>, Arc<AtomicUsize>)> {
         signal_hook::flag::register(sig, flag.clone()).context("cannot handle signals")?;
     }
     Ok((flag, which))
+}
+
+/// The processes of a run that started others, and what was not traced; empty
+/// for a run of one process with nothing left out.
+fn process_table(report: &bottlenose_analysis::dynamic::DynamicReport) -> String {
+    let mut s = String::new();
+    if report.processes.len() > 1 {
+        s += &format!(
+            "Processes: {} traced, {} instructions, {:.0} cycles in total (IPC {:.2}); the report below is the one marked *\n",
+            report.total.processes, report.total.instructions_simulated, report.total.cycles, report.total.ipc
+        );
+        s += &format!("  {:>8} {:>8} {:<6} {:<28} {:>14} {:>14} {:>6}  exit\n", "pid", "parent", "how", "program", "instructions", "cycles", "IPC");
+        for p in &report.processes {
+            let parent = p.parent.map_or("-".to_string(), |x| x.to_string());
+            let mut program = p.program.clone();
+            if program.chars().count() > 28 {
+                program = format!("...{}", program.chars().rev().take(25).collect::<Vec<_>>().into_iter().rev().collect::<String>());
+            }
+            s += &format!(
+                "{} {:>8} {:>8} {:<6} {:<28} {:>14} {:>14.0} {:>6.2}  {}\n",
+                if p.detailed { "*" } else { " " },
+                p.pid, parent, p.origin, program, p.instructions_simulated, p.cycles, p.ipc, p.exit
+            );
+        }
+    }
+    for u in &report.untraced {
+        s += &format!("not traced: {u}\n");
+    }
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
 }
 
 /// Where the report goes. The program owns stdout and stderr, as under `perf
@@ -305,7 +343,7 @@ fn progress_bar(quiet: bool, limit: Option<u64>) -> Option<indicatif::ProgressBa
     Some(b)
 }
 
-type BiasProbe = Box<dyn FnMut(u64, &[u8]) -> Option<u64>>;
+type BiasProbe = Box<dyn FnMut(u64, &[u8]) -> Option<u64> + Send>;
 
 /// Parses `--roi`; function regions of position-independent executables get a
 /// probe that finds the load bias from the first executed bytes of `_start`.

@@ -316,6 +316,12 @@ enum Transport {
     Shm(ShmStream),
 }
 
+impl TraceStream {
+    pub(crate) fn shm(s: ShmStream) -> Self {
+        TraceStream(Transport::Shm(s))
+    }
+}
+
 impl Read for TraceStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match &mut self.0 {
@@ -341,6 +347,7 @@ pub struct QemuCommand {
     stdout: Option<Stdio>,
     stderr: Option<Stdio>,
     shared_memory: bool,
+    hub: Option<PathBuf>,
 }
 
 impl QemuCommand {
@@ -354,6 +361,7 @@ impl QemuCommand {
             stdout: None,
             stderr: None,
             shared_memory: true,
+            hub: None,
         }
     }
 
@@ -362,6 +370,13 @@ impl QemuCommand {
     /// the socket (what was buffered is then lost).
     pub fn shared_memory(&mut self, on: bool) -> &mut Self {
         self.shared_memory = on;
+        self
+    }
+
+    /// Trace the processes the program starts (forks and execs) through
+    /// this [`Hub`](super::Hub)'s socket.
+    pub fn hub(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.hub = Some(path.as_ref().to_path_buf());
         self
     }
 
@@ -445,16 +460,17 @@ impl QemuCommand {
         };
 
         // QEMU's option syntax doubles commas inside a value.
-        let mut plugin_arg = Vec::new();
-        for &b in plugin.as_os_str().as_bytes() {
-            plugin_arg.push(b);
-            if b == b',' {
-                plugin_arg.push(b',');
-            }
-        }
+        let escaped = |p: &Path| -> Vec<u8> {
+            p.as_os_str().as_bytes().iter().flat_map(|&b| if b == b',' { vec![b, b] } else { vec![b] }).collect()
+        };
+        let mut plugin_arg = escaped(&plugin);
         plugin_arg.extend_from_slice(format!(",fd={STREAM_FD}").as_bytes());
         if shm.is_some() {
             plugin_arg.extend_from_slice(format!(",shm={SHM_FD}").as_bytes());
+        }
+        if let Some(hub) = &self.hub {
+            plugin_arg.extend_from_slice(b",hub=");
+            plugin_arg.extend_from_slice(&escaped(hub));
         }
 
         let mut cmd = Command::new(&qemu);
