@@ -30,6 +30,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("--format csv -o hotspots.csv --html report.html -- ./prog", "hotspot table and a page"),
     ("--format json -o - -- ./prog > result.json", "report on stdout: only for a quiet prog"),
     ("--max-instructions 1000000 -- ./long_running", "partial report after 1 M instructions"),
+    ("-- sh -c './prog x | sort'", "children traced: each process and the total"),
+    ("--no-inherit -- sh -c './prog x | sort'", "the first process only"),
 ];
 
 fn after_help() -> String {
@@ -46,7 +48,7 @@ fn after_help() -> String {
 The program owns stdin, stdout and stderr, and its exit status is passed on. The
 report goes to -o FILE, or to stderr (as perf stat's), so that it never mixes with
 what the program prints; `-o -` puts it on stdout. Ctrl-C, SIGTERM and SIGHUP stop
-the program and write the report of what was simulated so far."
+the program and write the report of what was simulated so far. Processes the program\nforks or execs are traced too, each on its own model (--no-inherit: not)."
 }
 
 #[derive(Args)]

@@ -26,17 +26,75 @@ fn threads_are_simulated_in_one_core() {
 }
 
 #[test]
-fn forked_children_are_not_traced() {
+fn forked_children_are_traced_unless_no_inherit() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "fk", "#include <unistd.h>\n#include <stdio.h>\n#include <sys/wait.h>\nint main(void) { volatile long s = 0; pid_t p = fork(); if (p == 0) { for (long i = 0; i < 1000000; i++) s += i; return 4; } int st; waitpid(p, &st, 0); printf(\"child %d\\n\", WEXITSTATUS(st)); return 0; }\n", &["-O1"]);
     let (out, v) = run(&[], &exe);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "child 4\n");
+    assert_eq!(out.status.code(), Some(0), "the parent's status");
+    let procs = v["processes"].as_array().unwrap();
+    assert_eq!(procs.len(), 2, "{procs:?}");
+    let child = &procs[1];
+    assert_eq!(child["origin"], "fork");
+    assert_eq!(child["parent"], procs[0]["pid"]);
+    assert_eq!(child["exit"], "exited with code 4");
+    // the loop: 10^6 iterations of at least a load, an add, a store, an increment and a branch
+    assert!(child["instructions_simulated"].as_u64().unwrap() > 5_000_000, "{child}");
+    assert_eq!(child["detailed"], true, "the child has the most cycles");
+    assert_eq!(v["total"]["instructions_simulated"], procs[0]["instructions_simulated"].as_u64().unwrap() + child["instructions_simulated"].as_u64().unwrap());
+    // --no-inherit: the parent alone, and the report says so
+    let (out, v) = run(&["--no-inherit"], &exe);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "child 4\n");
     assert_eq!(v["complete"], true);
+    assert_eq!(v["processes"].as_array().unwrap().len(), 1);
     assert!(v["instructions_simulated"].as_u64().unwrap() < 1_000_000, "the child's loop is not simulated");
+    assert!(v["untraced"][0].as_str().unwrap().contains("--no-inherit"));
+}
+
+/// Instructions of `prog args` run alone under bottlenose.
+fn alone(prog: &str, args: &[&str], dir: &Path) -> u64 {
+    let (out, v) = common::run_report(&["--no-sensitivity", "--no-views", "--no-inherit"], Path::new(prog), &args.iter().map(|a| dir.join(a).to_str().unwrap().to_string()).collect::<Vec<_>>().iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    v["instructions_simulated"].as_u64().unwrap()
 }
 
 #[test]
-fn exec_ends_the_trace_with_a_partial_report() {
+fn a_pipeline_is_traced_process_by_process() {
+    let d = tempfile::tempdir().unwrap();
+    let words: String = (0..600).map(|i| format!("w{}\n", (i * 7919) % 41)).collect();
+    std::fs::write(d.path().join("words.txt"), &words).unwrap();
+    let native = Command::new("sh").current_dir(d.path()).args(["-c", "sort words.txt | uniq -c"]).output().unwrap();
+    std::fs::write(d.path().join("sorted.txt"), Command::new("sort").arg(d.path().join("words.txt")).output().unwrap().stdout).unwrap();
+    let script = format!("sort {0}/words.txt | uniq -c", d.path().display());
+    let (out, v) = common::run_report(&["--no-sensitivity", "--no-views"], Path::new("/bin/sh"), &["-c", &script]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, native.stdout, "the pipeline's output is unchanged");
+    let procs = v["processes"].as_array().unwrap();
+    let find = |name: &str| procs.iter().find(|p| p["origin"] == "exec" && p["program"].as_str().unwrap().ends_with(name)).unwrap_or_else(|| panic!("{name} in {procs:?}"));
+    let (sort, uniq) = (find("/sort"), find("/uniq"));
+    for p in [sort, uniq] {
+        assert_eq!(p["complete"], true);
+        assert_eq!(p["exit"], "exited with code 0");
+        assert_eq!(p["parent"], procs[0]["pid"], "children of sh");
+    }
+    // each child does the work it does alone (uniq reads a pipe instead of a file: a few more reads)
+    let sort_alone = alone("/usr/bin/sort", &["words.txt"], d.path()) as f64;
+    let uniq_alone = {
+        let (_, v) = common::run_report(&["--no-sensitivity", "--no-views"], Path::new("/usr/bin/uniq"), &["-c", d.path().join("sorted.txt").to_str().unwrap()]);
+        v["instructions_simulated"].as_u64().unwrap() as f64
+    };
+    let n = |p: &Value| p["instructions_simulated"].as_u64().unwrap() as f64;
+    assert!((n(sort) - sort_alone).abs() < 0.02 * sort_alone, "sort {} vs alone {sort_alone}", n(sort));
+    assert!((n(uniq) - uniq_alone).abs() < 0.02 * uniq_alone, "uniq {} vs alone {uniq_alone}", n(uniq));
+    // the sh forks that became them are rows too, and the total adds up every row
+    assert!(procs.iter().filter(|p| p["origin"] == "fork").count() >= 2);
+    let sum: u64 = procs.iter().map(|p| p["instructions_simulated"].as_u64().unwrap()).sum();
+    assert_eq!(v["total"]["instructions_simulated"].as_u64().unwrap(), sum);
+    assert_eq!(v["total"]["processes"].as_u64().unwrap() as usize, procs.len());
+}
+
+#[test]
+fn exec_ends_the_trace_and_the_new_program_is_traced() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "ex", "#include <unistd.h>\n#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 100000; i++) s += i; printf(\"before exec\\n\"); fflush(stdout); execl(\"/bin/echo\", \"echo\", \"after exec\", (char *)0); return 9; }\n", &["-O1"]);
     let (out, v) = run(&[], &exe);
@@ -45,6 +103,9 @@ fn exec_ends_the_trace_with_a_partial_report() {
     assert_eq!(v["complete"], false);
     assert!(v["stop_reason"].as_str().unwrap().contains("exec"));
     assert!(v["instructions_simulated"].as_u64().unwrap() > 300_000);
+    // the exec'd program is traced as a process of its own
+    let procs = v["processes"].as_array().unwrap();
+    assert!(procs.iter().any(|p| p["origin"] == "exec" && p["program"] == "/bin/echo" && p["complete"] == true), "{procs:?}");
 }
 
 #[test]
@@ -184,4 +245,21 @@ fn scripts_run_through_their_interpreter() {
     assert!(!out.status.success());
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("broken.sh") && err.contains("/no/such/interp"), "{err}");
+}
+
+#[test]
+fn the_text_report_lists_the_processes() {
+    ensure_plugin();
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "-q", "--no-sensitivity", "--no-views", "--", "sh", "-c", "/bin/true | /bin/true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stderr);
+    let head = text.lines().find(|l| l.starts_with("Processes: ")).unwrap_or_else(|| panic!("{text}"));
+    let n: usize = head["Processes: ".len()..].split(' ').next().unwrap().parse().unwrap();
+    let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Processes: ")).skip(2).take(n).collect();
+    assert_eq!(rows.iter().filter(|r| r.contains(" exec ") && r.contains("/bin/true") && r.ends_with("exited with code 0")).count(), 2, "{text}");
+    assert_eq!(rows.iter().filter(|r| r.starts_with('*')).count(), 1, "one process detailed: {text}");
+    assert!(rows[0].contains(" start ") && rows[0].contains(" sh "), "{text}");
 }

@@ -7,6 +7,10 @@
 //!
 //! Usage: `qemu-x86_64 -plugin ./libbottlenose_qemu_plugin.so,fd=3[,shm=4] ./prog`.
 //!
+//! - `hub=PATH` (with `fd`, or alone in a QEMU this plugin exec'd): follow
+//!   forks and execs, each process writing its own stream to the hub socket
+//!   at PATH (module `follow`).
+//!
 //! - `fd=N`: the stream goes to inherited descriptor N, in writes of up to
 //!   256 KiB (a file, a pipe, or a Unix stream socket). With a socket, writes
 //!   use `MSG_NOSIGNAL`, so when the reader goes away the plugin silently
@@ -35,12 +39,15 @@
 //!
 //! | tag | name     | payload |
 //! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Always the first record. |
+//! | 0   | HELLO    | `b"BNQT"`, u16 format version (2). Always the first record. |
 //! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Written at translation time; ids count up from 0. |
 //! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index. Written when the block starts executing. |
 //! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr. After the access. |
 //! | 4   | END      | nothing. Written by the atexit callback, just before the final flush. |
 //! | 5   | MEM_VCPU | u16 vcpu_index: the MEM records that follow belong to this vCPU. Only written when a MEM record's vCPU differs from the vCPU of the latest TB_EXEC/MEM_VCPU record, so single-threaded guests never see it. |
+//! | 6   | EXEC     | u16 len, the path the guest exec'd (followed under QEMU); the stream ends. |
+//! | 7   | EXIT     | i32, the code the guest passed to exit_group. |
+//! | 8   | NOTE     | u16 len, UTF-8: what was not followed, and why. |
 //!
 //! Records never straddle two writes (or two shared memory regions).
 

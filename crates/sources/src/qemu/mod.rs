@@ -32,7 +32,9 @@
 //! last without memory access). 16-byte SSE accesses show up as two 8-byte
 //! accesses (QEMU 7.2). Addresses are guest virtual addresses. Memory records
 //! of a vCPU follow its TB_EXEC in program order; a vCPU is a guest thread.
-//! Forked children are not traced.
+//! Forked and exec'd children are traced through a [`Hub`] when
+//! [`QemuCommand::hub`] names one (each child's stream arrives there), and
+//! not traced otherwise.
 //!
 //! # Wire format
 //!
