@@ -30,7 +30,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("--format csv -o hotspots.csv --html report.html -- ./prog", "hotspot table and a page"),
     ("--format json -o - -- ./prog > result.json", "report on stdout: only for a quiet prog"),
     ("--max-instructions 1000000 -- ./long_running", "partial report after 1 M instructions"),
-    ("-- sh -c './prog x | sort'", "children traced: each process and the total"),
+    ("--no-sensitivity -- sh -c './prog x | sort'", "children traced; quick: no sweep"),
     ("--no-inherit -- sh -c './prog x | sort'", "the first process only"),
 ];
 

@@ -144,35 +144,48 @@ fn help_examples_run_as_shown() {
     assert!(examples.len() >= 6, "{help}");
     let bin_dir = Path::new(BN).parent().unwrap();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
-    for ex in examples {
-        let out = Command::new("sh")
-            .current_dir(d.path())
-            .env("PATH", &path)
-            .env("BOTTLENOSE_MACHINE", "skylake")
-            .args(["-c", &format!("bottlenose run -q {ex}")])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "`bottlenose run {ex}`: {stderr}");
-        // every file an example names was written and is what it says
-        let words: Vec<&str> = ex.split_whitespace().collect();
-        for w in words.windows(2) {
-            let file = match w {
-                ["-o" | ">", f] if *f != "-" => d.path().join(f),
-                ["--html", f] => d.path().join(f),
-                _ => continue,
-            };
-            let text = std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("`{ex}` wrote {}", file.display()));
-            match file.extension().and_then(|e| e.to_str()) {
-                Some("json") => check_report_partial(&text, ex),
-                Some("csv") => assert!(text.lines().count() > 1, "{ex}: {text}"),
-                Some("html") => assert!(text.contains("<html"), "{ex}"),
-                _ => {}
+    // two at a time (the machine has two cores); each checks what it wrote
+    std::thread::scope(|scope| {
+        for pair in examples.chunks(2) {
+            let runs: Vec<_> = pair.iter().map(|ex| scope.spawn(|| run_example(ex, d.path(), &path))).collect();
+            for r in runs {
+                r.join().unwrap();
             }
         }
-        if !words.contains(&"-o") {
-            assert!(stderr.contains("skylake") || stderr.contains("zen4"), "`{ex}`: the report on stderr: {stderr}");
+    });
+}
+
+fn run_example(ex: &str, dir: &Path, path: &str) {
+    let out = Command::new("sh")
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["-c", &format!("bottlenose run -q {ex}")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "`bottlenose run {ex}`: {stderr}");
+    // every file an example names was written and is what it says
+    let words: Vec<&str> = ex.split_whitespace().collect();
+    for w in words.windows(2) {
+        let file = match w {
+            ["-o" | ">", f] if *f != "-" => dir.join(f),
+            ["--html", f] => dir.join(f),
+            _ => continue,
+        };
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("`{ex}` wrote {}", file.display()));
+        match file.extension().and_then(|e| e.to_str()) {
+            Some("json") => check_report_partial(&text, ex),
+            Some("csv") => assert!(text.lines().count() > 1, "{ex}: {text}"),
+            Some("html") => assert!(text.contains("<html"), "{ex}"),
+            _ => {}
         }
+    }
+    if !words.contains(&"-o") {
+        assert!(stderr.contains("skylake") || stderr.contains("zen4"), "`{ex}`: the report on stderr: {stderr}");
+    }
+    if ex.contains("sh -c") && !ex.contains("--no-inherit") {
+        assert!(stderr.contains("Processes: "), "`{ex}`: the children's table: {stderr}");
     }
 }
 
