@@ -528,7 +528,12 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
     }
     // an exec'd process of a followed program: its trace goes to the hub
     let exec_connection = match (fd, &hub) {
-        (None, Some(_)) => Some(follow::connect_exec()?),
+        (None, Some(_)) => match follow::connect_exec() {
+            Ok(c) => Some(c),
+            // bottlenose is gone (a process that outlived the traced program):
+            // the program runs on untraced rather than not at all
+            Err(_) => return Ok(()),
+        },
         _ => None,
     };
     let fd = match (&exec_connection, fd) {

@@ -14,7 +14,7 @@ use bottlenose_decode::{decode_one, BranchKind, DecodedInst};
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::{read_stream, trace_run, ExecutedInsn, GuestExit, InstructionStream, Killer, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream};
+use bottlenose_sources::qemu::{read_stream, trace_run, ExecutedInsn, GuestExit, InstructionStream, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream};
 use bottlenose_timing::{resolve, Acceleration, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
@@ -67,37 +67,6 @@ pub struct DynamicOptions {
     /// Trace the processes the program starts (forks, execs), as `perf stat`
     /// does; false (`run --no-inherit`) stays with the first.
     pub follow_children: bool,
-}
-
-impl DynamicOptions {
-    /// The options of a child process's simulation: the same model and
-    /// experiments, no progress callback (the first process reports it) and no
-    /// load-bias probe (a `function:` region of the first program applies as is).
-    pub(super) fn for_child(&self) -> DynamicOptions {
-        DynamicOptions {
-            program: self.program.clone(),
-            args: self.args.clone(),
-            roi: self.roi.clone(),
-            warm: self.warm,
-            weights: self.weights.clone(),
-            resources: self.resources.clone(),
-            combine: self.combine.clone(),
-            sensitivity: self.sensitivity,
-            max_instructions: self.max_instructions,
-            threads: self.threads,
-            prefetcher: self.prefetcher,
-            idealization: self.idealization,
-            interrupt: self.interrupt.clone(),
-            progress: None,
-            bias_probe: None,
-            baseline: self.baseline.clone(),
-            idealize: self.idealize,
-            sample_every: self.sample_every,
-            accounting_views: self.accounting_views,
-            sample_views: self.sample_views,
-            follow_children: self.follow_children,
-        }
-    }
 }
 
 /// Where a process's trace comes from.
@@ -961,42 +930,6 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
     };
     report.verdict = crate::verdict::of_run(machine, &report, &crate::verdict::RunContext { loops: &all_loops, locate: &locate });
     Ok((report, events))
-}
-
-/// A thread that kills every traced process once the interrupt flag is set
-/// (Ctrl-C, SIGTERM, SIGHUP), even while they execute nothing (blocked in a
-/// read, asleep), which the stream callbacks alone would wait out; it ends
-/// when dropped.
-pub(super) struct InterruptWatcher {
-    done: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl InterruptWatcher {
-    pub(super) fn start(flag: Arc<AtomicBool>, processes: Arc<std::sync::Mutex<Vec<Killer>>>) -> Self {
-        let done = Arc::new(AtomicBool::new(false));
-        let d = done.clone();
-        let thread = std::thread::spawn(move || {
-            while !d.load(Ordering::Relaxed) {
-                if flag.load(Ordering::Relaxed) {
-                    for k in processes.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-                        k.kill();
-                    }
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-        });
-        InterruptWatcher { done, thread: Some(thread) }
-    }
-}
-
-impl Drop for InterruptWatcher {
-    fn drop(&mut self) {
-        self.done.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }
 
 /// The idealized streams of a run: one functional layer (and timing engine) per

@@ -6,7 +6,7 @@
 //! and execs); the report details the process with the most cycles and lists
 //! every one with the total.
 
-use super::driver::{simulate, DynamicError, DynamicOptions, DynamicReport, InterruptWatcher, Source};
+use super::driver::{simulate, DynamicError, DynamicOptions, DynamicReport, Source};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, QemuCommand};
 use serde::Serialize;
@@ -235,4 +235,71 @@ fn combine(
     report.total = total;
     report.untraced = untraced;
     report
+}
+
+impl DynamicOptions {
+    /// The options of a child process's simulation: the same model and
+    /// experiments, no progress callback (the first process reports it) and no
+    /// load-bias probe (a `function:` region of the first program applies as is).
+    fn for_child(&self) -> DynamicOptions {
+        DynamicOptions {
+            program: self.program.clone(),
+            args: self.args.clone(),
+            roi: self.roi.clone(),
+            warm: self.warm,
+            weights: self.weights.clone(),
+            resources: self.resources.clone(),
+            combine: self.combine.clone(),
+            sensitivity: self.sensitivity,
+            max_instructions: self.max_instructions,
+            threads: self.threads,
+            prefetcher: self.prefetcher,
+            idealization: self.idealization,
+            interrupt: self.interrupt.clone(),
+            progress: None,
+            bias_probe: None,
+            baseline: self.baseline.clone(),
+            idealize: self.idealize,
+            sample_every: self.sample_every,
+            accounting_views: self.accounting_views,
+            sample_views: self.sample_views,
+            follow_children: self.follow_children,
+        }
+    }
+}
+
+/// A thread that kills every traced process once the interrupt flag is set
+/// (Ctrl-C, SIGTERM, SIGHUP), even while they execute nothing (blocked in a
+/// read, asleep), which the stream callbacks alone would wait out; it ends
+/// when dropped.
+struct InterruptWatcher {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl InterruptWatcher {
+    fn start(flag: Arc<AtomicBool>, processes: Arc<std::sync::Mutex<Vec<Killer>>>) -> Self {
+        let done = Arc::new(AtomicBool::new(false));
+        let d = done.clone();
+        let thread = std::thread::spawn(move || {
+            while !d.load(Ordering::Relaxed) {
+                if flag.load(Ordering::Relaxed) {
+                    for k in processes.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                        k.kill();
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        InterruptWatcher { done, thread: Some(thread) }
+    }
+}
+
+impl Drop for InterruptWatcher {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
