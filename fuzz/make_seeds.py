@@ -201,7 +201,7 @@ def seed_elves(tmp):
 
 
 def rec_hello():
-    return b"\x00BNQT" + struct.pack("<H", 1)
+    return b"\x00BNQT" + struct.pack("<H", 2)
 
 
 def rec_tb_def(tb, insns):

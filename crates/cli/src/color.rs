@@ -1,6 +1,6 @@
 //! Terminal colour for the text views: headings bold, the top bottleneck and
 //! the Top-Down bottleneck path red, flagged nodes and warnings yellow.
-//! Off with `--no-color`, when `NO_COLOR` is set, or when stdout is not a terminal.
+//! Off with `--no-color`, when `NO_COLOR` is set, or when the text does not go to a terminal.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,8 +11,9 @@ pub fn disable() {
     DISABLED.store(true, Ordering::Relaxed);
 }
 
-pub fn enabled() -> bool {
-    !DISABLED.load(Ordering::Relaxed) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+/// Whether text bound for a destination that is (or is not) a terminal gets colour.
+pub fn enabled_on(terminal: bool) -> bool {
+    !DISABLED.load(Ordering::Relaxed) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && terminal
 }
 
 const BOLD: &str = "\x1b[1m";
@@ -20,9 +21,14 @@ const RED: &str = "\x1b[1;31m";
 const YELLOW: &str = "\x1b[33m";
 const RESET: &str = "\x1b[0m";
 
-/// Styles a rendered text report (no-op when colour is off).
+/// Styles a rendered text report for stdout (no-op when colour is off).
 pub fn paint(text: &str) -> String {
-    if !enabled() {
+    paint_on(text, std::io::stdout().is_terminal())
+}
+
+/// Styles a rendered text report bound for a terminal or not.
+pub fn paint_on(text: &str, terminal: bool) -> String {
+    if !enabled_on(terminal) {
         return text.to_string();
     }
     style(text)

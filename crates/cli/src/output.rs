@@ -1,11 +1,17 @@
 //! Report files are written atomically: to a temporary file beside the target,
 //! then renamed, so an interrupted run never leaves half a JSON or HTML file.
+//! A target that exists and is not a regular file (`/dev/stdout`, a FIFO, a
+//! terminal) is written in place: renaming onto it would replace the device.
 
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::Path;
 
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).with_context(|| format!("cannot write {}", path.display()))?;
+        return f.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()));
+    }
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
     tmp.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;

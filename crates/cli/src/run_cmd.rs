@@ -8,7 +8,7 @@ use object::{Object, ObjectKind, ObjectSection};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -19,17 +19,40 @@ pub enum Format {
     Csv,
 }
 
-#[derive(Args)]
-#[command(after_help = "Examples:
-  bottlenose run -- ./prog arg1 arg2                    # whole program on skylake
-  bottlenose run --machine zen4 --roi function:kernel -- ./prog
-  bottlenose run --roi markers -- ./prog                # between xchg rbx,rbx and xchg rcx,rcx
-  bottlenose run --roi range:0x401000:0x401200 --cold -- ./prog
-  bottlenose run --weights 1.05,1.15,2 --format json -- ./prog > result.json
-  bottlenose run --max-instructions 100000000 -- ./long_running
+/// The examples `run --help` shows: the arguments after `bottlenose run`, and a
+/// comment. `tests/run_channels.rs` runs every one of them as shown.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("-- ./prog arg1 arg2", "whole program on the host's model; report on stderr"),
+    ("--machine zen4 --roi function:kernel -- ./prog", ""),
+    ("--roi markers -- ./prog", "between xchg rbx,rbx and xchg rcx,rcx"),
+    ("--roi range:0x401000:0x401200 --cold -- ./prog", ""),
+    ("--weights 1.05,1.15,2 --format json -o result.json -- ./prog", "prog's stdout stays its own"),
+    ("--format csv -o hotspots.csv --html report.html -- ./prog", "hotspot table and a page"),
+    ("--format json -o - -- ./prog > result.json", "report on stdout: only for a quiet prog"),
+    ("--max-instructions 1000000 -- ./long_running", "partial report after 1 M instructions"),
+    ("--no-sensitivity -- sh -c './prog x | sort'", "children traced; quick: no sweep"),
+    ("--no-inherit -- sh -c './prog x | sort'", "the first process only"),
+];
 
-The program's stdin, stdout, stderr and exit status pass through. Ctrl-C stops the
-program and prints the report of what was simulated so far.")]
+fn after_help() -> String {
+    let mut s = String::from("Examples:\n");
+    for (args, comment) in EXAMPLES {
+        let line = format!("  bottlenose run {args}");
+        if comment.is_empty() {
+            s += &format!("{line}\n");
+        } else {
+            s += &format!("{line:<66} # {comment}\n");
+        }
+    }
+    s + "
+The program owns stdin, stdout and stderr, and its exit status is passed on. The
+report goes to -o FILE, or to stderr (as perf stat's), so that it never mixes with
+what the program prints; `-o -` puts it on stdout. Ctrl-C, SIGTERM and SIGHUP stop
+the program and write the report of what was simulated so far. Processes the program\nforks or execs are traced too, each on its own model (--no-inherit: not)."
+}
+
+#[derive(Args)]
+#[command(after_help = after_help())]
 pub struct RunArgs {
     /// Machine: `host` (the closest model to this CPU, calibrated if `bottlenose calibrate` ran), a built-in name or alias, or a machine or calibration TOML file.
     #[arg(long, short, default_value = "host", env = "BOTTLENOSE_MACHINE")]
@@ -98,13 +121,18 @@ pub struct RunArgs {
     /// Also write a self-contained HTML report to this file.
     #[arg(long)]
     pub html: Option<PathBuf>,
-    /// Write the report to this file (atomically) instead of stdout, which the program uses.
+    /// Write the report to this file (atomically) instead of stderr; `-` is stdout
+    /// (which the program shares).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Accelerate a resource in the baseline itself (what-if run), e.g. `--accelerate p23=1.15`
     /// (weights from 0.1 to 100; below 1 slows it down); repeatable. The report states it.
     #[arg(long)]
     pub accelerate: Vec<String>,
+    /// Stay with the program: do not trace the processes it forks or execs
+    /// (traced by default, each reported on its own and in the total, as perf stat counts them).
+    #[arg(long)]
+    pub no_inherit: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -123,12 +151,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let (roi, bias_probe) = parse_roi(&a.roi, &program)?;
     crate::input::check_weights(a.weights.as_deref())?;
     let prefetcher: Prefetcher = a.prefetcher.parse().map_err(|e| anyhow!("bad --prefetcher: {e}"))?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // Ctrl-C reaches QEMU too (same process group); we keep running to report.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
+    let (interrupt, stop_signal) = stop_on_signals()?;
     let bar = progress_bar(a.quiet, a.max_instructions);
     let bounded = a.max_instructions.is_some();
     let bar2 = bar.clone();
@@ -161,6 +184,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         sample_every: a.sample_every,
         accounting_views: !a.no_views,
         sample_views: (!a.exact_views).then_some(a.sample_views),
+        follow_children: !a.no_inherit,
         idealize: if a.no_idealize || a.no_views {
             IdealizeLevel::Off
         } else if a.idealize {
@@ -176,33 +200,122 @@ pub fn run(a: RunArgs) -> Result<i32> {
     crate::input::warn_unsupported(&machine, &report.unsupported_instructions.forms, true);
     if !report.complete {
         eprintln!(
-            "warning: partial report ({}): {} instructions simulated",
-            report.stop_reason.as_deref().unwrap_or("incomplete"),
-            report.instructions_simulated
+            "warning: partial report, {} instructions simulated: {}",
+            report.instructions_simulated,
+            report.stop_reason.as_deref().unwrap_or("incomplete")
         );
     }
+    let channel = Channel::of(a.output.as_deref());
     let text = match a.format {
         Format::Json => bottlenose_report::to_json(&crate::output::stamped_on(&report, "run", &host)?) + "\n",
         Format::Csv => crate::csv_out::hotspots(&crate::output::stamped_on(&report, "run", &host)?)?,
-        // colour only when the text goes to the terminal
-        Format::Text if a.output.is_none() => format!("{}\n{}", host.line(&machine.name), crate::color::paint(&bottlenose_report::render_dynamic(&report))),
-        Format::Text => format!("{}\n{}", host.line(&machine.name), bottlenose_report::render_dynamic(&report)),
+        Format::Text => format!(
+            "{}\n{}{}",
+            host.line(&machine.name),
+            process_table(&report),
+            crate::color::paint_on(&bottlenose_report::render_dynamic(&report), channel.is_terminal())
+        ),
     };
-    match &a.output {
-        Some(path) => crate::output::write_atomic(path, &text)?,
-        None => print!("{text}"),
-    }
+    channel.write(&text)?;
     if let Some(path) = &a.html {
         let title = format!("bottlenose run: {}", report.program);
         crate::html_out::write_html(path, crate::output::stamped_on(&report, "run", &host)?, &title)?;
     }
-    // pass the program's exit status on
+    // the signal that stopped us, as a shell reports it; else the program's exit status
+    let stopped_by = stop_signal.load(Ordering::Relaxed) as i32;
     Ok(match (report.exit_code, report.signal) {
+        _ if stopped_by != 0 => 128 + stopped_by,
         (Some(c), _) => c,
         (None, Some(s)) => 128 + s,
-        _ if report.interrupted => 130,
         _ => 0,
     })
+}
+
+/// SIGINT, SIGTERM and SIGHUP set the returned flag (the run then stops the
+/// program and reports what it simulated) and record which signal came; a
+/// second one ends bottlenose at once. Ctrl-C reaches QEMU too (same process
+/// group); `kill -TERM` reaches bottlenose alone, and the run stops QEMU.
+fn stop_on_signals() -> Result<(Arc<AtomicBool>, Arc<AtomicUsize>)> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    let which = Arc::new(AtomicUsize::new(0));
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        // registered first, so that it sees the flag as the signal before set it
+        signal_hook::flag::register_conditional_default(sig, flag.clone()).context("cannot handle signals")?;
+        signal_hook::flag::register_usize(sig, which.clone(), sig as usize).context("cannot handle signals")?;
+        signal_hook::flag::register(sig, flag.clone()).context("cannot handle signals")?;
+    }
+    Ok((flag, which))
+}
+
+/// The processes of a run that started others, and what was not traced; empty
+/// for a run of one process with nothing left out.
+fn process_table(report: &bottlenose_analysis::dynamic::DynamicReport) -> String {
+    let mut s = String::new();
+    if report.processes.len() > 1 {
+        s += &format!(
+            "Processes: {} traced, {} instructions, {:.0} cycles in total (IPC {:.2}); the report below is the one marked *\n",
+            report.total.processes, report.total.instructions_simulated, report.total.cycles, report.total.ipc
+        );
+        s += &format!("  {:>8} {:>8} {:<6} {:<28} {:>14} {:>14} {:>6}  exit\n", "pid", "parent", "how", "program", "instructions", "cycles", "IPC");
+        for p in &report.processes {
+            let parent = p.parent.map_or("-".to_string(), |x| x.to_string());
+            let mut program = p.program.clone();
+            if program.chars().count() > 28 {
+                program = format!("...{}", program.chars().rev().take(25).collect::<Vec<_>>().into_iter().rev().collect::<String>());
+            }
+            s += &format!(
+                "{} {:>8} {:>8} {:<6} {:<28} {:>14} {:>14.0} {:>6.2}  {}\n",
+                if p.detailed { "*" } else { " " },
+                p.pid, parent, p.origin, program, p.instructions_simulated, p.cycles, p.ipc, p.exit
+            );
+        }
+    }
+    for u in &report.untraced {
+        s += &format!("not traced: {u}\n");
+    }
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+/// Where the report goes. The program owns stdout and stderr, as under `perf
+/// stat`: the report goes to a file, or to stderr, where it follows what the
+/// program wrote there instead of landing in the middle of its output.
+enum Channel<'a> {
+    Stderr,
+    /// `-o -`: asked for explicitly (the program's own stdout is then shared).
+    Stdout,
+    File(&'a std::path::Path),
+}
+
+impl<'a> Channel<'a> {
+    fn of(output: Option<&'a std::path::Path>) -> Self {
+        match output {
+            None => Channel::Stderr,
+            Some(p) if p.as_os_str() == "-" => Channel::Stdout,
+            Some(p) => Channel::File(p),
+        }
+    }
+
+    /// Colour goes only to a terminal.
+    fn is_terminal(&self) -> bool {
+        match self {
+            Channel::Stderr => std::io::stderr().is_terminal(),
+            Channel::Stdout => std::io::stdout().is_terminal(),
+            Channel::File(_) => false,
+        }
+    }
+
+    fn write(&self, text: &str) -> Result<()> {
+        use std::io::Write;
+        match self {
+            Channel::Stderr => std::io::stderr().write_all(text.as_bytes()).context("cannot write the report to stderr"),
+            Channel::Stdout => std::io::stdout().write_all(text.as_bytes()).context("cannot write the report to stdout"),
+            Channel::File(path) => crate::output::write_atomic(path, text),
+        }
+    }
 }
 
 /// A spinner with the rate, or, when the instruction budget is known, a bar with an ETA.
@@ -234,7 +347,7 @@ fn progress_bar(quiet: bool, limit: Option<u64>) -> Option<indicatif::ProgressBa
     Some(b)
 }
 
-type BiasProbe = Box<dyn FnMut(u64, &[u8]) -> Option<u64>>;
+type BiasProbe = Box<dyn FnMut(u64, &[u8]) -> Option<u64> + Send>;
 
 /// Parses `--roi`; function regions of position-independent executables get a
 /// probe that finds the load bias from the first executed bytes of `_start`.
@@ -256,6 +369,9 @@ fn parse_roi(spec: &str, program: &std::path::Path) -> Result<(Roi, Option<BiasP
             Ok((Roi::Range { start, end }, None))
         }
         ("function", Some(name)) => {
+            // a script's functions are its interpreter's
+            let (program, _) = bottlenose_sources::qemu::resolve_command(program, &[])?;
+            let program = program.as_path();
             let data = std::fs::read(program).with_context(|| format!("program not found: {}", program.display()))?;
             let syms = bottlenose_sources::elf_function_symbols(&data)?;
             let Some((_, start, size)) = syms.iter().find(|s| s.0 == name) else {

@@ -88,10 +88,10 @@ fn a_what_if_report_says_which_core_it_is_for() {
     common::ensure_plugin();
     let out = bn_within(&["run", "-q", "--no-sensitivity", "--no-views", "--accelerate", "p23=2", "--accelerate", "latency=0.5", "--", "/bin/true"], Duration::from_secs(120));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("what-if core: p23 x2, latency x0.5"), "{text}");
     let plain = bn_within(&["run", "-q", "--no-sensitivity", "--no-views", "--", "/bin/true"], Duration::from_secs(120));
-    assert!(!String::from_utf8_lossy(&plain.stdout).contains("what-if"));
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains("what-if"));
 }
 
 #[test]

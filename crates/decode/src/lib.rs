@@ -13,6 +13,7 @@ mod classify;
 mod form;
 mod isa;
 pub mod regs;
+mod requirements;
 
 pub use isa::Isa;
 
@@ -20,6 +21,7 @@ use iced_x86::{Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter};
 use serde::Serialize;
 
 pub use form::form_key;
+pub use requirements::{isa_needs, Encoding, IsaNeeds};
 pub use regs::{reg_id, reg_name, RegId, NUM_REGS};
 
 /// How an instruction changes control flow.

@@ -7,6 +7,10 @@
 //!
 //! Usage: `qemu-x86_64 -plugin ./libbottlenose_qemu_plugin.so,fd=3[,shm=4] ./prog`.
 //!
+//! - `hub=PATH` (with `fd`, or alone in a QEMU this plugin exec'd): follow
+//!   forks and execs, each process writing its own stream to the hub socket
+//!   at PATH (module `follow`).
+//!
 //! - `fd=N`: the stream goes to inherited descriptor N, in writes of up to
 //!   256 KiB (a file, a pipe, or a Unix stream socket). With a socket, writes
 //!   use `MSG_NOSIGNAL`, so when the reader goes away the plugin silently
@@ -35,12 +39,15 @@
 //!
 //! | tag | name     | payload |
 //! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Always the first record. |
+//! | 0   | HELLO    | `b"BNQT"`, u16 format version (2). Always the first record. |
 //! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Written at translation time; ids count up from 0. |
 //! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index. Written when the block starts executing. |
 //! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr. After the access. |
 //! | 4   | END      | nothing. Written by the atexit callback, just before the final flush. |
 //! | 5   | MEM_VCPU | u16 vcpu_index: the MEM records that follow belong to this vCPU. Only written when a MEM record's vCPU differs from the vCPU of the latest TB_EXEC/MEM_VCPU record, so single-threaded guests never see it. |
+//! | 6   | EXEC     | u16 len, the path the guest exec'd (followed under QEMU); the stream ends. |
+//! | 7   | EXIT     | i32, the code the guest passed to exit_group. |
+//! | 8   | NOTE     | u16 len, UTF-8: what was not followed, and why. |
 //!
 //! Records never straddle two writes (or two shared memory regions).
 
@@ -48,11 +55,14 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
+mod follow;
+
 use qemu_plugin_sys::{
     qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_id_t, qemu_plugin_insn_data,
     qemu_plugin_insn_size, qemu_plugin_insn_vaddr, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
     qemu_plugin_mem_size_shift, qemu_plugin_meminfo_t, qemu_plugin_outs,
     qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_mem_cb,
+    qemu_plugin_register_vcpu_syscall_cb,
     qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb,
     qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, QEMU_PLUGIN_VERSION,
 };
@@ -69,7 +79,7 @@ const TAG_MEM: u8 = 3;
 const TAG_END: u8 = 4;
 const TAG_MEM_VCPU: u8 = 5;
 const MAGIC: &[u8; 4] = b"BNQT";
-const FORMAT_VERSION: u16 = 1;
+const FORMAT_VERSION: u16 = 2;
 
 /// Buffer size in `fd` mode.
 const BUF_CAP: usize = 256 * 1024;
@@ -117,6 +127,9 @@ struct Writer {
     next_tb: u32,
     /// vCPU of the latest TB_EXEC or MEM_VCPU record.
     last_vcpu: u32,
+    /// Every TB_DEF record written, when children are followed: a forked
+    /// child replays them into its own stream.
+    defs: Vec<u8>,
 }
 
 // SAFETY: the raw pointer is to a shared mapping owned by the writer for the
@@ -324,11 +337,23 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
                 rec.resize(l + len, 0);
             }
         }
+        if n > 0 {
+            let first = qemu_plugin_tb_get_insn(tb, 0);
+            let len = qemu_plugin_insn_size(first).min(15);
+            let data = qemu_plugin_insn_data(first).cast::<u8>();
+            if !data.is_null() && follow::enabled() {
+                // SAFETY: QEMU guarantees `len` bytes at `data`.
+                follow::check_identity(qemu_plugin_insn_vaddr(first), std::slice::from_raw_parts(data, len));
+            }
+        }
         with_writer(|w| {
             let id = w.next_tb;
             w.next_tb = w.next_tb.wrapping_add(1);
             rec[1..5].copy_from_slice(&id.to_le_bytes());
             w.put(&rec);
+            if follow::enabled() {
+                w.defs.extend_from_slice(&rec);
+            }
             id
         })
     });
@@ -399,18 +424,6 @@ unsafe extern "C" fn atexit(_id: qemu_plugin_id_t, _userdata: *mut c_void) {
         }
         stop();
     });
-}
-
-/// `pthread_atfork` child handler: a forked guest process keeps running
-/// under QEMU with this plugin loaded; it must not write into the parent's
-/// stream, nor keep the reader from seeing end of file.
-extern "C" fn after_fork_in_child() {
-    stop();
-    let fd = OUT_FD.load(Ordering::Relaxed);
-    if fd >= 0 {
-        // SAFETY: closing our own descriptor in the child.
-        unsafe { libc::close(fd) };
-    }
 }
 
 /// Reports a setup problem. `qemu_plugin_outs` only reaches QEMU's log
@@ -496,27 +509,51 @@ pub unsafe extern "C" fn qemu_plugin_install(
 unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> Result<(), String> {
     let mut fd: Option<c_int> = None;
     let mut shm: Option<c_int> = None;
+    let mut hub: Option<Vec<u8>> = None;
     for i in 0..argc.max(0) as usize {
-        let arg = CStr::from_ptr(*argv.add(i)).to_string_lossy();
+        let raw = CStr::from_ptr(*argv.add(i)).to_bytes();
+        if let Some(path) = raw.strip_prefix(b"hub=") {
+            hub = Some(path.to_vec());
+            continue;
+        }
+        let arg = String::from_utf8_lossy(raw);
         match arg.split_once('=') {
             Some(("fd", v)) => fd = Some(parse_fd("fd", v)?),
             Some(("shm", v)) => shm = Some(parse_fd("shm", v)?),
-            _ => return Err(format!("unknown argument `{arg}` (expected fd=N or shm=M)")),
+            _ => return Err(format!("unknown argument `{arg}` (expected fd=N, shm=M or hub=PATH)")),
         }
     }
-    let fd = fd.ok_or("missing argument fd=N")?;
+    if let Some(h) = &hub {
+        follow::init(h)?;
+    }
+    // an exec'd process of a followed program: its trace goes to the hub
+    let exec_connection = match (fd, &hub) {
+        (None, Some(_)) => match follow::connect_exec() {
+            Ok(c) => Some(c),
+            // bottlenose is gone (a process that outlived the traced program):
+            // the program runs on untraced rather than not at all
+            Err(_) => return Ok(()),
+        },
+        _ => None,
+    };
+    let fd = match (&exec_connection, fd) {
+        (Some((c, _)), _) => *c,
+        (None, Some(fd)) => fd,
+        (None, None) => return Err("missing argument fd=N".into()),
+    };
     if libc::fcntl(fd, libc::F_GETFD) < 0 {
         return Err(format!("fd {fd} is not open (run through bottlenose)"));
     }
     // The guest must not hand the stream to programs it executes.
     libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
 
-    let sink = match shm {
-        None => Sink::Fd {
+    let sink = match (exec_connection, shm) {
+        (Some((_, sink)), _) => sink,
+        (None, None) => Sink::Fd {
             buf: Vec::with_capacity(BUF_CAP),
             is_socket: true,
         },
-        Some(m) => {
+        (None, Some(m)) => {
             let (base, region_size, n_regions) = map_shm(m)?;
             // The mapping stays; the descriptor is not needed any more.
             libc::close(m);
@@ -532,13 +569,14 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
         }
     };
     OUT_FD.store(fd, Ordering::Relaxed);
-    libc::pthread_atfork(None, None, Some(after_fork_in_child));
+    follow::register_fork_handlers();
 
     let mut w = Writer {
         fd,
         sink,
         next_tb: 0,
         last_vcpu: 0,
+        defs: Vec::new(),
     };
     let v = FORMAT_VERSION.to_le_bytes();
     w.put(&[
@@ -549,5 +587,6 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
 
     qemu_plugin_register_vcpu_tb_trans_cb(id, Some(vcpu_tb_trans));
     qemu_plugin_register_atexit_cb(id, Some(atexit), std::ptr::null_mut());
+    qemu_plugin_register_vcpu_syscall_cb(id, Some(follow::vcpu_syscall));
     Ok(())
 }

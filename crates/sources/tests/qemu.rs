@@ -16,7 +16,7 @@ use bottlenose_sources::elf_function_symbols;
 use bottlenose_sources::qemu::{
     find_plugin, read_stream, run_program, run_program_with, trace_run, ExecutedInsn, GuestExit,
     InstructionStream, MemAccess, QemuCommand, QemuError, StreamSummary, TraceVisitor,
-    PLUGIN_FILE_NAME,
+    PLUGIN_FILE_NAME, STREAM_VERSION,
 };
 use object::{Object, ObjectSymbol};
 
@@ -37,7 +37,7 @@ impl Stream {
         s.start();
         s.bytes.push(0);
         s.bytes.extend_from_slice(b"BNQT");
-        s.bytes.extend_from_slice(&1u16.to_le_bytes());
+        s.bytes.extend_from_slice(&STREAM_VERSION.to_le_bytes());
         s
     }
     fn start(&mut self) {
@@ -106,6 +106,9 @@ impl TraceVisitor for Recorder {
     }
     fn end(&mut self) {
         self.0.push("end".to_string());
+    }
+    fn exit(&mut self, code: i32) {
+        self.0.push(format!("exit {code}"));
     }
 }
 
@@ -433,8 +436,8 @@ fn corrupt_streams_are_errors_naming_the_offset() {
         "corrupt trace stream at byte offset 0: stream does not start with the bottlenose header; is the plugin from another version?",
     );
     check(
-        b"\x00BNQT\x02\x00",
-        "corrupt trace stream at byte offset 0: stream format version 2, this bottlenose reads version 1: rebuild the plugin",
+        b"\x00BNQT\x03\x00",
+        "corrupt trace stream at byte offset 0: stream format version 3, this bottlenose reads version 2: rebuild the plugin",
     );
     let mut s = Stream::new();
     s.bytes.push(9);
@@ -1285,6 +1288,7 @@ fn run_program_with_a_visitor_sees_raw_records() {
     assert!(exit.success());
     assert!(sum.complete);
     assert_eq!(rec.0.last().map(String::as_str), Some("end"));
+    assert_eq!(rec.0[rec.0.len() - 2], "exit 0", "exit_group's code, then the plugin's END");
     assert!(rec.0[0].starts_with("def 0 ["));
     assert_eq!(sum.records, rec.0.len() as u64 + 1, "HELLO is counted too");
 }
@@ -1518,4 +1522,28 @@ fn throughput() {
         line("plugin + read_stream (socket)", raw_socket);
         line("plugin + ExecutedInsn (shm)", full);
     }
+}
+
+#[test]
+fn exit_exec_and_note_records_reach_the_process_events() {
+    let mut s = two_blocks();
+    s.bytes.pop(); // no END: the process goes on in the program it exec's
+    s.bytes.extend_from_slice(&[8, 5, 0]);
+    s.bytes.extend_from_slice(b"a b c");
+    s.bytes.extend_from_slice(&[7]);
+    s.bytes.extend_from_slice(&(-3i32).to_le_bytes());
+    s.bytes.extend_from_slice(&[6, 9, 0]);
+    s.bytes.extend_from_slice(b"/bin/true");
+    let mut stream = InstructionStream::new(|_: &ExecutedInsn<'_>| {});
+    let sum = read_stream(&s.bytes[..], &mut stream).unwrap();
+    assert!(!sum.complete, "an exec is not END");
+    let e = stream.events();
+    assert_eq!(e.exit_code, Some(-3));
+    assert_eq!(e.exec.as_deref(), Some("/bin/true"));
+    assert_eq!(e.notes, vec!["a b c".to_string()]);
+    // a NOTE cut short is a truncation, not a shorter note
+    let mut cut = two_blocks();
+    cut.bytes.pop();
+    cut.bytes.extend_from_slice(&[8, 5, 0, b'a']);
+    assert!(matches!(read_stream(&cut.bytes[..], &mut InstructionStream::new(|_: &ExecutedInsn<'_>| {})), Err(QemuError::Truncated { .. })));
 }

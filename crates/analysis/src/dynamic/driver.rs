@@ -14,7 +14,7 @@ use bottlenose_decode::{decode_one_for, BranchKind, DecodedInst, Isa};
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::{trace_run, ExecutedInsn, InstructionStream, QemuError, QemuRun};
+use bottlenose_sources::qemu::{read_stream, trace_run, ExecutedInsn, GuestExit, InstructionStream, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream};
 use bottlenose_timing::{resolve, Acceleration, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
@@ -46,10 +46,10 @@ pub struct DynamicOptions {
     /// Set by a Ctrl-C handler: stop QEMU and report what was simulated.
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Called about every million simulated instructions with (executed, simulated).
-    pub progress: Option<Box<dyn FnMut(u64, u64)>>,
+    pub progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
     /// Translates a file address range to runtime once the load bias is known:
     /// called for each newly seen instruction (address, bytes) until it returns a bias.
-    pub bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64>>>,
+    pub bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64> + Send>>,
     /// Resources accelerated in the baseline itself (a what-if run): (name, weight).
     pub baseline: Vec<(String, f64)>,
     /// Idealization experiments run beside the baseline (Eyerman §IV).
@@ -64,6 +64,19 @@ pub struct DynamicOptions {
     /// batch in every `n` (after a warm-up on the instructions before it) instead of on every
     /// instruction (`None`: exactly throughout).
     pub sample_views: Option<u32>,
+    /// Trace the processes the program starts (forks, execs), as `perf stat`
+    /// does; false (`run --no-inherit`) stays with the first.
+    pub follow_children: bool,
+}
+
+/// Where a process's trace comes from.
+pub(super) enum Source {
+    /// The program bottlenose started: QEMU is our child, stopped by SIGKILL
+    /// when the run stops it.
+    Root(QemuRun),
+    /// A process that connected to the hub; when the run stops simulating it,
+    /// it runs on untraced.
+    Child(TraceStream),
 }
 
 /// Length of one sampling window of a sampled sensitivity sweep.
@@ -203,6 +216,14 @@ pub struct DynamicReport {
     /// Top-Down tree and events, CPI and FLOPS stacks, cycle accounting, idealization.
     #[serde(flatten)]
     pub accounting: AccountingReport,
+    /// Every process traced: the program, then the processes it started (forks
+    /// and execs) in the order they began. The rest of the report details the
+    /// one marked `detailed` (the most cycles); `exit` is the first one's.
+    pub processes: Vec<super::processes::ProcessRow>,
+    /// Instructions and cycles of all the processes together.
+    pub total: super::processes::ProcessTotal,
+    /// What was not traced, and why (one line each).
+    pub untraced: Vec<String>,
 }
 
 /// A static instruction of the run with its per-instruction totals.
@@ -479,7 +500,9 @@ struct Pipeline<'m> {
     simulated: u64,
     limit: u64,
     stopped: bool,
-    bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64>>>,
+    bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64> + Send>>,
+    /// The static instruction QEMU reported last (the faulting one when the guest dies of SIGILL).
+    last_index: u32,
 }
 
 impl Pipeline<'_> {
@@ -531,6 +554,7 @@ impl Pipeline<'_> {
             self.step(run.index, run.vcpu, Executed::String(&run));
         }
         let index = self.statics_index(insn);
+        self.last_index = index as u32;
         if let Some(op) = self.statics[index].inst.string_op {
             // QEMU reports every element: time the instruction once, when it is done
             if let Fed::Done(run) = self.strings.feed(insn, index, op.repeats()) {
@@ -639,9 +663,12 @@ fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
     d
 }
 
-/// Runs the program and returns the report (partial if it crashed or was stopped).
-pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<DynamicReport, DynamicError> {
-    let sets = if opts.sensitivity { knob_sets(machine, &opts)? } else { vec![] };
+/// Simulates one process of a run from `source` and returns its report
+/// (partial if it crashed or was stopped) and what its stream said about it.
+/// `opts.program` and `opts.args` name what it runs; `executable` is the file
+/// whose code it is (the interpreter of a script).
+pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable: &std::path::Path, source: Source) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
+    let sets = if opts.sensitivity { knob_sets(machine, opts)? } else { vec![] };
     for &w in &opts.weights {
         crate::knobs::check_weight(w)?;
     }
@@ -694,7 +721,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         Some(n) => VariantEngine::sampled(configs, listeners, Sampling { window: 16, period: 16 * n as u64 }),
         None => VariantEngine::new(configs, listeners, opts.threads),
     };
-    let ideal = ideal_streams(machine, &opts, &base_config);
+    let ideal = ideal_streams(machine, opts, &base_config);
     let front = Front::new(machine, opts.idealization, opts.prefetcher);
     // what ran, not the option's name: `machine` reads as `next-line + stream 63 lines ahead`
     let prefetcher = front.functional.caches.prefetcher_description();
@@ -718,10 +745,13 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         limit: opts.max_instructions.map_or(u64::MAX, NonZeroU64::get),
         stopped: false,
         bias_probe: opts.bias_probe.take(),
+        last_index: u32::MAX,
     };
 
-    let run = QemuRun::spawn(&opts.program, &opts.args)?;
-    let pid = run.id() as libc::pid_t;
+    let pid = match &source {
+        Source::Root(run) => Some(run.id() as libc::pid_t),
+        Source::Child(_) => None,
+    };
     let interrupt = opts.interrupt.clone();
     let mut progress = opts.progress.take();
     let mut next_progress = 1u64 << 20;
@@ -741,14 +771,32 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         }
         if pipe.stopped && !killed {
             killed = true;
-            // SAFETY: plain kill(2) of our own child process.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            if let Some(pid) = pid {
+                // SAFETY: plain kill(2) of our own child process.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
         }
     });
-    let (exit, summary) = trace_run(run, &mut stream)?;
+    let (exit, summary) = match source {
+        Source::Root(run) => trace_run(run, &mut stream)?,
+        Source::Child(trace) => {
+            // a child's trace ends with END, an exec, or its death (mid-record when killed)
+            let summary = match read_stream(trace, &mut stream) {
+                Ok(s) => s,
+                Err(QemuError::Truncated { .. }) => StreamSummary { started: true, ..Default::default() },
+                Err(e) => return Err(e.into()),
+            };
+            let exit = match stream.events().exit_code {
+                Some(c) => GuestExit::Code(c),
+                None => GuestExit::Signal { signal: 0, core_dumped: false },
+            };
+            (exit, summary)
+        }
+    };
     if !summary.complete {
         stream.finish();
     }
+    let events = stream.events().clone();
     drop(stream);
     if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
         interrupted = true;
@@ -769,14 +817,20 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         Some("interrupted".to_string())
     } else if limit_hit {
         Some("instruction limit".to_string())
-    } else if exit.signal().is_some() {
+    } else if let Some(program) = &events.exec {
+        Some(format!("exec'd {program} (traced as a process of its own)"))
+    } else if exit.signal().is_some_and(|s| s > 0) {
         Some(exit.to_string())
+    } else if pid.is_none() {
+        Some("trace ended early (killed, or still running when the first process ended)".to_string())
     } else {
         Some("trace ended early (the program called exec, or QEMU died)".to_string())
     };
     // a program we stopped ourselves did not fail: don't report our SIGKILL as its status
     let (exit_text, exit_code, signal) = if killed {
         (format!("stopped by bottlenose ({})", stop_reason.as_deref().unwrap_or("")), None, None)
+    } else if exit.signal() == Some(0) {
+        (stop_reason.clone().unwrap_or_default(), None, None)
     } else {
         (exit.to_string(), exit.code(), exit.signal())
     };
@@ -784,7 +838,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         let counts = pipe.roi_counts;
         pipe.front.functional.restore_counts(counts); // after the region: not counted
     }
-    let Pipeline { engine, front, ideal, roi, statics, unknown, .. } = pipe;
+    let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, .. } = pipe;
     let functional = front.functional;
     let (outcomes, ((causes, cost), views)) = engine.finish();
     let base = outcomes[0].cycles.max(0.0);
@@ -834,7 +888,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         .collect();
     hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
     hot.truncate(40);
-    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head), all_loops, program) = attribute_run(machine, &opts.program, &statics, &cost);
+    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head), all_loops, program) = attribute_run(machine, executable, &statics, &cost);
 
     let mut report = DynamicReport {
         verdict: Default::default(),
@@ -870,13 +924,22 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         statics,
         cost,
         accounting,
+        processes: Vec::new(),
+        total: Default::default(),
+        untraced: Vec::new(),
     };
+    if exit.signal() == Some(libc::SIGILL) && !killed {
+        if let Some(last) = report.statics.get(last_index as usize) {
+            let why = super::illegal::explain_illegal(&last.inst, program.as_ref());
+            report.stop_reason = Some(format!("{exit}: {why}"));
+        }
+    }
     let locate = |a: u64| match &program {
         Some(p) => (p.function_at(a).map(str::to_string), p.line_at(a).map(|(f, l)| format!("{f}:{l}"))),
         None => (None, None),
     };
     report.verdict = crate::verdict::of_run(machine, &report, &crate::verdict::RunContext { loops: &all_loops, locate: &locate });
-    Ok(report)
+    Ok((report, events))
 }
 
 /// The idealized streams of a run: one functional layer (and timing engine) per

@@ -3,11 +3,14 @@
 
 mod driver;
 mod engine;
+mod illegal;
+mod processes;
 mod roi;
 mod strings;
 
+pub use processes::{run_program, ProcessRow, ProcessTotal};
 pub use driver::{
-    run_program, AppliedAcceleration, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
+    AppliedAcceleration, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
     SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
 };
 pub use engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};

@@ -35,6 +35,10 @@ pub enum QemuError {
     #[error("{} is not an x86-64 or AArch64 ELF executable", .0.display())]
     NotX86_64Executable(PathBuf),
 
+    /// A `#!` script whose interpreter does not exist.
+    #[error("{}: its interpreter {} was not found", .script.display(), .interpreter.display())]
+    InterpreterNotFound { script: PathBuf, interpreter: PathBuf },
+
     /// The program is an x86-64 ELF file without execute permission (QEMU
     /// refuses it without a word).
     #[error("{} is not executable: permission denied", .0.display())]

@@ -115,6 +115,18 @@ pub struct InstructionStream<F: FnMut(&ExecutedInsn<'_>)> {
     vcpus: Vec<Vcpu>,
     on_insn: F,
     executed: u64,
+    events: ProcessEvents,
+}
+
+/// What a stream said about its process besides instructions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessEvents {
+    /// The code the guest passed to exit_group.
+    pub exit_code: Option<i32>,
+    /// The program the process replaced itself with (its trace goes on in a new stream).
+    pub exec: Option<String>,
+    /// What the plugin could not trace, and why.
+    pub notes: Vec<String>,
 }
 
 impl<F: FnMut(&ExecutedInsn<'_>)> InstructionStream<F> {
@@ -126,7 +138,13 @@ impl<F: FnMut(&ExecutedInsn<'_>)> InstructionStream<F> {
             vcpus: Vec::new(),
             on_insn,
             executed: 0,
+            events: ProcessEvents::default(),
         }
+    }
+
+    /// Exit code, exec and notes the stream reported.
+    pub fn events(&self) -> &ProcessEvents {
+        &self.events
     }
 
     /// Instructions emitted so far.
@@ -275,5 +293,18 @@ impl<F: FnMut(&ExecutedInsn<'_>)> TraceVisitor for InstructionStream<F> {
 
     fn end(&mut self) {
         self.finish();
+    }
+
+    fn exec(&mut self, program: &[u8]) {
+        self.finish();
+        self.events.exec = Some(String::from_utf8_lossy(program).into_owned());
+    }
+
+    fn exit(&mut self, code: i32) {
+        self.events.exit_code = Some(code);
+    }
+
+    fn note(&mut self, text: &[u8]) {
+        self.events.notes.push(String::from_utf8_lossy(text).into_owned());
     }
 }

@@ -32,7 +32,9 @@
 //! last without memory access). 16-byte SSE accesses show up as two 8-byte
 //! accesses (QEMU 7.2). Addresses are guest virtual addresses. Memory records
 //! of a vCPU follow its TB_EXEC in program order; a vCPU is a guest thread.
-//! Forked children are not traced.
+//! Forked and exec'd children are traced through a [`Hub`] when
+//! [`QemuCommand::hub`] names one (each child's stream arrives there), and
+//! not traced otherwise.
 //!
 //! # Wire format
 //!
@@ -40,27 +42,34 @@
 //!
 //! | tag | name     | payload |
 //! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Must be the first record. |
+//! | 0   | HELLO    | `b"BNQT"`, u16 format version (2). Must be the first record. |
 //! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Ids count up from 0 with no gaps. |
 //! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index |
 //! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr |
 //! | 4   | END      | nothing; reading stops there |
 //! | 5   | MEM_VCPU | u16 vcpu_index: following MEM records belong to this vCPU (multi-threaded guests only) |
+//! | 6   | EXEC     | u16 len, the program's path: the process exec'd it; this stream ends, a new one follows on the hub |
+//! | 7   | EXIT     | i32: the code the guest passed to exit_group |
+//! | 8   | NOTE     | u16 len, UTF-8: something the plugin did not trace, and why |
 //!
 //! MEM records of an instruction come after the TB_EXEC of its block, in
 //! program order. They carry no vCPU: they belong to the vCPU of the latest
 //! TB_EXEC or MEM_VCPU record, and the parser hands that vCPU to the visitor.
 
 mod error;
+mod hub;
 mod insn;
 mod runner;
+pub mod shebang;
 mod shm;
 mod stream;
 
 pub use error::QemuError;
-pub use insn::{ExecutedInsn, InstructionStream, MemAccess, MAX_MEM_PER_INSN};
+pub use hub::{ChildTrace, Hub, Origin};
+pub use insn::{ExecutedInsn, InstructionStream, ProcessEvents, MemAccess, MAX_MEM_PER_INSN};
 pub use runner::{
-    check_program, find_qemu_for, program_isa, find_plugin, find_qemu, run_program, run_program_with, trace_run, GuestExit,
+    check_program, find_plugin, find_qemu, find_qemu_for, program_isa, resolve_command, run_program, run_program_with, trace_run,
+    GuestExit, Killer,
     QemuCommand, QemuRun, RunOutcome, TraceStream, PLUGIN_FILE_NAME, SHM_FD, STREAM_FD,
 };
 pub use stream::{read_stream, StreamSummary, TraceVisitor, STREAM_MAGIC, STREAM_VERSION};

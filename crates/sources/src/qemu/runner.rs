@@ -19,6 +19,7 @@ use object::read::elf::FileHeader;
 
 use super::error::QemuError;
 use super::insn::{ExecutedInsn, InstructionStream};
+use super::shebang::{read_shebang, script_command, MAX_DEPTH};
 use super::shm::{create_shm, ShmStream};
 use super::stream::{read_stream_into, StreamSummary, TraceVisitor};
 
@@ -169,6 +170,43 @@ pub fn program_isa(program: &Path) -> Result<(PathBuf, Isa), QemuError> {
     Ok((path, isa))
 }
 
+/// The ELF executable and arguments that run `program args` as the kernel
+/// would: a `#!` script (or a shim such as pyenv's) runs through its
+/// interpreter (interpreters of interpreters up to Linux's depth of 4; see
+/// [`script_command`]), then [`check_program`] checks the ELF file.
+pub fn resolve_command(program: &Path, args: &[OsString]) -> Result<(PathBuf, Vec<OsString>), QemuError> {
+    let mut path = program.to_path_buf();
+    let mut args = args.to_vec();
+    for _ in 0..=MAX_DEPTH {
+        let found = find_program(&path)?;
+        let script = match read_shebang(&found) {
+            Ok(Some(s)) => s,
+            // not a script (or unreadable: check_program says which)
+            _ => return Ok((check_program(&found)?, args)),
+        };
+        if !is_executable_file(&found) {
+            return Err(QemuError::PermissionDenied(path));
+        }
+        let cmd = script_command(&script, &found, &args, env::var_os("PATH").as_deref());
+        let interpreter = PathBuf::from(&cmd[0]);
+        if !interpreter.exists() {
+            return Err(QemuError::InterpreterNotFound { script: path, interpreter });
+        }
+        path = interpreter;
+        args = cmd[1..].to_vec();
+    }
+    Err(QemuError::NotX86_64Executable(program.to_path_buf()))
+}
+
+/// `program` itself, or a bare name not in the current directory found on PATH.
+fn find_program(program: &Path) -> Result<PathBuf, QemuError> {
+    let bare = program.components().count() == 1 && !program.is_absolute();
+    if bare && !program.exists() {
+        return search_path(program.as_os_str()).ok_or_else(|| QemuError::ProgramNotFound(program.to_path_buf()));
+    }
+    Ok(program.to_path_buf())
+}
+
 fn is_executable_file(p: &Path) -> bool {
     std::fs::metadata(p)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -311,6 +349,12 @@ enum Transport {
     Shm(ShmStream),
 }
 
+impl TraceStream {
+    pub(crate) fn shm(s: ShmStream) -> Self {
+        TraceStream(Transport::Shm(s))
+    }
+}
+
 impl Read for TraceStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match &mut self.0 {
@@ -336,6 +380,7 @@ pub struct QemuCommand {
     stdout: Option<Stdio>,
     stderr: Option<Stdio>,
     shared_memory: bool,
+    hub: Option<PathBuf>,
 }
 
 impl QemuCommand {
@@ -349,6 +394,7 @@ impl QemuCommand {
             stdout: None,
             stderr: None,
             shared_memory: true,
+            hub: None,
         }
     }
 
@@ -357,6 +403,13 @@ impl QemuCommand {
     /// the socket (what was buffered is then lost).
     pub fn shared_memory(&mut self, on: bool) -> &mut Self {
         self.shared_memory = on;
+        self
+    }
+
+    /// Trace the processes the program starts (forks and execs) through
+    /// this [`Hub`](super::Hub)'s socket.
+    pub fn hub(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.hub = Some(path.as_ref().to_path_buf());
         self
     }
 
@@ -407,7 +460,8 @@ impl QemuCommand {
 
     /// Checks the program, finds QEMU and the plugin, and starts it.
     pub fn spawn(&mut self) -> Result<QemuRun, QemuError> {
-        let (program, isa) = program_isa(&self.program)?;
+        let (program, args) = resolve_command(&self.program, &self.args)?;
+        let (program, isa) = program_isa(&program)?;
         let qemu = match &self.qemu {
             Some(q) => q.clone(),
             None => find_qemu_for(isa)?,
@@ -440,16 +494,17 @@ impl QemuCommand {
         };
 
         // QEMU's option syntax doubles commas inside a value.
-        let mut plugin_arg = Vec::new();
-        for &b in plugin.as_os_str().as_bytes() {
-            plugin_arg.push(b);
-            if b == b',' {
-                plugin_arg.push(b',');
-            }
-        }
+        let escaped = |p: &Path| -> Vec<u8> {
+            p.as_os_str().as_bytes().iter().flat_map(|&b| if b == b',' { vec![b, b] } else { vec![b] }).collect()
+        };
+        let mut plugin_arg = escaped(&plugin);
         plugin_arg.extend_from_slice(format!(",fd={STREAM_FD}").as_bytes());
         if shm.is_some() {
             plugin_arg.extend_from_slice(format!(",shm={SHM_FD}").as_bytes());
+        }
+        if let Some(hub) = &self.hub {
+            plugin_arg.extend_from_slice(b",hub=");
+            plugin_arg.extend_from_slice(&escaped(hub));
         }
 
         let mut cmd = Command::new(&qemu);
@@ -459,7 +514,7 @@ impl QemuCommand {
         cmd.arg("-plugin")
             .arg(OsString::from_vec(plugin_arg))
             .arg(&program)
-            .args(&self.args);
+            .args(&args);
         if let Some(s) = self.stdin.take() {
             cmd.stdin(s);
         }
@@ -547,6 +602,12 @@ impl QemuRun {
         &self.qemu
     }
 
+    /// A handle that kills this QEMU from any thread, safe against the pid
+    /// being reused once QEMU is reaped (a pidfd).
+    pub fn killer(&self) -> Result<Killer, QemuError> {
+        Killer::of(self.child.id())
+    }
+
     /// Kills QEMU (and so the program) with SIGKILL.
     pub fn kill(&mut self) -> Result<(), QemuError> {
         self.child.kill().map_err(|e| QemuError::Io {
@@ -564,6 +625,51 @@ impl QemuRun {
         })?;
         self.waited = true;
         Ok(GuestExit::from_status(status))
+    }
+}
+
+/// Kills one process from any thread: a pidfd, so a reaped process's pid
+/// that the system gave to another never gets the signal.
+#[derive(Debug)]
+pub struct Killer(std::os::fd::OwnedFd);
+
+impl Killer {
+    pub fn of(pid: u32) -> Result<Self, QemuError> {
+        // SAFETY: pidfd_open(2) returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        if fd < 0 {
+            return Err(QemuError::Io {
+                context: format!("cannot watch process {pid}"),
+                source: io::Error::last_os_error(),
+            });
+        }
+        // SAFETY: a descriptor we just got and own.
+        Ok(Killer(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd as i32) }))
+    }
+
+    /// Sends SIGKILL (nothing happens if the process is already gone).
+    pub fn kill(&self) {
+        // SAFETY: pidfd_send_signal(2) on our own descriptor.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                self.0.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        };
+    }
+
+    /// Whether the process has ended (the pidfd is readable then).
+    pub fn ended(&self) -> bool {
+        let mut p = libc::pollfd {
+            fd: self.0.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll(2) on one descriptor, no waiting.
+        unsafe { libc::poll(&mut p, 1, 0) > 0 }
     }
 }
 

@@ -85,10 +85,20 @@ pub(crate) struct ShmStream {
 unsafe impl Send for ShmStream {}
 
 impl ShmStream {
-    /// Maps `shm` (created by [`create_shm`]) for reading.
+    /// Maps `shm` for reading: made by [`create_shm`], or by the plugin of a
+    /// forked or exec'd process (the layout is read from its header).
     pub(crate) fn new(sock: UnixStream, shm: &OwnedFd) -> io::Result<Self> {
-        let map_len = SHM_SIZE;
-        // SAFETY: mapping a file we created at that size.
+        // SAFETY: fstat into a zeroed struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(shm.as_raw_fd(), &mut st) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let map_len = st.st_size as usize;
+        let bad = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
+        if map_len <= SHM_HEADER {
+            return Err(bad(format!("trace shared memory of {map_len} bytes")));
+        }
+        // SAFETY: mapping the whole file, read only.
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
@@ -102,12 +112,31 @@ impl ShmStream {
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
+        let map = p.cast::<u8>();
+        // SAFETY: the header page is mapped.
+        let (n_regions, region_size) = unsafe {
+            (
+                (*(map.add(SHM_N_REGIONS_AT) as *const AtomicU64)).load(Ordering::Acquire) as usize,
+                (*(map.add(SHM_REGION_SIZE_AT) as *const AtomicU64)).load(Ordering::Acquire) as usize,
+            )
+        };
+        if !(2..=32).contains(&n_regions)
+            || region_size == 0
+            || region_size > u32::MAX as usize
+            || SHM_HEADER + n_regions * region_size > map_len
+        {
+            // SAFETY: unmapping what we just mapped.
+            unsafe { libc::munmap(p, map_len) };
+            return Err(bad(format!(
+                "trace shared memory layout of {n_regions} regions of {region_size} bytes in {map_len} bytes"
+            )));
+        }
         Ok(ShmStream {
             sock,
-            map: p.cast(),
+            map,
             map_len,
-            region_size: SHM_REGION,
-            n_regions: SHM_REGIONS,
+            region_size,
+            n_regions,
             cur: None,
             next_region: 0,
             eof: false,

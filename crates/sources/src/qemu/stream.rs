@@ -16,10 +16,13 @@ pub(crate) const TAG_TB_EXEC: u8 = 2;
 pub(crate) const TAG_MEM: u8 = 3;
 pub(crate) const TAG_END: u8 = 4;
 pub(crate) const TAG_MEM_VCPU: u8 = 5;
+pub(crate) const TAG_EXEC: u8 = 6;
+pub(crate) const TAG_EXIT: u8 = 7;
+pub(crate) const TAG_NOTE: u8 = 8;
 /// Magic bytes of the HELLO record.
 pub const STREAM_MAGIC: &[u8; 4] = b"BNQT";
 /// Wire format version this reader understands.
-pub const STREAM_VERSION: u16 = 1;
+pub const STREAM_VERSION: u16 = 2;
 
 const BUF_SIZE: usize = 1 << 20;
 const NO_TB: u32 = u32::MAX;
@@ -43,6 +46,19 @@ pub trait TraceVisitor {
     }
     /// The guest exited and the plugin flushed everything.
     fn end(&mut self) {}
+    /// The guest process replaced itself with `program` (traced on as a new
+    /// stream of the hub); this stream ends here.
+    fn exec(&mut self, program: &[u8]) {
+        let _ = program;
+    }
+    /// The guest called exit_group with `code`.
+    fn exit(&mut self, code: i32) {
+        let _ = code;
+    }
+    /// Something the plugin could not trace, and why (one line).
+    fn note(&mut self, text: &[u8]) {
+        let _ = text;
+    }
 }
 
 /// What [`read_stream`] saw.
@@ -211,6 +227,24 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
                 p.need(3, at, "MEM_VCPU")?;
                 mem_vcpu = u16::from_le_bytes([p.buf[p.pos + 1], p.buf[p.pos + 2]]);
                 p.pos += 3;
+            }
+            TAG_EXEC | TAG_NOTE => {
+                p.need(3, at, "EXEC/NOTE")?;
+                let len = u16::from_le_bytes([p.buf[p.pos + 1], p.buf[p.pos + 2]]) as usize;
+                p.need(3 + len, at, "EXEC/NOTE")?;
+                let text = &p.buf[p.pos + 3..p.pos + 3 + len];
+                if tag == TAG_EXEC {
+                    visitor.exec(text);
+                } else {
+                    visitor.note(text);
+                }
+                p.pos += 3 + len;
+            }
+            TAG_EXIT => {
+                p.need(5, at, "EXIT")?;
+                let r = &p.buf[p.pos..p.pos + 5];
+                visitor.exit(i32::from_le_bytes([r[1], r[2], r[3], r[4]]));
+                p.pos += 5;
             }
             TAG_END => {
                 p.pos += 1;
