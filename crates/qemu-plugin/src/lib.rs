@@ -35,12 +35,13 @@
 //!
 //! | tag | name     | payload |
 //! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Always the first record. |
+//! | 0   | HELLO    | `b"BNQT"`, u16 format version (2). Always the first record. |
 //! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Written at translation time; ids count up from 0. |
 //! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index. Written when the block starts executing. |
 //! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr. After the access. |
 //! | 4   | END      | nothing. Written by the atexit callback, just before the final flush. |
 //! | 5   | MEM_VCPU | u16 vcpu_index: the MEM records that follow belong to this vCPU. Only written when a MEM record's vCPU differs from the vCPU of the latest TB_EXEC/MEM_VCPU record, so single-threaded guests never see it. |
+//! | 6   | MAP      | u64 start, u64 end, u64 file offset, u16 path length, path bytes (empty: anonymous): a line of the guest's `/proc/self/maps`, new or changed since the last MAP records. Written before the TB_DEF of the first block translated after the change (see module `maps`). |
 //!
 //! Records never straddle two writes (or two shared memory regions).
 
@@ -53,8 +54,9 @@ use qemu_plugin_sys::{
     qemu_plugin_insn_size, qemu_plugin_insn_vaddr, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
     qemu_plugin_mem_size_shift, qemu_plugin_meminfo_t, qemu_plugin_outs,
     qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_mem_cb,
-    qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb,
-    qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, QEMU_PLUGIN_VERSION,
+    qemu_plugin_register_vcpu_syscall_cb, qemu_plugin_register_vcpu_tb_exec_cb,
+    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb, qemu_plugin_tb_get_insn,
+    qemu_plugin_tb_n_insns, qemu_plugin_tb_vaddr, QEMU_PLUGIN_VERSION,
 };
 
 /// The plugin API version this plugin was built for; QEMU refuses to load
@@ -68,8 +70,11 @@ const TAG_TB_EXEC: u8 = 2;
 const TAG_MEM: u8 = 3;
 const TAG_END: u8 = 4;
 const TAG_MEM_VCPU: u8 = 5;
+const TAG_MAP: u8 = 6;
 const MAGIC: &[u8; 4] = b"BNQT";
-const FORMAT_VERSION: u16 = 1;
+const FORMAT_VERSION: u16 = 2;
+
+mod maps;
 
 /// Buffer size in `fd` mode.
 const BUF_CAP: usize = 256 * 1024;
@@ -117,6 +122,8 @@ struct Writer {
     next_tb: u32,
     /// vCPU of the latest TB_EXEC or MEM_VCPU record.
     last_vcpu: u32,
+    /// The guest mappings last reported.
+    maps: maps::Snapshot,
 }
 
 // SAFETY: the raw pointer is to a shared mapping owned by the writer for the
@@ -304,6 +311,7 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
         return;
     }
     let n = qemu_plugin_tb_n_insns(tb).min(u16::MAX as usize);
+    let tb_vaddr = qemu_plugin_tb_vaddr(tb);
     let tb_id = SCRATCH.with(|scratch| {
         let mut rec = scratch.borrow_mut();
         rec.clear();
@@ -325,6 +333,17 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
             }
         }
         with_writer(|w| {
+            for m in w.maps.changes_for(tb_vaddr) {
+                let path = &m.path[..m.path.len().min(u16::MAX as usize)];
+                let mut map = Vec::with_capacity(27 + path.len());
+                map.push(TAG_MAP);
+                map.extend_from_slice(&m.start.to_le_bytes());
+                map.extend_from_slice(&m.end.to_le_bytes());
+                map.extend_from_slice(&m.offset.to_le_bytes());
+                map.extend_from_slice(&(path.len() as u16).to_le_bytes());
+                map.extend_from_slice(path);
+                w.put(&map);
+            }
             let id = w.next_tb;
             w.next_tb = w.next_tb.wrapping_add(1);
             rec[1..5].copy_from_slice(&id.to_le_bytes());
@@ -389,6 +408,23 @@ unsafe extern "C" fn vcpu_mem(
         }
         w.put(&rec);
     });
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn vcpu_syscall(
+    _id: qemu_plugin_id_t,
+    _vcpu_index: c_uint,
+    num: i64,
+    _a1: u64,
+    _a2: u64,
+    _a3: u64,
+    _a4: u64,
+    _a5: u64,
+    _a6: u64,
+    _a7: u64,
+    _a8: u64,
+) {
+    maps::on_syscall(num);
 }
 
 unsafe extern "C" fn atexit(_id: qemu_plugin_id_t, _userdata: *mut c_void) {
@@ -539,6 +575,7 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
         sink,
         next_tb: 0,
         last_vcpu: 0,
+        maps: maps::Snapshot::default(),
     };
     let v = FORMAT_VERSION.to_le_bytes();
     w.put(&[
@@ -548,6 +585,7 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
     DISABLED.store(false, Ordering::Relaxed);
 
     qemu_plugin_register_vcpu_tb_trans_cb(id, Some(vcpu_tb_trans));
+    qemu_plugin_register_vcpu_syscall_cb(id, Some(vcpu_syscall));
     qemu_plugin_register_atexit_cb(id, Some(atexit), std::ptr::null_mut());
     Ok(())
 }

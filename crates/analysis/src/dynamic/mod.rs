@@ -5,10 +5,11 @@ mod driver;
 mod engine;
 mod roi;
 mod strings;
+mod symbolize;
 
 pub use driver::{
     run_program, AppliedAcceleration, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
     SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
 };
 pub use engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
-pub use roi::{Roi, RoiTracker, MARKER_BEGIN, MARKER_END};
+pub use roi::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};

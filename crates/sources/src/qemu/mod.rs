@@ -40,12 +40,18 @@
 //!
 //! | tag | name     | payload |
 //! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (1). Must be the first record. |
+//! | 0   | HELLO    | `b"BNQT"`, u16 format version (2). Must be the first record. |
 //! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Ids count up from 0 with no gaps. |
 //! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index |
 //! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr |
 //! | 4   | END      | nothing; reading stops there |
 //! | 5   | MEM_VCPU | u16 vcpu_index: following MEM records belong to this vCPU (multi-threaded guests only) |
+//! | 6   | MAP      | u64 start, u64 end, u64 file offset, u16 path length, path bytes: a guest mapping, new or changed (empty path: anonymous memory) |
+//!
+//! MAP records come from the plugin reading QEMU's `/proc/self/maps` at
+//! translation time (QEMU user mode on x86-64 maps the guest at guest base 0,
+//! so those lines are the guest's mappings, beside QEMU's own), before the
+//! TB_DEF of the block whose translation found them new.
 //!
 //! MEM records of an instruction come after the TB_EXEC of its block, in
 //! program order. They carry no vCPU: they belong to the vCPU of the latest
