@@ -76,8 +76,11 @@ fn function_symbols(file: &object::File<'_>, dynamic: bool) -> Vec<RawSym> {
     } else {
         file.symbols().collect()
     };
+    let is_ifunc = |s: &object::Symbol<'_, '_>| matches!(s.flags(), SymbolFlags::Elf { st_info, .. } if st_info & 0xf == object::elf::STT_GNU_IFUNC);
     syms.into_iter()
-        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.address() != 0)
+        // `object` gives indirect functions no kind of their own and does not
+        // count them as definitions
+        .filter(|s| (s.kind() == SymbolKind::Text && s.is_definition() || is_ifunc(s) && !s.is_undefined()) && s.address() != 0)
         .filter_map(|s| {
             let name = s.name().ok()?.to_string();
             if name.is_empty() {
@@ -87,7 +90,7 @@ fn function_symbols(file: &object::File<'_>, dynamic: bool) -> Vec<RawSym> {
                 .section_index()
                 .and_then(|i| file.section_by_index(i).ok())
                 .map_or(0, |sec| sec.address().saturating_add(sec.size()));
-            let ifunc = matches!(s.flags(), SymbolFlags::Elf { st_info, .. } if st_info & 0xf == object::elf::STT_GNU_IFUNC);
+            let ifunc = is_ifunc(&s);
             Some(RawSym {
                 start: s.address(),
                 size: s.size(),
@@ -154,8 +157,15 @@ pub(crate) fn collect(files: &[&object::File<'_>]) -> (Vec<Sym>, HashMap<String,
         let Some(s) = syms.get(i).filter(|s| s.start == r.start) else { continue };
         let end = if r.size > 0 { r.start.saturating_add(r.size) } else { s.end };
         let f = NamedFunction { start: r.start, end, ifunc: r.ifunc };
-        by_name.entry(demangle(&r.name)).or_insert(f);
-        by_name.entry(r.name).or_insert(f);
+        // glibc keeps old versions of some names beside the indirect function
+        // that is the default version (memcpy@GLIBC_2.2.5, memcpy@@GLIBC_2.14):
+        // the indirect function is what a call by that name reaches today
+        for key in [demangle(&r.name), r.name] {
+            let e = by_name.entry(key).or_insert(f);
+            if f.ifunc && !e.ifunc {
+                *e = f;
+            }
+        }
     }
     (syms, by_name)
 }

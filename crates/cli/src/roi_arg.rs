@@ -92,7 +92,7 @@ fn function(spec: &str, program: &Path) -> Result<(Roi, Option<RoiPlacement>)> {
             bail!(
                 "--roi function:{spec}: '{name}' is in several files ({}): name one, e.g. --roi function:{}!{name}",
                 names.join(", "),
-                names[names.len() - 1]
+                names[0]
             );
         }
     }

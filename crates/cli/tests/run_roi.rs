@@ -58,8 +58,9 @@ fn address_range_roi() {
     let d = tempfile::tempdir().unwrap();
     let exe = build(d.path());
     let whole = run(&["--roi", "whole"], &exe);
+    // addresses as objdump shows them in the (position-independent) program
     let hot = whole["hot_instructions"][0]["address"].as_str().unwrap().to_string();
-    let a = u64::from_str_radix(&hot, 16).unwrap();
+    let a = u64::from_str_radix(hot.strip_prefix("0x").unwrap(), 16).unwrap();
     let range = run(&["--roi", &format!("range:0x{a:x}:0x{:x}", a + 1)], &exe);
     assert_eq!(range["instructions_simulated"], whole["hot_instructions"][0]["executions"]);
 }
