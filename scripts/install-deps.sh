@@ -2,7 +2,10 @@
 # Debian packages bottlenose needs at run and test time. Idempotent; uses sudo when not root.
 set -euo pipefail
 # g++ and python3: the fuzz run of scripts/test.sh (libFuzzer's C++ part, fuzz/make_seeds.py)
-pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium)
+# libc6-dbg: glibc's separate debug file (by build id), which names libc's internal
+# functions (__memmove_avx_unaligned_erms...) that its .dynsym leaves out
+# sqlite3: a real distribution binary to check symbolization on
+pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium libc6-dbg sqlite3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -810,6 +810,12 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         mappings,
         statics.iter().zip(&maps_known).enumerate().filter(|(i, _)| cost.get(*i).executions > 0).map(|(_, (s, &k))| (s.inst.address, k as usize)),
     );
+    // unsupported forms are reported where objdump shows them
+    let mut unknown = unknown;
+    for u in &mut unknown {
+        use bottlenose_attribution::Symbolize;
+        u.address = space.dso_address(u.address).map_or(u.address, |(_, a)| a);
+    }
     let base = outcomes[0].cycles.max(0.0);
     // without the views there is nothing to report (they booked nothing)
     let mut accounting = if with_views { AccountingReport::new(views.finish(base, &cost), &view_params) } else { AccountingReport::default() };

@@ -13,7 +13,7 @@ pub const MARKER_END: [u8; 3] = [0x48, 0x87, 0xc9];
 /// A region of interest. Addresses are the ones objdump shows in the file
 /// the region is in (the main executable, or the library `dso` names): the
 /// run moves them to where the guest mapped that file (see [`RoiPlacement`]).
-/// In JSON they are hex strings, as every address of the reports.
+/// In JSON they are hex strings (digits only), as every address of the reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Roi {
@@ -53,7 +53,7 @@ impl Roi {
 }
 
 fn hex<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{v:#x}"))
+    s.serialize_str(&format!("{v:x}"))
 }
 
 /// Where the file of a range or function region is: the run finds the

@@ -41,10 +41,11 @@ impl<V: TraceVisitor> TraceVisitor for WithMappings<V> {
     }
 }
 
-/// The address objdump shows for `addr` in its file (hex), or the guest
-/// address for code outside every file (JIT).
+/// The address objdump shows for `addr` in its file (hex digits, as objdump
+/// and `analyze` print them), or the guest address for code outside every
+/// file (JIT).
 pub(crate) fn objdump_address(space: &AddressSpace, addr: u64) -> String {
-    format!("{:#x}", space.dso_address(addr).map_or(addr, |(_, a)| a))
+    format!("{:x}", space.dso_address(addr).map_or(addr, |(_, a)| a))
 }
 
 /// The file holding `addr` (`None` for JIT and unmapped code).
