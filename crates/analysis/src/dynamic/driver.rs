@@ -864,7 +864,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         .collect();
     hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
     hot.truncate(40);
-    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head), all_loops) = attribute_run(machine, &space, &statics, &cost);
+    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head, hottest_loop_at), all_loops) = attribute_run(machine, &space, &statics, &cost);
 
     let mut report = DynamicReport {
         verdict: Default::default(),
@@ -905,7 +905,15 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         use bottlenose_attribution::Symbolize;
         (Some(space.label(a)), space.line_at(a).map(|(f, l)| format!("{f}:{l}")))
     };
-    report.verdict = crate::verdict::of_run(machine, &report, &crate::verdict::RunContext { loops: &all_loops, locate: &locate });
+    let objdump = |a: u64| {
+        use bottlenose_attribution::Symbolize;
+        space.dso_address(a).map_or((a, None), |(d, at)| (at, Some(d.to_string())))
+    };
+    report.verdict = crate::verdict::of_run(
+        machine,
+        &report,
+        &crate::verdict::RunContext { loops: &all_loops, locate: &locate, objdump: &objdump, hottest_loop: hottest_loop_at },
+    );
     Ok(report)
 }
 

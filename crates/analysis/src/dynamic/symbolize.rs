@@ -53,7 +53,9 @@ pub(crate) fn dso_name(space: &AddressSpace, addr: u64) -> Option<String> {
     space.dso_address(addr).map(|(d, _)| d.to_string())
 }
 
-pub(crate) type Attributed = (Vec<HotspotRow>, Vec<HotspotRow>, Vec<LoopReport>, Vec<LoopTableRow>, Option<String>);
+/// Hotspots, functions, loops, the hottest loop's table, its head (as shown)
+/// and its guest address.
+pub(crate) type Attributed = (Vec<HotspotRow>, Vec<HotspotRow>, Vec<LoopReport>, Vec<LoopTableRow>, Option<String>, Option<u64>);
 
 /// Aggregates per-instruction cycles to lines, functions and loops, named by
 /// the run's address space (every file the guest mapped).
@@ -122,5 +124,5 @@ pub(crate) fn attribute_run(machine: &Machine, space: &AddressSpace, statics: &[
         }
     }
     let head = hottest.map(|l| objdump_address(space, l.head));
-    ((hotspots, functions, loops, table, head), a.loops)
+    ((hotspots, functions, loops, table, head, hottest.map(|l| l.head)), a.loops)
 }
