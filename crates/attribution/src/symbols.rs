@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use object::{Object, ObjectKind, ObjectSegment, SegmentFlags};
+use object::{Object, ObjectKind, ObjectSection, ObjectSegment, SegmentFlags};
 
 use crate::lines::LineTable;
 use crate::symtab::{NamedFunction, Sym};
@@ -20,6 +20,10 @@ use crate::AttributionError;
 pub const SHARED: &str = "[shared]";
 /// Name given to every instruction when no [`Program`] is known.
 pub const UNKNOWN: &str = "[unknown]";
+
+/// Code at most this far past a symbol's end, with no other function
+/// between, is alignment padding of that symbol.
+const PADDING: u64 = 64;
 
 /// One `PT_LOAD` segment: file address, memory size, file offset and its
 /// file-backed bytes.
@@ -49,6 +53,8 @@ pub struct Program {
     by_name: HashMap<String, NamedFunction>,
     /// `.eh_frame` function ranges, sorted.
     fdes: Vec<(u64, u64)>,
+    /// PLT sections (`.plt`, `.plt.got`, `.plt.sec`): `[start, end)` and name.
+    plts: Vec<(u64, u64, String)>,
     segments: Vec<Segment>,
     lines: LineTable,
     /// Whether the symbols or lines came (partly) from a separate debug file.
@@ -133,6 +139,13 @@ impl Program {
             syms,
             by_name,
             fdes: crate::symtab::fde_ranges(&file),
+            plts: file
+                .sections()
+                .filter_map(|s| {
+                    let name = s.name().ok()?;
+                    name.starts_with(".plt").then(|| (s.address(), s.address().saturating_add(s.size()), name.to_string()))
+                })
+                .collect(),
             segments,
             lines,
             debug_file: debug.is_some(),
@@ -232,10 +245,19 @@ impl Program {
             return Some(Located { name: Some(&s.name), start: s.start.wrapping_add(self.bias) });
         }
         let seg = self.segments.iter().find(|s| s.executable && a >= s.addr && a - s.addr < s.memsz)?;
+        // PLT stubs have no symbols: they are named by their section
+        if let Some((s, _, name)) = self.plts.iter().find(|&&(s, e, _)| s <= a && a < e) {
+            return Some(Located { name: Some(name), start: s.wrapping_add(self.bias) });
+        }
         let f = self.fdes.partition_point(|&(s, _)| s <= a);
         let fde_below = f.checked_sub(1).map(|k| self.fdes[k]);
         if let Some((s, _)) = fde_below.filter(|&(_, e)| a < e) {
             return Some(Located { name: None, start: s.wrapping_add(self.bias) });
+        }
+        // alignment padding right after a function (a fall-through runs its
+        // nops) belongs to that function
+        if let Some(s) = below.filter(|s| a - s.end < PADDING && fde_below.is_none_or(|f| f.1 <= s.end)) {
+            return Some(Located { name: Some(&s.name), start: s.start.wrapping_add(self.bias) });
         }
         // the gap between the nearest function end below and the address
         let start = [below.map(|s| s.end), fde_below.map(|f| f.1), Some(seg.addr)]

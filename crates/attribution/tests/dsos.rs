@@ -57,6 +57,17 @@ fn offset_of(path: &Path, addr: u64) -> u64 {
     panic!("0x{addr:x} in no LOAD segment of {}", path.display());
 }
 
+/// The first `.plt*` section by objdump -h: (name, address).
+fn plt_section(path: &Path) -> (String, u64) {
+    let out = Command::new("objdump").arg("-h").arg(path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.len() > 4 && f[1].starts_with(".plt"))
+        .map(|f| (f[1].to_string(), u64::from_str_radix(f[3], 16).unwrap()))
+        .unwrap_or_else(|| panic!("no .plt in {text}"))
+}
+
 #[test]
 fn stripped_pie_and_its_library_in_one_address_space() {
     let dir = tempfile::tempdir().unwrap();
@@ -91,6 +102,11 @@ fn stripped_pie_and_its_library_in_one_address_space() {
     assert_eq!(space.label(at_main), format!("prog+{main:#x}"));
     assert_eq!(space.symbol_start(at_fill), None);
     assert_eq!(space.dso_address(at_fill), Some(("prog", fill + 2)));
+    // the PLT stub main calls lib_sum through has no symbol: named by its section
+    let (plt_name, plt) = plt_section(&full);
+    let at_plt = exe_base + offset_of(&full, plt);
+    let space_plt = AddressSpace::new(vec![mapping(exe_base, &exe)], [(at_plt, 1)]);
+    assert_eq!(space_plt.label(at_plt), format!("prog!{plt_name}"));
     assert_eq!(space.label(at_jit), JIT);
     assert_eq!(space.label(at_nowhere), UNMAPPED);
     assert_eq!(space.dso_address(at_jit), None);
