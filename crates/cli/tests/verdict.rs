@@ -230,9 +230,9 @@ fn per_hotspot_verdicts_tell_two_functions_apart() {
     assert!(first["gain"]["share"].as_f64().unwrap() > 0.5, "{first:#}");
     assert!(chain["causes"].as_array().unwrap().iter().all(|c| c["cause"]["kind"] != "branch_mispredictions"), "{chain:#}");
     // the loop of chain: measured 8 cycles per iteration, 8 statically
-    let the_loop = hotspots.iter().find(|h| h["kind"] == "loop" && h["name"].as_str().unwrap().ends_with("in chain")).expect("chain's loop");
+    let the_loop = hotspots.iter().find(|h| h["kind"] == "loop" && h["name"].as_str().unwrap().ends_with("in two!chain")).expect("chain's loop");
     assert!(the_loop["verdict"]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("exist for the whole run only")));
     let run_chain = causes(&v).iter().find(|c| c["cause"]["kind"] == "dependency_chain").expect("run-level chain");
     let action = run_chain["action"].as_str().unwrap();
-    assert!(action.contains("in chain") && action.contains("mulsd"), "{action}");
+    assert!(action.contains("in two!chain") && action.contains("mulsd"), "{action}");
 }

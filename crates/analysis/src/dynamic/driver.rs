@@ -5,7 +5,7 @@
 use super::engine::{Batch, DynRecord, Sampling, VariantEngine};
 use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiPlacement, RoiTracker};
-use super::symbolize::{attribute_run, dso_name, objdump_address, MappingLog, WithMappings};
+use super::symbolize::{attribute_run, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
 use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::Knob;
@@ -847,23 +847,23 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         .collect();
     let bottlenecks = rank(&sensitivity, &opts.weights);
     let total: f64 = cost.total_cycles().max(1e-9);
-    let mut hot: Vec<HotInstruction> = statics
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (cost.get(i), s))
-        .filter(|(c, _)| c.executions > 0)
+    // the 40 hottest, named and decoded at their file addresses once chosen
+    let mut hottest: Vec<(usize, f64)> = (0..statics.len()).map(|i| (i, cost.get(i).cycles)).filter(|&(i, _)| cost.get(i).executions > 0).collect();
+    hottest.sort_by(|a, b| b.1.total_cmp(&a.1));
+    hottest.truncate(40);
+    let hot: Vec<HotInstruction> = hottest
+        .into_iter()
+        .map(|(i, _)| (cost.get(i), &statics[i]))
         .map(|(c, s)| HotInstruction {
             address: objdump_address(&space, s.inst.address),
             dso: dso_name(&space, s.inst.address),
-            asm: s.inst.asm.clone(),
+            asm: objdump_asm(&space, &s.inst),
             executions: c.executions,
             cycles: c.cycles,
             share: c.cycles / total,
             mispredicts: c.mispredicts,
         })
         .collect();
-    hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
-    hot.truncate(40);
     let ((hotspots, functions, loops, hottest_loop, hottest_loop_head, hottest_loop_at), all_loops) = attribute_run(machine, &space, &statics, &cost);
 
     let mut report = DynamicReport {

@@ -48,6 +48,15 @@ pub(crate) fn objdump_address(space: &AddressSpace, addr: u64) -> String {
     format!("{:x}", space.dso_address(addr).map_or(addr, |(_, a)| a))
 }
 
+/// The instruction's text as objdump would show it: decoded again at its
+/// file address, so that branch targets are file addresses too.
+pub(crate) fn objdump_asm(space: &AddressSpace, inst: &bottlenose_decode::DecodedInst) -> String {
+    match space.dso_address(inst.address) {
+        Some((_, at)) => bottlenose_decode::decode_one(&inst.bytes, at).map_or_else(|_| inst.asm.clone(), |d| d.asm),
+        None => inst.asm.clone(),
+    }
+}
+
 /// The file holding `addr` (`None` for JIT and unmapped code).
 pub(crate) fn dso_name(space: &AddressSpace, addr: u64) -> Option<String> {
     space.dso_address(addr).map(|(d, _)| d.to_string())
@@ -115,7 +124,7 @@ pub(crate) fn attribute_run(machine: &Machine, space: &AddressSpace, statics: &[
                 .collect();
             table.push(LoopTableRow {
                 address: objdump_address(space, *addr),
-                asm: s.inst.asm.clone(),
+                asm: objdump_asm(space, &s.inst),
                 executions: n,
                 uops: s.timing.unfused_uops,
                 latency: s.timing.latency,
