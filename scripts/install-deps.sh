@@ -4,7 +4,10 @@ set -euo pipefail
 # g++ and python3: the fuzz run of scripts/test.sh (libFuzzer's C++ part, fuzz/make_seeds.py)
 # gcc-aarch64-linux-gnu (pulls binutils-aarch64-linux-gnu and the arm64 libc): AArch64 sources and
 # the cross-compiled test programs run under qemu-aarch64
-pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+# libc6-dbg: glibc's separate debug file (by build id), which names libc's internal
+# functions (__memmove_avx_unaligned_erms...) that its .dynsym leaves out
+# sqlite3: a real distribution binary to check symbolization on
+pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross libc6-dbg sqlite3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

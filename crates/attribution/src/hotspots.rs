@@ -4,20 +4,21 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::symbols::{Program, SHARED, UNKNOWN};
-use crate::{function_label, share, InsnStat};
+use crate::{function_label, share, InsnStat, Symbolize};
 
 /// One row of a hotspot table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hotspot {
-    /// Function symbol, `[shared]` outside the main executable, `[unknown]`
-    /// inside it without a covering symbol or when no program is known.
+    /// Function: `dso!symbol` in a run (`libc.so.6!memcpy`), `dso+0xSTART`
+    /// for code no symbol covers, `[jit]` for anonymous memory; the bare
+    /// symbol for one program analyzed statically; `[unknown]` when nothing
+    /// is known.
     pub function: String,
     /// Source file: for a function row, where the function starts; for a line
     /// row, the line's file. `None` when unknown.
     pub file: Option<String>,
     /// Source line (function rows: the function's declaration line, see
-    /// [`Program::function_line`]).
+    /// [`crate::Program::function_line`]).
     pub line: Option<u32>,
     /// Cycles attributed to the row.
     pub cycles: f64,
@@ -73,23 +74,22 @@ fn sort(rows: &mut [Hotspot]) {
 /// Cycles per function, sorted by cycles descending.
 pub fn by_function(
     insns: &[InsnStat],
-    program: Option<&Program>,
+    symbols: Option<&dyn Symbolize>,
     total_cycles: f64,
 ) -> Vec<Hotspot> {
-    let mut accs: HashMap<&str, Acc> = HashMap::new();
+    // label -> (an address in it, accumulation)
+    let mut accs: HashMap<String, (u64, Acc)> = HashMap::new();
     for i in insns {
-        accs.entry(function_label(program, i.vaddr))
-            .or_default()
+        accs.entry(function_label(symbols, i.vaddr))
+            .or_insert_with(|| (i.vaddr, Acc::default()))
+            .1
             .add(i);
     }
     let mut rows: Vec<Hotspot> = accs
         .into_iter()
-        .map(|(name, a)| {
-            let loc = match program {
-                Some(p) if name != SHARED && name != UNKNOWN => p.function_line(name),
-                _ => None,
-            };
-            a.row(name, loc, total_cycles)
+        .map(|(name, (addr, a))| {
+            let loc = symbols.and_then(|s| s.function_line(addr));
+            a.row(&name, loc, total_cycles)
         })
         .collect();
     sort(&mut rows);
@@ -99,18 +99,18 @@ pub fn by_function(
 /// Cycles per (function, file, line), sorted by cycles descending.
 /// Instructions without line information are gathered in one row per function
 /// with `file` and `line` `None`, so the rows always add up to the total.
-pub fn by_line(insns: &[InsnStat], program: Option<&Program>, total_cycles: f64) -> Vec<Hotspot> {
-    type Key<'a> = (&'a str, Option<(String, u32)>);
-    let mut accs: HashMap<Key<'_>, Acc> = HashMap::new();
+pub fn by_line(insns: &[InsnStat], symbols: Option<&dyn Symbolize>, total_cycles: f64) -> Vec<Hotspot> {
+    type Key = (String, Option<(String, u32)>);
+    let mut accs: HashMap<Key, Acc> = HashMap::new();
     for i in insns {
-        let loc = program.and_then(|p| p.line_at(i.vaddr));
-        accs.entry((function_label(program, i.vaddr), loc))
+        let loc = symbols.and_then(|p| p.line_at(i.vaddr));
+        accs.entry((function_label(symbols, i.vaddr), loc))
             .or_default()
             .add(i);
     }
     let mut rows: Vec<Hotspot> = accs
         .into_iter()
-        .map(|((name, loc), a)| a.row(name, loc, total_cycles))
+        .map(|((name, loc), a)| a.row(&name, loc, total_cycles))
         .collect();
     sort(&mut rows);
     rows

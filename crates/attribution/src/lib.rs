@@ -2,20 +2,15 @@
 //! functions and source lines, and the hotspot tables built from them.
 //!
 //! Input comes from the dynamic driver as one [`InsnStat`] per static
-//! instruction that executed; the main executable is described by a
-//! [`Program`] (ELF symbols, DWARF line table, load bias — see
-//! [`detect_bias`] for PIE programs under QEMU user mode). [`attribute`] does
-//! the rest.
+//! instruction that executed. Names, lines and bytes come from a
+//! [`Symbolize`]: the [`AddressSpace`] of a run (every file the guest mapped,
+//! see [`GuestMapping`]) or one [`Program`] (an ELF file analyzed statically).
+//! [`attribute`] does the rest.
 //!
 //! ```no_run
-//! use bottlenose_attribution::{attribute, detect_bias, InsnStat, Program};
+//! use bottlenose_attribution::{attribute, InsnStat, Program};
 //! # fn stats() -> Vec<InsnStat> { vec![] }
-//! # fn seen() -> Vec<(u64, Vec<u8>)> { vec![] }
-//! let mut program = Program::open("a.out".as_ref())?;
-//! let seen = seen();
-//! if let Some(bias) = detect_bias(&program, seen.iter().map(|(a, b)| (*a, b.as_slice()))) {
-//!     program.set_load_bias(bias);
-//! }
+//! let program = Program::open("a.out".as_ref())?;
 //! let report = attribute(&stats(), Some(&program));
 //! println!("{:?}", report.functions.first());
 //! # Ok::<(), bottlenose_attribution::AttributionError>(())
@@ -25,18 +20,67 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub mod bias;
 pub mod blocks;
+mod debugfile;
 pub mod hotspots;
 mod lines;
 pub mod loops;
+pub mod space;
 pub mod symbols;
+mod symtab;
 
-pub use bias::detect_bias;
 pub use blocks::{basic_blocks, BlockInfo};
 pub use hotspots::{by_function, by_line, Hotspot};
 pub use loops::{find_loops, natural_loops, LoopInfo, NaturalLoop};
-pub use symbols::{Program, SHARED, UNKNOWN};
+pub use space::{AddressSpace, GuestMapping, JIT, UNMAPPED};
+pub use symbols::{Located, Program, SHARED, UNKNOWN};
+pub use symtab::{demangle, NamedFunction};
+
+/// Names, source lines and bytes of executed code, by runtime address.
+pub trait Symbolize {
+    /// The function (or code region) holding `addr`, as tables name it.
+    fn label(&self, addr: u64) -> String;
+    /// Start of the function symbol covering `addr` (`None` for code no
+    /// symbol covers).
+    fn symbol_start(&self, addr: u64) -> Option<u64>;
+    /// Source `(file, line)` of `addr`.
+    fn line_at(&self, addr: u64) -> Option<(String, u32)>;
+    /// Where the function covering `addr` is declared (see
+    /// [`Program::function_line`]).
+    fn function_line(&self, addr: u64) -> Option<(String, u32)>;
+    /// Up to `max_len` bytes of code at `addr`.
+    fn bytes_at(&self, addr: u64, max_len: usize) -> Option<&[u8]>;
+    /// The file holding `addr` and the address objdump shows for it there.
+    fn dso_address(&self, addr: u64) -> Option<(&str, u64)>;
+}
+
+impl Symbolize for Program {
+    /// The symbol, `FILE+0xSTART` for stripped code, [`SHARED`] outside the file.
+    fn label(&self, addr: u64) -> String {
+        self.label_at(addr).unwrap_or_else(|| SHARED.to_string())
+    }
+
+    fn symbol_start(&self, addr: u64) -> Option<u64> {
+        self.locate(addr).filter(|l| l.name.is_some()).map(|l| l.start)
+    }
+
+    fn line_at(&self, addr: u64) -> Option<(String, u32)> {
+        Program::line_at(self, addr)
+    }
+
+    fn function_line(&self, addr: u64) -> Option<(String, u32)> {
+        let name = self.locate(addr)?.name?;
+        Program::function_line(self, name)
+    }
+
+    fn bytes_at(&self, addr: u64, max_len: usize) -> Option<&[u8]> {
+        Program::bytes_at(self, addr, max_len)
+    }
+
+    fn dso_address(&self, addr: u64) -> Option<(&str, u64)> {
+        self.contains(addr).then(|| (self.name(), self.file_address(addr)))
+    }
+}
 
 /// Errors opening a program.
 #[derive(Debug, thiserror::Error)]
@@ -125,18 +169,10 @@ pub fn normalize(stats: &[InsnStat]) -> Vec<InsnStat> {
     out
 }
 
-/// The function name used for `addr` in every table: the covering symbol,
-/// [`SHARED`] outside the main executable, [`UNKNOWN`] inside it without a
-/// symbol or when no program is given.
-pub fn function_label(program: Option<&Program>, addr: u64) -> &str {
-    match program {
-        None => UNKNOWN,
-        Some(p) => match p.function_at(addr) {
-            Some(name) => name,
-            None if p.contains(addr) => UNKNOWN,
-            None => SHARED,
-        },
-    }
+/// The function name used for `addr` in every table: the symbolizer's label,
+/// [`UNKNOWN`] without one.
+pub fn function_label(symbols: Option<&dyn Symbolize>, addr: u64) -> String {
+    symbols.map_or_else(|| UNKNOWN.to_string(), |s| s.label(addr))
 }
 
 pub(crate) fn share(cycles: f64, total: f64) -> f64 {
@@ -147,10 +183,10 @@ pub(crate) fn share(cycles: f64, total: f64) -> f64 {
     }
 }
 
-/// Aggregates a run's per-instruction statistics. `program` (with its load
-/// bias already set) names functions and lines; without it every function is
-/// [`UNKNOWN`] and lines are `None`.
-pub fn attribute(stats: &[InsnStat], program: Option<&Program>) -> Attribution {
+/// Aggregates a run's per-instruction statistics. `symbols` names functions
+/// and lines; without it every function is [`UNKNOWN`] and lines are `None`.
+pub fn attribute(stats: &[InsnStat], symbols: Option<&dyn Symbolize>) -> Attribution {
+    let program = symbols;
     let insns = normalize(stats);
     let total_cycles: f64 = insns.iter().map(|i| i.cycles).sum();
     let mut blocks = basic_blocks(&insns);

@@ -25,8 +25,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::blocks::block_bounds;
-use crate::symbols::{branch_kind, BranchKind, Program, SHARED, UNKNOWN};
-use crate::{function_label, share, InsnStat};
+use crate::symbols::{branch_kind, BranchKind};
+use crate::{function_label, share, InsnStat, Symbolize};
 
 /// One loop.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,7 +37,7 @@ pub struct LoopInfo {
     /// with a back edge to `head` (a branch, or an instruction falling through
     /// into the header).
     pub tail: u64,
-    /// Function of the header (`None` without a [`Program`]).
+    /// Function of the header (`None` without a [`Symbolize`]).
     pub function: Option<String>,
     /// Address range `[lowest block start, highest block end)` of the loop's
     /// blocks. The header need not be at the lowest address (rotated loops).
@@ -78,7 +78,7 @@ struct Node {
 /// per loop entry).
 pub fn find_loops(
     insns: &[InsnStat],
-    program: Option<&Program>,
+    program: Option<&dyn Symbolize>,
     total_cycles: f64,
 ) -> Vec<LoopInfo> {
     let nodes: Vec<Node> = block_bounds(insns)
@@ -92,7 +92,7 @@ pub fn find_loops(
     let start_of = |b: usize| insns[nodes[b].first].vaddr;
     let exec_of = |b: usize| insns[nodes[b].first].executions;
     let by_start: HashMap<u64, usize> = (0..n).map(|b| (start_of(b), b)).collect();
-    let region: Vec<&str> = (0..n)
+    let region: Vec<String> = (0..n)
         .map(|b| function_label(program, start_of(b)))
         .collect();
 
@@ -142,12 +142,7 @@ pub fn find_loops(
                 .iter()
                 .map(|&p| exec_of(p))
                 .fold(0u64, u64::saturating_add);
-            let at_symbol = program.is_some_and(|p| {
-                region[b] != SHARED
-                    && region[b] != UNKNOWN
-                    && p.function_range(region[b])
-                        .is_some_and(|(s, _)| s == start_of(b))
-            });
+            let at_symbol = program.is_some_and(|p| p.symbol_start(start_of(b)) == Some(start_of(b)));
             pred[b].is_empty() || exec_of(b) > fed || at_symbol
         })
         .collect();
@@ -201,7 +196,7 @@ pub fn find_loops(
             LoopInfo {
                 head: start_of(h),
                 tail: insns[nodes[tail_block].last].vaddr,
-                function: program.map(|_| region[h].to_string()),
+                function: program.map(|_| region[h].clone()),
                 body: (lo, hi),
                 iterations: sources
                     .iter()

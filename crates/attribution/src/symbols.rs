@@ -1,71 +1,76 @@
-//! The main executable: ELF function symbols, loaded segments, entry point,
+//! One ELF file (main executable or shared library): function symbols (module
+//! `symtab`, with its separate debug file's), loaded segments, entry point,
 //! PIE-ness and load bias, plus its DWARF line table (module `lines`).
 //!
 //! All public lookups take and give *runtime* addresses (file address + load
-//! bias); the bias is 0 until [`Program::set_load_bias`] is called.
+//! bias) unless they say otherwise; the bias is 0 until
+//! [`Program::set_load_bias`] is called (a run's [`crate::AddressSpace`]
+//! sets it from the guest's mappings).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use object::{Object, ObjectKind, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
+use object::{Object, ObjectKind, ObjectSection, ObjectSegment, SegmentFlags};
 
 use crate::lines::LineTable;
+use crate::symtab::{NamedFunction, Sym};
 use crate::AttributionError;
 
 /// Name given to instructions outside the main executable (libc, ld.so, vDSO…).
 pub const SHARED: &str = "[shared]";
-/// Name given to instructions inside the main executable that no function
-/// symbol covers (stripped code, PLT stubs…), and to every instruction when no
-/// [`Program`] is known.
+/// Name given to every instruction when no [`Program`] is known.
 pub const UNKNOWN: &str = "[unknown]";
 
-/// One function symbol, file addresses `[start, end)`.
-#[derive(Debug, Clone)]
-struct Sym {
-    start: u64,
-    end: u64,
-    name: String,
-}
+/// Code at most this far past a symbol's end, with no other function
+/// between, is alignment padding of that symbol.
+const PADDING: u64 = 64;
 
-/// One `PT_LOAD` segment: file address, memory size and its file-backed bytes.
+/// One `PT_LOAD` segment: file address, memory size, file offset and its
+/// file-backed bytes.
 #[derive(Debug, Clone)]
 struct Segment {
     addr: u64,
     memsz: u64,
+    offset: u64,
     bytes: Vec<u8>,
+    executable: bool,
 }
 
-/// Parsed ELF of the main executable.
+/// Parsed ELF file: the main executable or a shared library.
 ///
 /// `Program` is `Send` but not `Sync` (line lookups fill a cache behind a
 /// `RefCell`).
 #[derive(Debug)]
 pub struct Program {
     path: PathBuf,
+    /// The file name, which labels name the file by (`libc.so.6`).
+    name: String,
     entry: u64,
     pie: bool,
     bias: u64,
     /// Sorted by start, one per start address, non-overlapping starts.
     syms: Vec<Sym>,
-    by_name: HashMap<String, (u64, u64)>,
+    by_name: HashMap<String, NamedFunction>,
+    /// `.eh_frame` function ranges, sorted.
+    fdes: Vec<(u64, u64)>,
+    /// PLT sections (`.plt`, `.plt.got`, `.plt.sec`): `[start, end)` and name.
+    plts: Vec<(u64, u64, String)>,
     segments: Vec<Segment>,
     lines: LineTable,
+    /// Whether the symbols or lines came (partly) from a separate debug file.
+    debug_file: bool,
 }
 
-/// Preference among aliases at one address: global over weak over local, then
-/// names without a leading underscore, then the shorter, then alphabetical.
-/// Sort key of an alias: smaller is preferred.
-type AliasRank = (u8, bool, usize, String);
-
-fn alias_rank(global: bool, weak: bool, name: &str) -> AliasRank {
-    let binding = if global && !weak {
-        0
-    } else if weak {
-        1
-    } else {
-        2
-    };
-    (binding, name.starts_with('_'), name.len(), name.to_string())
+/// Where an address is in a [`Program`]: the function symbol covering it, or
+/// the code region it belongs to when no symbol does (runtime addresses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located<'a> {
+    /// The symbol's (demangled) name; `None` for stripped code.
+    pub name: Option<&'a str>,
+    /// Start of the symbol, or of the region: the `.eh_frame` function
+    /// covering the address, else the code between the nearest symbol or
+    /// function boundary below and the next one.
+    pub start: u64,
 }
 
 impl Program {
@@ -102,29 +107,48 @@ impl Program {
             .map(|seg| Segment {
                 addr: seg.address(),
                 memsz: seg.size(),
+                offset: seg.file_range().0,
                 bytes: seg.data().map(<[u8]>::to_vec).unwrap_or_default(),
+                executable: matches!(seg.flags(), SegmentFlags::Elf { p_flags } if p_flags & object::elf::PF_X != 0),
             })
             .collect();
 
-        let syms = collect_symbols(&file);
-        let mut by_name: HashMap<String, (u64, u64)> = HashMap::new();
-        for s in &syms {
-            by_name.entry(s.name.clone()).or_insert((s.start, s.end));
-        }
-        // Aliases that lost the per-address vote are still found by name.
-        for (name, start, end) in alias_names(&file, &syms) {
-            by_name.entry(name).or_insert((start, end));
+        // A stripped file's symbols and lines may be in a separate debug file.
+        let debug_data = if file.section_by_name(".symtab").is_none() || file.section_by_name(".debug_line").is_none() {
+            crate::debugfile::find(path, &file)
+        } else {
+            None
+        };
+        let debug = debug_data.as_deref().and_then(|d| object::File::parse(d).ok());
+        let mut files = vec![&file];
+        files.extend(debug.as_ref());
+        let (syms, by_name) = crate::symtab::collect(&files);
+        let mut lines = LineTable::load(&file);
+        if !lines.has_dwarf() {
+            if let Some(d) = &debug {
+                lines = LineTable::load(d);
+            }
         }
 
         Ok(Program {
             path: path.to_path_buf(),
+            name: path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
             entry: file.entry(),
             pie: file.kind() == ObjectKind::Dynamic,
             bias: 0,
             syms,
             by_name,
+            fdes: crate::symtab::fde_ranges(&file),
+            plts: file
+                .sections()
+                .filter_map(|s| {
+                    let name = s.name().ok()?;
+                    name.starts_with(".plt").then(|| (s.address(), s.address().saturating_add(s.size()), name.to_string()))
+                })
+                .collect(),
             segments,
-            lines: LineTable::load(&file),
+            lines,
+            debug_file: debug.is_some(),
         })
     }
 
@@ -156,10 +180,103 @@ impl Program {
         (a < s.end).then_some(s.name.as_str())
     }
 
-    /// Runtime address range `[start, end)` of the function named `name`.
+    /// Runtime address range `[start, end)` of the function named `name`
+    /// (mangled or demangled).
     pub fn function_range(&self, name: &str) -> Option<(u64, u64)> {
-        let &(s, e) = self.by_name.get(name)?;
-        Some((s.wrapping_add(self.bias), e.wrapping_add(self.bias)))
+        let f = self.by_name.get(name)?;
+        Some((f.start.wrapping_add(self.bias), f.end.wrapping_add(self.bias)))
+    }
+
+    /// The function named `name` (mangled or demangled), file addresses.
+    pub fn named_function(&self, name: &str) -> Option<NamedFunction> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Function names containing `part`, sorted, at most `max` of them (for
+    /// "did you mean" messages).
+    pub fn names_containing(&self, part: &str, max: usize) -> Vec<&str> {
+        let mut v: Vec<&str> = self.syms.iter().map(|s| s.name.as_str()).filter(|n| n.contains(part)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.truncate(max);
+        v
+    }
+
+    /// The file name, which labels name the file by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether a separate debug file (build id or `.gnu_debuglink`) was found.
+    pub fn has_debug_file(&self) -> bool {
+        self.debug_file
+    }
+
+    /// The file address (what objdump shows) of file offset `offset`, if a
+    /// `PT_LOAD` segment maps it.
+    pub fn address_of_offset(&self, offset: u64) -> Option<u64> {
+        self.segments.iter().find_map(|s| {
+            let d = offset.checked_sub(s.offset)?;
+            (d < s.bytes.len() as u64 || d < s.memsz).then(|| s.addr.wrapping_add(d))
+        })
+    }
+
+    /// The file offset of file address `addr` (what objdump shows), if a
+    /// `PT_LOAD` segment holds it in the file.
+    pub fn offset_of_address(&self, addr: u64) -> Option<u64> {
+        self.segments.iter().find_map(|s| {
+            let d = addr.checked_sub(s.addr)?;
+            (d < s.bytes.len() as u64).then(|| s.offset.wrapping_add(d))
+        })
+    }
+
+    /// Runtime address → file address (what objdump shows).
+    pub fn file_address(&self, runtime_addr: u64) -> u64 {
+        runtime_addr.wrapping_sub(self.bias)
+    }
+
+    /// The symbol or code region holding `runtime_addr`; `None` outside the
+    /// file's executable segments (and outside every symbol).
+    pub fn locate(&self, runtime_addr: u64) -> Option<Located<'_>> {
+        let a = self.to_file(runtime_addr)?;
+        let i = self.syms.partition_point(|s| s.start <= a);
+        let below = i.checked_sub(1).map(|k| &self.syms[k]);
+        if let Some(s) = below.filter(|s| a < s.end) {
+            return Some(Located { name: Some(&s.name), start: s.start.wrapping_add(self.bias) });
+        }
+        let seg = self.segments.iter().find(|s| s.executable && a >= s.addr && a - s.addr < s.memsz)?;
+        // PLT stubs have no symbols: they are named by their section
+        if let Some((s, _, name)) = self.plts.iter().find(|&&(s, e, _)| s <= a && a < e) {
+            return Some(Located { name: Some(name), start: s.wrapping_add(self.bias) });
+        }
+        let f = self.fdes.partition_point(|&(s, _)| s <= a);
+        let fde_below = f.checked_sub(1).map(|k| self.fdes[k]);
+        if let Some((s, _)) = fde_below.filter(|&(_, e)| a < e) {
+            return Some(Located { name: None, start: s.wrapping_add(self.bias) });
+        }
+        // alignment padding right after a function (a fall-through runs its
+        // nops) belongs to that function
+        if let Some(s) = below.filter(|s| a - s.end < PADDING && fde_below.is_none_or(|f| f.1 <= s.end)) {
+            return Some(Located { name: Some(&s.name), start: s.start.wrapping_add(self.bias) });
+        }
+        // the gap between the nearest function end below and the address
+        let start = [below.map(|s| s.end), fde_below.map(|f| f.1), Some(seg.addr)]
+            .into_iter()
+            .flatten()
+            .filter(|&e| e <= a)
+            .max()
+            .unwrap_or(seg.addr);
+        Some(Located { name: None, start: start.wrapping_add(self.bias) })
+    }
+
+    /// The label of `runtime_addr`: the symbol name, or `FILE+0xSTART` for
+    /// stripped code (the start of its region as objdump shows it).
+    pub fn label_at(&self, runtime_addr: u64) -> Option<String> {
+        let l = self.locate(runtime_addr)?;
+        Some(match l.name {
+            Some(n) => n.to_string(),
+            None => format!("{}+{:#x}", self.name, self.file_address(l.start)),
+        })
     }
 
     /// Source `(file, line)` of `runtime_addr` from the DWARF line table.
@@ -171,7 +288,7 @@ impl Program {
     /// address and its `DW_AT_decl_line` (the line of its first address when
     /// DWARF has no declaration line). `None` without DWARF.
     pub fn function_line(&self, name: &str) -> Option<(String, u32)> {
-        let (start, _) = self.by_name.get(name).copied()?;
+        let start = self.by_name.get(name)?.start;
         let (file, first) = self.lines.lookup(start)?;
         Some((file, self.lines.decl_line(start).unwrap_or(first)))
     }
@@ -206,12 +323,6 @@ impl Program {
         self.file_bytes_at(self.to_file(runtime_addr)?, max_len)
     }
 
-    /// The bytes at the file entry point (up to 32), for [`crate::detect_bias`];
-    /// independent of the load bias.
-    pub(crate) fn entry_bytes_at_file(&self) -> &[u8] {
-        self.file_bytes_at(self.entry, 32).unwrap_or(&[])
-    }
-
     fn file_bytes_at(&self, a: u64, max_len: usize) -> Option<&[u8]> {
         self.segments.iter().find_map(|s| {
             let off = usize::try_from(a.checked_sub(s.addr)?).ok()?;
@@ -221,115 +332,6 @@ impl Program {
             Some(&s.bytes[off..s.bytes.len().min(off.saturating_add(max_len))])
         })
     }
-}
-
-/// Function symbols of `.symtab` (or `.dynsym` when stripped), one per start
-/// address, with zero sizes closed at the next symbol or the section end.
-fn collect_symbols(file: &object::File<'_>) -> Vec<Sym> {
-    let mut raw = function_symbols(file, false);
-    if raw.is_empty() {
-        raw = function_symbols(file, true);
-    }
-    // Pick one name per address.
-    let mut best: HashMap<u64, (u64, u64, AliasRank)> = HashMap::new();
-    for r in raw {
-        let rank = alias_rank(r.global, r.weak, &r.name);
-        match best.get_mut(&r.start) {
-            Some(cur) => {
-                cur.1 = cur.1.max(r.size);
-                cur.0 = cur.0.max(r.section_end);
-                if rank < cur.2 {
-                    cur.2 = rank;
-                }
-            }
-            None => {
-                best.insert(r.start, (r.section_end, r.size, rank));
-            }
-        }
-    }
-    let mut starts: Vec<(u64, u64, u64, String)> = best
-        .into_iter()
-        .map(|(start, (sec_end, size, rank))| (start, size, sec_end, rank.3))
-        .collect();
-    starts.sort_by_key(|s| s.0);
-    let mut out = Vec::with_capacity(starts.len());
-    for i in 0..starts.len() {
-        let (start, size, sec_end, ref name) = starts[i];
-        let end = if size > 0 {
-            start.saturating_add(size)
-        } else {
-            let next = starts.get(i + 1).map_or(u64::MAX, |n| n.0);
-            let limit = if sec_end > start { sec_end } else { u64::MAX };
-            let e = next.min(limit);
-            if e == u64::MAX {
-                start.saturating_add(1)
-            } else {
-                e
-            }
-        };
-        out.push(Sym {
-            start,
-            end,
-            name: name.clone(),
-        });
-    }
-    out
-}
-
-struct RawSym {
-    start: u64,
-    size: u64,
-    section_end: u64,
-    name: String,
-    global: bool,
-    weak: bool,
-}
-
-fn function_symbols(file: &object::File<'_>, dynamic: bool) -> Vec<RawSym> {
-    let iter: Box<dyn Iterator<Item = object::Symbol<'_, '_>>> = if dynamic {
-        Box::new(file.dynamic_symbols())
-    } else {
-        Box::new(file.symbols())
-    };
-    iter.filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.address() != 0)
-        .filter_map(|s| {
-            let name = s.name().ok()?.to_string();
-            if name.is_empty() {
-                return None;
-            }
-            let section_end = s
-                .section_index()
-                .and_then(|i| file.section_by_index(i).ok())
-                .map_or(0, |sec| sec.address().saturating_add(sec.size()));
-            Some(RawSym {
-                start: s.address(),
-                size: s.size(),
-                section_end,
-                name,
-                global: s.is_global(),
-                weak: s.is_weak(),
-            })
-        })
-        .collect()
-}
-
-/// Every function symbol name (aliases included) with the range of the symbol
-/// chosen for its address.
-fn alias_names(file: &object::File<'_>, syms: &[Sym]) -> Vec<(String, u64, u64)> {
-    let mut raw = function_symbols(file, false);
-    raw.extend(function_symbols(file, true));
-    raw.into_iter()
-        .filter_map(|r| {
-            let i = syms.partition_point(|s| s.start < r.start);
-            let s = syms.get(i).filter(|s| s.start == r.start)?;
-            let end = if r.size > 0 {
-                r.start.saturating_add(r.size)
-            } else {
-                s.end
-            };
-            Some((r.name, r.start, end))
-        })
-        .collect()
 }
 
 /// What a branch instruction is, judged from its encoding.

@@ -9,6 +9,7 @@ mod input;
 mod machine_choice;
 mod machines_cmd;
 mod output;
+mod roi_arg;
 mod run_cmd;
 mod topdown_cmd;
 

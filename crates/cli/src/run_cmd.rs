@@ -1,10 +1,9 @@
 //! `bottlenose run -- ./prog args`: dynamic analysis of a real program under QEMU.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use bottlenose_analysis::dynamic::{run_program, DynamicOptions, IdealizeLevel, Roi};
 use bottlenose_functional::{Idealization, Prefetcher};
 use clap::{Args, ValueEnum};
-use object::{Object, ObjectKind, ObjectSection};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -57,7 +56,9 @@ pub struct RunArgs {
     /// Machine: `host` (the closest model to this CPU, calibrated if `bottlenose calibrate` ran), a built-in name or alias, or a machine or calibration TOML file.
     #[arg(long, short, default_value = "host", env = "BOTTLENOSE_MACHINE")]
     pub machine: String,
-    /// Region of interest: whole, function:NAME, range:START:END, markers.
+    /// Region of interest: whole, function:NAME (in the program or the one library that has it),
+    /// function:LIBRARY!NAME (e.g. function:libc.so.6!strlen), range:START:END (the program's
+    /// addresses as objdump shows them), markers.
     #[arg(long, default_value = "whole")]
     pub roi: String,
     /// Caches, TLBs and predictors stay warm outside the region of interest: the
@@ -148,7 +149,11 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let machine = choice.machine;
     let host = choice.host;
     let args: Vec<OsString> = a.command[1..].to_vec();
-    let (roi, bias_probe) = parse_roi(&a.roi, &program)?;
+    let (roi, roi_placement) = if a.roi == "whole" {
+        (Roi::Whole, None)
+    } else {
+        crate::roi_arg::parse_roi(&a.roi, &crate::roi_arg::resolve_program(&program))?
+    };
     crate::input::check_weights(a.weights.as_deref())?;
     let prefetcher: Prefetcher = a.prefetcher.parse().map_err(|e| anyhow!("bad --prefetcher: {e}"))?;
     let (interrupt, stop_signal) = stop_on_signals()?;
@@ -179,7 +184,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
                 }
             }
         })),
-        bias_probe,
+        roi_placement,
         baseline: a.accelerate.iter().map(|s| bottlenose_analysis::parse_acceleration(s)).collect::<Result<Vec<_>, _>>()?,
         sample_every: a.sample_every,
         accounting_views: !a.no_views,
@@ -345,62 +350,4 @@ fn progress_bar(quiet: bool, limit: Option<u64>) -> Option<indicatif::ProgressBa
     );
     b.enable_steady_tick(std::time::Duration::from_millis(200));
     Some(b)
-}
-
-type BiasProbe = Box<dyn FnMut(u64, &[u8]) -> Option<u64> + Send>;
-
-/// Parses `--roi`; function regions of position-independent executables get a
-/// probe that finds the load bias from the first executed bytes of `_start`.
-fn parse_roi(spec: &str, program: &std::path::Path) -> Result<(Roi, Option<BiasProbe>)> {
-    let num = |s: &str| -> Result<u64> {
-        let s = s.trim();
-        let v = if let Some(h) = s.strip_prefix("0x") { u64::from_str_radix(h, 16) } else { s.parse() };
-        v.map_err(|_| anyhow!("bad address '{s}' in --roi"))
-    };
-    match spec.split_once(':').map(|(k, v)| (k, Some(v))).unwrap_or((spec, None)) {
-        ("whole", None) => Ok((Roi::Whole, None)),
-        ("markers", None) => Ok((Roi::Markers, None)),
-        ("range", Some(r)) => {
-            let (s, e) = r.split_once(':').ok_or_else(|| anyhow!("bad --roi '{spec}': expected range:START:END"))?;
-            let (start, end) = (num(s)?, num(e)?);
-            if end <= start {
-                bail!("bad --roi '{spec}': empty range");
-            }
-            Ok((Roi::Range { start, end }, None))
-        }
-        ("function", Some(name)) => {
-            // a script's functions are its interpreter's
-            let (program, _) = bottlenose_sources::qemu::resolve_command(program, &[])?;
-            let program = program.as_path();
-            let data = std::fs::read(program).with_context(|| format!("program not found: {}", program.display()))?;
-            let syms = bottlenose_sources::elf_function_symbols(&data)?;
-            let Some((_, start, size)) = syms.iter().find(|s| s.0 == name) else {
-                let similar: Vec<&str> = syms.iter().map(|s| s.0.as_str()).filter(|s| s.contains(name)).take(5).collect();
-                bail!(
-                    "no function '{name}' in {}{}",
-                    program.display(),
-                    if similar.is_empty() { String::new() } else { format!(" (similar: {})", similar.join(", ")) }
-                );
-            };
-            Ok((Roi::Function { name: name.to_string(), start: *start, end: start + size }, pie_probe(&data)))
-        }
-        _ => bail!("bad --roi '{spec}': use whole, function:NAME, range:START:END or markers"),
-    }
-}
-
-/// For a PIE, returns a probe recognising `_start` at its runtime address.
-fn pie_probe(data: &[u8]) -> Option<BiasProbe> {
-    let file = object::File::parse(data).ok()?;
-    if file.kind() != ObjectKind::Dynamic {
-        return None;
-    }
-    let entry = file.entry();
-    let section = file.sections().find(|s| (s.address()..s.address() + s.size()).contains(&entry))?;
-    let bytes = section.data().ok()?;
-    let off = (entry - section.address()) as usize;
-    let want: Vec<u8> = bytes.get(off..off + 8)?.to_vec();
-    Some(Box::new(move |vaddr: u64, b: &[u8]| {
-        (vaddr & 0xfff == entry & 0xfff && vaddr >= entry && b.len() <= want.len() && want.starts_with(b) && !b.is_empty())
-            .then(|| vaddr - entry)
-    }))
 }

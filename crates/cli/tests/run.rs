@@ -77,10 +77,10 @@ fn random_branches_are_dominated_by_mispredictions() {
     let (_, random) = run(&["--roi", "function:kernel"], &exe, &[]);
     // hotspots come from DWARF: the kernel's lines in branchy.c
     let h = &random["hotspots"][0];
-    assert_eq!(h["function"], "kernel", "{h}");
+    assert_eq!(h["function"], "branchy!kernel", "{h}");
     assert!(h["file"].as_str().unwrap().ends_with("branchy.c"), "{h}");
     assert!((8..=10).contains(&h["line"].as_u64().unwrap()), "{h}");
-    assert_eq!(random["functions"][0]["function"], "kernel");
+    assert_eq!(random["functions"][0]["function"], "branchy!kernel");
     let head = random["hottest_loop_head"].as_str().unwrap();
     let inner = random["loops"].as_array().unwrap().iter().find(|l| l["head"] == head).unwrap();
     assert!(inner["iterations"].as_u64().unwrap() >= 10 * 20000 - 20, "{inner}");

@@ -152,5 +152,5 @@ fn run_hotspot_verdicts_validate() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     validate("run", &v);
     let hotspots = v["verdict"]["hotspots"].as_array().expect("hotspots");
-    assert!(hotspots.iter().any(|h| h["kind"] == "loop") && hotspots.iter().any(|h| h["kind"] == "function" && h["name"] == "f"), "{hotspots:#?}");
+    assert!(hotspots.iter().any(|h| h["kind"] == "loop") && hotspots.iter().any(|h| h["kind"] == "function" && h["name"] == "h!f"), "{hotspots:#?}");
 }

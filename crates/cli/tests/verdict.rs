@@ -161,7 +161,7 @@ fn naive_matmul_gives_l3_misses_and_says_block_it() {
     // latency knob) measure nothing for it: the loop's verdict keeps the misses
     // and says the chain hides behind them
     let hotspots = v["verdict"]["hotspots"].as_array().expect("hotspots");
-    let k_loop = hotspots.iter().find(|h| h["kind"] == "loop" && h["name"].as_str().unwrap().ends_with("in ijk")).expect("ijk's loop");
+    let k_loop = hotspots.iter().find(|h| h["kind"] == "loop" && h["name"].as_str().unwrap().ends_with("in mm!ijk")).expect("ijk's loop");
     let lv = &k_loop["verdict"];
     assert_eq!(lv["causes"][0]["cause"], serde_json::json!({ "kind": "cache_misses", "level": "l3" }), "{lv:#}");
     assert!(lv["causes"].as_array().unwrap().iter().all(|c| c["cause"]["kind"] != "dependency_chain"), "{lv:#}");
@@ -221,18 +221,18 @@ fn per_hotspot_verdicts_tell_two_functions_apart() {
     let v = run(&[], &exe, &[]);
     let hotspots = v["verdict"]["hotspots"].as_array().expect("hotspots");
     let function = |name: &str| hotspots.iter().find(|h| h["kind"] == "function" && h["name"] == name).unwrap_or_else(|| panic!("no {name}: {hotspots:#?}"));
-    let branchy = &function("branchy")["verdict"];
+    let branchy = &function("two!branchy")["verdict"];
     assert_eq!(branchy["causes"][0]["cause"]["kind"], "branch_mispredictions", "{branchy:#}");
-    let chain = &function("chain")["verdict"];
+    let chain = &function("two!chain")["verdict"];
     let first = &chain["causes"][0];
     assert_eq!(first["cause"]["kind"], "dependency_chain", "{chain:#}");
     assert_eq!(first["evidence"]["recurrence"]["cycles"], 8.0, "{first:#}");
     assert!(first["gain"]["share"].as_f64().unwrap() > 0.5, "{first:#}");
     assert!(chain["causes"].as_array().unwrap().iter().all(|c| c["cause"]["kind"] != "branch_mispredictions"), "{chain:#}");
     // the loop of chain: measured 8 cycles per iteration, 8 statically
-    let the_loop = hotspots.iter().find(|h| h["kind"] == "loop" && h["name"].as_str().unwrap().ends_with("in chain")).expect("chain's loop");
+    let the_loop = hotspots.iter().find(|h| h["kind"] == "loop" && h["name"].as_str().unwrap().ends_with("in two!chain")).expect("chain's loop");
     assert!(the_loop["verdict"]["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("exist for the whole run only")));
     let run_chain = causes(&v).iter().find(|c| c["cause"]["kind"] == "dependency_chain").expect("run-level chain");
     let action = run_chain["action"].as_str().unwrap();
-    assert!(action.contains("in chain") && action.contains("mulsd"), "{action}");
+    assert!(action.contains("in two!chain") && action.contains("mulsd"), "{action}");
 }

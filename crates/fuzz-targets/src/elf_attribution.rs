@@ -1,11 +1,11 @@
 //! The attribution crate's ELF/DWARF side (`Program::parse` + `line_at`,
 //! `function_at`, `function_range`, `function_line` (DWARF `decl_line`),
-//! `contains`, `bytes_at`, load-bias detection, and `attribute` over
+//! `contains`, `bytes_at`, `label`, and `attribute` over
 //! synthetic per-instruction statistics).
 
 use std::path::Path;
 
-use bottlenose_attribution::{attribute, detect_bias, InsnStat, Program};
+use bottlenose_attribution::{attribute, InsnStat, Program, Symbolize};
 
 pub fn run(data: &[u8]) {
     let mut program = match Program::parse(Path::new("fuzz.elf"), data) {
@@ -41,18 +41,13 @@ pub fn run(data: &[u8]) {
         }
     }
     let _ = program.has_lines();
-
-    // Bias detection from what a run would have executed: the entry bytes at
-    // a page-aligned runtime address.
-    let runtime = entry.wrapping_add(0x5555_5555_4000);
-    let bytes: Vec<u8> = program
-        .bytes_at(entry, 16)
-        .map(<[u8]>::to_vec)
-        .unwrap_or_default();
-    let seen = [(runtime, &bytes[..]), (entry, &bytes[..])];
-    if let Some(bias) = detect_bias(&program, seen.iter().copied()) {
-        program.set_load_bias(bias);
+    for &a in &addrs {
+        let _ = program.label(a);
+        let _ = program.symbol_start(a);
+        let _ = Symbolize::function_line(&program, a);
+        let _ = program.dso_address(a);
     }
+    program.set_load_bias(0x5555_5555_4000);
 
     let stats: Vec<InsnStat> = addrs
         .iter()

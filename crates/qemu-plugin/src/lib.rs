@@ -48,6 +48,7 @@
 //! | 6   | EXEC     | u16 len, the path the guest exec'd (followed under QEMU); the stream ends. |
 //! | 7   | EXIT     | i32, the code the guest passed to exit_group. |
 //! | 8   | NOTE     | u16 len, UTF-8: what was not followed, and why. |
+//! | 9   | MAP      | u64 start, u64 end, u64 file offset, u16 path length, path bytes (empty: anonymous): a line of the guest's `/proc/self/maps`, new or changed since the last MAP records. Written before the TB_DEF of the first block translated after the change (see module `maps`). |
 //!
 //! Records never straddle two writes (or two shared memory regions).
 
@@ -62,9 +63,9 @@ use qemu_plugin_sys::{
     qemu_plugin_insn_size, qemu_plugin_insn_vaddr, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
     qemu_plugin_mem_size_shift, qemu_plugin_meminfo_t, qemu_plugin_outs,
     qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_mem_cb,
-    qemu_plugin_register_vcpu_syscall_cb,
-    qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb,
-    qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, QEMU_PLUGIN_VERSION,
+    qemu_plugin_register_vcpu_syscall_cb, qemu_plugin_register_vcpu_tb_exec_cb,
+    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb, qemu_plugin_tb_get_insn,
+    qemu_plugin_tb_n_insns, qemu_plugin_tb_vaddr, QEMU_PLUGIN_VERSION,
 };
 
 /// The plugin API version this plugin was built for; QEMU refuses to load
@@ -78,8 +79,11 @@ const TAG_TB_EXEC: u8 = 2;
 const TAG_MEM: u8 = 3;
 const TAG_END: u8 = 4;
 const TAG_MEM_VCPU: u8 = 5;
+const TAG_MAP: u8 = 9;
 const MAGIC: &[u8; 4] = b"BNQT";
 const FORMAT_VERSION: u16 = 2;
+
+mod maps;
 
 /// Buffer size in `fd` mode.
 const BUF_CAP: usize = 256 * 1024;
@@ -130,6 +134,8 @@ struct Writer {
     /// Every TB_DEF record written, when children are followed: a forked
     /// child replays them into its own stream.
     defs: Vec<u8>,
+    /// The guest mappings last reported.
+    maps: maps::Snapshot,
 }
 
 // SAFETY: the raw pointer is to a shared mapping owned by the writer for the
@@ -317,6 +323,7 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
         return;
     }
     let n = qemu_plugin_tb_n_insns(tb).min(u16::MAX as usize);
+    let tb_vaddr = qemu_plugin_tb_vaddr(tb);
     let tb_id = SCRATCH.with(|scratch| {
         let mut rec = scratch.borrow_mut();
         rec.clear();
@@ -347,6 +354,21 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
             }
         }
         with_writer(|w| {
+            for m in w.maps.changes_for(tb_vaddr) {
+                let path = &m.path[..m.path.len().min(u16::MAX as usize)];
+                let mut map = Vec::with_capacity(27 + path.len());
+                map.push(TAG_MAP);
+                map.extend_from_slice(&m.start.to_le_bytes());
+                map.extend_from_slice(&m.end.to_le_bytes());
+                map.extend_from_slice(&m.offset.to_le_bytes());
+                map.extend_from_slice(&(path.len() as u16).to_le_bytes());
+                map.extend_from_slice(path);
+                w.put(&map);
+                // a forked child replays the definitions: the mappings go with them
+                if follow::enabled() {
+                    w.defs.extend_from_slice(&map);
+                }
+            }
             let id = w.next_tb;
             w.next_tb = w.next_tb.wrapping_add(1);
             rec[1..5].copy_from_slice(&id.to_le_bytes());
@@ -414,6 +436,27 @@ unsafe extern "C" fn vcpu_mem(
         }
         w.put(&rec);
     });
+}
+
+#[allow(clippy::too_many_arguments)]
+/// The one syscall callback (QEMU keeps one per plugin and event: a second
+/// registration would replace the first): mapping changes, then exit codes and
+/// execve for following processes.
+unsafe extern "C" fn vcpu_syscall(
+    id: qemu_plugin_id_t,
+    vcpu_index: c_uint,
+    num: i64,
+    a1: u64,
+    a2: u64,
+    a3: u64,
+    a4: u64,
+    a5: u64,
+    a6: u64,
+    a7: u64,
+    a8: u64,
+) {
+    maps::on_syscall(num);
+    follow::vcpu_syscall(id, vcpu_index, num, a1, a2, a3, a4, a5, a6, a7, a8);
 }
 
 unsafe extern "C" fn atexit(_id: qemu_plugin_id_t, _userdata: *mut c_void) {
@@ -577,6 +620,7 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
         next_tb: 0,
         last_vcpu: 0,
         defs: Vec::new(),
+        maps: maps::Snapshot::default(),
     };
     let v = FORMAT_VERSION.to_le_bytes();
     w.put(&[
@@ -586,7 +630,7 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
     DISABLED.store(false, Ordering::Relaxed);
 
     qemu_plugin_register_vcpu_tb_trans_cb(id, Some(vcpu_tb_trans));
+    qemu_plugin_register_vcpu_syscall_cb(id, Some(vcpu_syscall));
     qemu_plugin_register_atexit_cb(id, Some(atexit), std::ptr::null_mut());
-    qemu_plugin_register_vcpu_syscall_cb(id, Some(follow::vcpu_syscall));
     Ok(())
 }

@@ -82,6 +82,16 @@ impl Stream {
         self.bytes.push(4);
         self
     }
+    fn map(&mut self, start: u64, end: u64, offset: u64, path: &str) -> &mut Self {
+        self.start();
+        self.bytes.push(9); // MAP
+        for v in [start, end, offset] {
+            self.bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        self.bytes.extend_from_slice(&(path.len() as u16).to_le_bytes());
+        self.bytes.extend_from_slice(path.as_bytes());
+        self
+    }
 }
 
 /// Records every visitor call as text.
@@ -103,6 +113,9 @@ impl TraceVisitor for Recorder {
         let kind = if is_store { "store" } else { "load" };
         self.0
             .push(format!("mem {vcpu}/{insn_index} {kind} {size}@{vaddr:#x}"));
+    }
+    fn map(&mut self, start: u64, end: u64, offset: u64, path: &[u8]) {
+        self.0.push(format!("map {start:#x}-{end:#x}@{offset:#x} {}", String::from_utf8_lossy(path)));
     }
     fn end(&mut self) {
         self.0.push("end".to_string());
@@ -224,6 +237,19 @@ fn stream_records_reach_the_visitor_in_order() {
             mems: 3,
         }
     );
+}
+
+#[test]
+fn map_records_reach_the_visitor_with_their_path() {
+    let mut s = Stream::new();
+    s.map(0x40_0000_0000, 0x40_0000_9000, 0x1000, "/usr/bin/a b").map(0x7000, 0x8000, 0, "").tb_def(0, &[(0x40_0000_1000, &[0x90])]).end();
+    let mut r = Recorder::default();
+    read_stream(&s.bytes[..], &mut r).unwrap();
+    assert_eq!(r.0[..2], ["map 0x4000000000-0x4000009000@0x1000 /usr/bin/a b".to_string(), "map 0x7000-0x8000@0x0 ".to_string()]);
+    // a cut anywhere inside a MAP record is a truncation, not a clean stop
+    for cut in s.starts[1] + 1..s.starts[2] {
+        assert!(read_stream(&s.bytes[..cut], &mut Recorder::default()).is_err(), "cut at {cut}");
+    }
 }
 
 #[test]
@@ -440,10 +466,13 @@ fn corrupt_streams_are_errors_naming_the_offset() {
         "corrupt trace stream at byte offset 0: stream format version 3, this bottlenose reads version 2: rebuild the plugin",
     );
     let mut s = Stream::new();
-    s.bytes.push(9);
+    s.map(0x2000, 0x1000, 0, "/x");
+    check(&s.bytes, "corrupt trace stream at byte offset 7: MAP of an empty range 0x2000..0x1000");
+    let mut s = Stream::new();
+    s.bytes.push(10);
     check(
         &s.bytes,
-        "corrupt trace stream at byte offset 7: unknown record tag 0x09",
+        "corrupt trace stream at byte offset 7: unknown record tag 0x0a",
     );
     let mut s = Stream::new();
     s.exec(0, 0);
@@ -479,7 +508,7 @@ fn corrupt_streams_are_errors_naming_the_offset() {
     );
     let mut s = Stream::new();
     s.bytes
-        .extend_from_slice(&[0, b'B', b'N', b'Q', b'T', 1, 0]);
+        .extend_from_slice(&[0, b'B', b'N', b'Q', b'T', 2, 0]);
     check(
         &s.bytes,
         "corrupt trace stream at byte offset 7: second HELLO record",
@@ -619,6 +648,43 @@ fn data_symbol(program: &Path, name: &str) -> u64 {
     let file = object::File::parse(&data[..]).unwrap();
     let sym = file.symbols().find(|s| s.name() == Ok(name)).unwrap();
     sym.address()
+}
+
+/// The guest's mappings as the plugin reports them: every executed block
+/// lies in a mapping reported before its TB_DEF, the program's code in the
+/// mapping of its own file (canonical path), libc's in libc's.
+#[test]
+fn mappings_cover_every_executed_block_and_name_the_files() {
+    plugin();
+    let dir = tempfile::tempdir().unwrap();
+    let prog = gcc(dir.path(), "maps", &[("maps.c", "#include <string.h>\n#include <stdio.h>\nint main(void) { char a[64]; memset(a, 1, sizeof a); printf(\"%d\\n\", (int)strlen(a + 60)); return 0; }\n")], &["-O1"]);
+    #[derive(Default)]
+    struct Maps {
+        maps: Vec<(u64, u64, String)>,
+        /// first address of each block, with the file of the mapping holding it
+        blocks: Vec<(u64, Option<String>)>,
+    }
+    impl TraceVisitor for Maps {
+        fn map(&mut self, start: u64, end: u64, _offset: u64, path: &[u8]) {
+            self.maps.push((start, end, String::from_utf8_lossy(path).into_owned()));
+        }
+        fn tb_def(&mut self, _id: u32, insns: &[(u64, &[u8])]) {
+            let a = insns[0].0;
+            let file = self.maps.iter().rev().find(|m| m.0 <= a && a < m.1).map(|m| m.2.clone());
+            self.blocks.push((a, file));
+        }
+    }
+    let mut v = Maps::default();
+    let (exit, sum) = run_program_with(&prog, &[], &mut v).unwrap();
+    assert_eq!(exit, GuestExit::Code(0));
+    assert!(sum.complete);
+    let unmapped: Vec<u64> = v.blocks.iter().filter(|b| b.1.is_none()).map(|b| b.0).collect();
+    assert!(unmapped.is_empty(), "blocks outside every reported mapping: {unmapped:x?}");
+    let exe = prog.canonicalize().unwrap().display().to_string();
+    let files: std::collections::BTreeSet<String> = v.blocks.iter().filter_map(|b| b.1.clone()).collect();
+    assert!(files.contains(&exe), "{files:?}");
+    assert!(files.iter().any(|f| f.ends_with("/libc.so.6")), "{files:?}");
+    assert!(files.iter().any(|f| f.contains("/ld-linux-x86-64.so.2")), "{files:?}");
 }
 
 const ECHO_C: &str = r#"
@@ -1289,7 +1355,9 @@ fn run_program_with_a_visitor_sees_raw_records() {
     assert!(sum.complete);
     assert_eq!(rec.0.last().map(String::as_str), Some("end"));
     assert_eq!(rec.0[rec.0.len() - 2], "exit 0", "exit_group's code, then the plugin's END");
-    assert!(rec.0[0].starts_with("def 0 ["));
+    // the mappings holding the first block come before it
+    assert!(rec.0[0].starts_with("map "), "{}", rec.0[0]);
+    assert!(rec.0.iter().find(|r| !r.starts_with("map ")).unwrap().starts_with("def 0 ["));
     assert_eq!(sum.records, rec.0.len() as u64 + 1, "HELLO is counted too");
 }
 

@@ -86,7 +86,13 @@ impl InstrTiming {
 pub struct UnknownForm {
     pub form: String,
     pub asm: String,
+    /// Hex digits in JSON, as every address of the reports.
+    #[serde(serialize_with = "hex")]
     pub address: u64,
+}
+
+fn hex<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{v:x}"))
 }
 
 /// Resolves a block (in program order, so macro-fusion can pair neighbours).

@@ -4,7 +4,8 @@
 
 use super::engine::{Batch, DynRecord, Sampling, VariantEngine};
 use crate::accounting::{AccountingReport, Ideal};
-use super::roi::{Roi, RoiTracker};
+use super::roi::{Roi, RoiPlacement, RoiTracker};
+use super::symbolize::{attribute_run, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
 use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::Knob;
@@ -47,9 +48,9 @@ pub struct DynamicOptions {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Called about every million simulated instructions with (executed, simulated).
     pub progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
-    /// Translates a file address range to runtime once the load bias is known:
-    /// called for each newly seen instruction (address, bytes) until it returns a bias.
-    pub bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64> + Send>>,
+    /// Where the file of a range or function region is: the region moves to
+    /// where the guest maps that file (`None` for whole-program and marker regions).
+    pub roi_placement: Option<RoiPlacement>,
     /// Resources accelerated in the baseline itself (a what-if run): (name, weight).
     pub baseline: Vec<(String, f64)>,
     /// Idealization experiments run beside the baseline (Eyerman §IV).
@@ -111,7 +112,10 @@ pub enum IdealizeLevel {
 /// One row of the hottest instructions.
 #[derive(Debug, Clone, Serialize)]
 pub struct HotInstruction {
+    /// The address objdump shows in `dso` (hex), or the guest address of JIT code.
     pub address: String,
+    /// The file the instruction is in (`None`: JIT or unmapped code).
+    pub dso: Option<String>,
     pub asm: String,
     pub executions: u64,
     pub cycles: f64,
@@ -139,7 +143,9 @@ pub struct LoopTableRow {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LoopReport {
+    /// The header's address as objdump shows it in `dso` (hex).
     pub head: String,
+    pub dso: Option<String>,
     pub function: Option<String>,
     pub iterations: u64,
     pub cycles: f64,
@@ -500,9 +506,14 @@ struct Pipeline<'m> {
     simulated: u64,
     limit: u64,
     stopped: bool,
-    bias_probe: Option<Box<dyn FnMut(u64, &[u8]) -> Option<u64> + Send>>,
     /// The static instruction QEMU reported last (the faulting one when the guest dies of SIGILL).
     last_index: u32,
+    /// The guest's mappings so far, and how many of them were looked at.
+    maps: MappingLog,
+    maps_seen: usize,
+    roi_placement: Option<RoiPlacement>,
+    /// Per static instruction: how many mappings were known when it was first seen.
+    maps_known: Vec<u32>,
 }
 
 impl Pipeline<'_> {
@@ -528,12 +539,11 @@ impl Pipeline<'_> {
         if timing.unknown_form {
             self.unknown.push(UnknownForm { form: inst.form.clone(), asm: inst.asm.clone(), address: inst.address });
         }
-        if let Some(probe) = &mut self.bias_probe {
-            if let Some(bias) = probe(insn.vaddr, insn.bytes) {
-                self.roi.relocate(bias);
-                self.bias_probe = None;
-            }
+        let known = self.maps.borrow().len();
+        if known != self.maps_seen {
+            self.new_mappings(known);
         }
+        self.maps_known.push(known as u32);
         let index = self.statics.len();
         self.facts.push(index, StaticFacts::new(self.machine, &inst, &timing));
         for st in &mut self.ideal {
@@ -543,6 +553,19 @@ impl Pipeline<'_> {
         self.statics.push(StaticInstruction { inst, timing });
         self.by_static_id[sid] = index as u32;
         index
+    }
+
+    /// Mappings `maps_seen..known` arrived: the region of interest moves to its file's.
+    #[cold]
+    fn new_mappings(&mut self, known: usize) {
+        if let Some(p) = &self.roi_placement {
+            let maps = self.maps.borrow();
+            if let Some(bias) = maps[self.maps_seen..known].iter().find_map(|m| p.bias_in(m.start, m.end, m.offset, &m.path)) {
+                self.roi.relocate(bias);
+                self.roi_placement = None;
+            }
+        }
+        self.maps_seen = known;
     }
 
     #[inline]
@@ -665,9 +688,9 @@ fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
 
 /// Simulates one process of a run from `source` and returns its report
 /// (partial if it crashed or was stopped) and what its stream said about it.
-/// `opts.program` and `opts.args` name what it runs; `executable` is the file
-/// whose code it is (the interpreter of a script).
-pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable: &std::path::Path, source: Source) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
+/// `opts.program` and `opts.args` name what it runs; its code is named from the
+/// guest's mappings.
+pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Source) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
     let sets = if opts.sensitivity { knob_sets(machine, opts)? } else { vec![] };
     for &w in &opts.weights {
         crate::knobs::check_weight(w)?;
@@ -744,9 +767,13 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
         simulated: 0,
         limit: opts.max_instructions.map_or(u64::MAX, NonZeroU64::get),
         stopped: false,
-        bias_probe: opts.bias_probe.take(),
         last_index: u32::MAX,
+        maps: MappingLog::default(),
+        maps_seen: 0,
+        roi_placement: opts.roi_placement.take(),
+        maps_known: Vec::new(),
     };
+    let maps = pipe.maps.clone();
 
     let pid = match &source {
         Source::Root(run) => Some(run.id() as libc::pid_t),
@@ -757,7 +784,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
     let mut next_progress = 1u64 << 20;
     let mut killed = false;
     let mut interrupted = false;
-    let mut stream = InstructionStream::new(|insn: &ExecutedInsn<'_>| {
+    let stream = InstructionStream::new(|insn: &ExecutedInsn<'_>| {
         pipe.on_insn(insn);
         if pipe.executed >= next_progress {
             next_progress += 1 << 20;
@@ -777,6 +804,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
             }
         }
     });
+    let mut stream = WithMappings { inner: stream, log: maps.clone() };
     let (exit, summary) = match source {
         Source::Root(run) => trace_run(run, &mut stream)?,
         Source::Child(trace) => {
@@ -786,7 +814,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
                 Err(QemuError::Truncated { .. }) => StreamSummary { started: true, ..Default::default() },
                 Err(e) => return Err(e.into()),
             };
-            let exit = match stream.events().exit_code {
+            let exit = match stream.inner.events().exit_code {
                 Some(c) => GuestExit::Code(c),
                 None => GuestExit::Signal { signal: 0, core_dumped: false },
             };
@@ -794,9 +822,9 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
         }
     };
     if !summary.complete {
-        stream.finish();
+        stream.inner.finish();
     }
-    let events = stream.events().clone();
+    let events = stream.inner.events().clone();
     drop(stream);
     if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
         interrupted = true;
@@ -838,9 +866,20 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
         let counts = pipe.roi_counts;
         pipe.front.functional.restore_counts(counts); // after the region: not counted
     }
-    let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, .. } = pipe;
+    let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, maps_known, .. } = pipe;
     let functional = front.functional;
     let (outcomes, ((causes, cost), views)) = engine.finish();
+    let mappings = std::mem::take(&mut *maps.borrow_mut());
+    let space = bottlenose_attribution::AddressSpace::new(
+        mappings,
+        statics.iter().zip(&maps_known).enumerate().filter(|(i, _)| cost.get(*i).executions > 0).map(|(_, (s, &k))| (s.inst.address, k as usize)),
+    );
+    // unsupported forms are reported where objdump shows them
+    let mut unknown = unknown;
+    for u in &mut unknown {
+        use bottlenose_attribution::Symbolize;
+        u.address = space.dso_address(u.address).map_or(u.address, |(_, a)| a);
+    }
     let base = outcomes[0].cycles.max(0.0);
     // without the views there is nothing to report (they booked nothing)
     let mut accounting = if with_views { AccountingReport::new(views.finish(base, &cost), &view_params) } else { AccountingReport::default() };
@@ -872,23 +911,24 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
         .collect();
     let bottlenecks = rank(&sensitivity, &opts.weights);
     let total: f64 = cost.total_cycles().max(1e-9);
-    let mut hot: Vec<HotInstruction> = statics
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (cost.get(i), s))
-        .filter(|(c, _)| c.executions > 0)
+    // the 40 hottest, named and decoded at their file addresses once chosen
+    let mut hottest: Vec<(usize, f64)> = (0..statics.len()).map(|i| (i, cost.get(i).cycles)).filter(|&(i, _)| cost.get(i).executions > 0).collect();
+    hottest.sort_by(|a, b| b.1.total_cmp(&a.1));
+    hottest.truncate(40);
+    let hot: Vec<HotInstruction> = hottest
+        .into_iter()
+        .map(|(i, _)| (cost.get(i), &statics[i]))
         .map(|(c, s)| HotInstruction {
-            address: format!("{:x}", s.inst.address),
-            asm: s.inst.asm.clone(),
+            address: objdump_address(&space, s.inst.address),
+            dso: dso_name(&space, s.inst.address),
+            asm: objdump_asm(&space, &s.inst),
             executions: c.executions,
             cycles: c.cycles,
             share: c.cycles / total,
             mispredicts: c.mispredicts,
         })
         .collect();
-    hot.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
-    hot.truncate(40);
-    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head), all_loops, program) = attribute_run(machine, executable, &statics, &cost);
+    let ((hotspots, functions, loops, hottest_loop, hottest_loop_head, hottest_loop_at), all_loops) = attribute_run(machine, &space, &statics, &cost);
 
     let mut report = DynamicReport {
         verdict: Default::default(),
@@ -930,15 +970,23 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
     };
     if exit.signal() == Some(libc::SIGILL) && !killed {
         if let Some(last) = report.statics.get(last_index as usize) {
-            let why = super::illegal::explain_illegal(&last.inst, program.as_ref());
+            let why = super::illegal::explain_illegal(&last.inst, &space);
             report.stop_reason = Some(format!("{exit}: {why}"));
         }
     }
-    let locate = |a: u64| match &program {
-        Some(p) => (p.function_at(a).map(str::to_string), p.line_at(a).map(|(f, l)| format!("{f}:{l}"))),
-        None => (None, None),
+    let locate = |a: u64| {
+        use bottlenose_attribution::Symbolize;
+        (Some(space.label(a)), space.line_at(a).map(|(f, l)| format!("{f}:{l}")))
     };
-    report.verdict = crate::verdict::of_run(machine, &report, &crate::verdict::RunContext { loops: &all_loops, locate: &locate });
+    let objdump = |a: u64| {
+        use bottlenose_attribution::Symbolize;
+        space.dso_address(a).map_or((a, None), |(d, at)| (at, Some(d.to_string())))
+    };
+    report.verdict = crate::verdict::of_run(
+        machine,
+        &report,
+        &crate::verdict::RunContext { loops: &all_loops, locate: &locate, objdump: &objdump, hottest_loop: hottest_loop_at },
+    );
     Ok((report, events))
 }
 
@@ -983,92 +1031,4 @@ fn ideal_streams(machine: &Machine, opts: &DynamicOptions, base: &CoreConfig) ->
             IdealStream { sets, front: Front::new(machine, id, opts.prefetcher), engine: VariantEngine::new(configs, (), 1), batch: Batch::default() }
         })
         .collect()
-}
-
-type Attributed = (Vec<HotspotRow>, Vec<HotspotRow>, Vec<LoopReport>, Vec<LoopTableRow>, Option<String>);
-
-/// Aggregates per-instruction cycles to lines, functions and loops (DWARF and
-/// symbols of the main executable; shared libraries appear as `[shared]`).
-fn attribute_run(
-    machine: &Machine,
-    program: &std::path::Path,
-    statics: &[StaticInstruction],
-    cost: &InstructionCost,
-) -> (Attributed, Vec<bottlenose_attribution::LoopInfo>, Option<bottlenose_attribution::Program>) {
-    use bottlenose_attribution::{attribute, detect_bias, InsnStat, Program};
-    let mut prog = Program::open(program).ok();
-    if let Some(p) = prog.as_mut() {
-        if p.is_pie() {
-            if let Some(b) = detect_bias(p, statics.iter().map(|s| (s.inst.address, s.inst.bytes.as_slice()))) {
-                p.set_load_bias(b);
-            }
-        }
-    }
-    let stats: Vec<InsnStat> = statics
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (cost.get(i), s))
-        .filter(|(c, _)| c.executions > 0)
-        .map(|(c, s)| InsnStat {
-            vaddr: s.inst.address,
-            len: s.inst.len,
-            executions: c.executions,
-            cycles: c.cycles,
-            counters: [c.mispredicts as f64, 0.0, 0.0, 0.0],
-            is_branch: s.inst.is_branch(),
-            taken_targets: s.inst.branch_target.into_iter().collect(),
-        })
-        .collect();
-    let a = attribute(&stats, prog.as_ref());
-    let hotspots = a.lines.iter().take(50).cloned().collect();
-    let functions = a.functions.iter().take(50).cloned().collect();
-    let loops = a
-        .loops
-        .iter()
-        .take(20)
-        .map(|l| LoopReport {
-            head: format!("{:x}", l.head),
-            function: l.function.clone(),
-            iterations: l.iterations,
-            cycles: l.cycles,
-            share: l.share,
-            depth: l.depth,
-        })
-        .collect();
-    // the hottest loop of Gus Table 1 is an inner loop: the deepest one that
-    // still holds at least half the cycles of the hottest (outermost) loop
-    let top = a.loops.first().map(|l| l.cycles).unwrap_or(0.0);
-    let hottest = a.loops.iter().filter(|l| l.cycles >= 0.5 * top).max_by(|x, y| x.depth.cmp(&y.depth).then(x.cycles.total_cmp(&y.cycles)));
-    let mut table = Vec::new();
-    if let Some(l) = hottest {
-        // QEMU may translate an address several times: each translation is its own
-        // static instruction, so executions are summed over all of them
-        let mut by_addr: std::collections::HashMap<u64, (usize, u64, f64)> = std::collections::HashMap::new();
-        for (i, s) in statics.iter().enumerate() {
-            let e = by_addr.entry(s.inst.address).or_insert((i, 0, 0.0));
-            e.1 += cost.get(i).executions;
-            e.2 += cost.get(i).cycles;
-        }
-        let cycles = l.cycles.max(1e-9);
-        for addr in &l.instructions {
-            let Some(&(i, n, own_cycles)) = by_addr.get(addr) else { continue };
-            let s = &statics[i];
-            let usage = crate::usage::per_instruction_load(machine, &s.timing)
-                .into_iter()
-                .map(|(g, u)| (machine.groups[g as usize].name.clone(), u * n as f64 / (machine.group_capacity(g) * cycles)))
-                .collect();
-            table.push(LoopTableRow {
-                address: format!("{addr:x}"),
-                asm: s.inst.asm.clone(),
-                executions: n,
-                cycles: own_cycles,
-                share: own_cycles / cycles,
-                uops: s.timing.unfused_uops,
-                latency: s.timing.latency,
-                usage,
-            });
-        }
-    }
-    let head = hottest.map(|l| format!("{:x}", l.head));
-    ((hotspots, functions, loops, table, head), a.loops, prog)
 }

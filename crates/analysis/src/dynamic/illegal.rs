@@ -3,19 +3,19 @@
 //! `62` for an EVEX instruction), so the whole instruction is read from the
 //! program file when QEMU's bytes do not decode.
 
-use bottlenose_attribution::Program;
+use bottlenose_attribution::Symbolize;
 use bottlenose_decode::{isa_needs, DecodedInst, Encoding};
 
 /// The QEMU that `run` drives (Debian 12's `qemu-user`).
 const QEMU: &str = "QEMU 7.2";
 
 /// Explains the last instruction QEMU executed before the guest's SIGILL.
-pub(super) fn explain_illegal(last: &DecodedInst, program: Option<&Program>) -> String {
+pub(super) fn explain_illegal(last: &DecodedInst, code: &impl Symbolize) -> String {
     let addr = last.address;
     let from_qemu = isa_needs(&last.bytes, addr).filter(|n| n.len == last.bytes.len());
-    let from_file = || program.and_then(|p| p.bytes_at(addr, 15)).and_then(|b| isa_needs(b, addr));
-    let place = match program.filter(|p| p.contains(addr)) {
-        Some(p) => format!("{:#x} in {}", addr - p.load_bias(), p.path().display()),
+    let from_file = || code.bytes_at(addr, 15).and_then(|b| isa_needs(b, addr));
+    let place = match code.dso_address(addr) {
+        Some((file, at)) => format!("{at:#x} in {file}"),
         None => format!("{addr:#x}"),
     };
     let Some(needs) = from_qemu.or_else(from_file) else {

@@ -7,6 +7,7 @@ mod illegal;
 mod processes;
 mod roi;
 mod strings;
+mod symbolize;
 
 pub use processes::{run_program, ProcessRow, ProcessTotal};
 pub use driver::{
@@ -14,4 +15,4 @@ pub use driver::{
     SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
 };
 pub use engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
-pub use roi::{Roi, RoiTracker, MARKER_BEGIN, MARKER_END};
+pub use roi::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};

@@ -43,12 +43,12 @@ pub struct ProcessTotal {
     pub ipc: f64,
 }
 
-/// What a process runs: shown name and arguments, and the file whose code it is.
+/// What a process runs: shown name and arguments (its code is named from the
+/// guest's mappings).
 #[derive(Debug, Clone)]
 struct Image {
     program: String,
     args: Vec<String>,
-    executable: PathBuf,
 }
 
 struct ChildRun {
@@ -77,7 +77,6 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let root_image = Image {
         program: opts.program.display().to_string(),
         args: opts.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
-        executable: executable.clone(),
     };
     let template = opts.for_child();
     let root_done = AtomicBool::new(false);
@@ -86,7 +85,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
             let (killers, root_done, image) = (&killers, &root_done, root_image.clone());
             scope.spawn(move || collect_children(scope, machine, hub, template, killers, root_done, (root_pid, image)))
         });
-        let root = simulate(machine, &mut opts, &executable, Source::Root(run));
+        let root = simulate(machine, &mut opts, Source::Root(run));
         root_done.store(true, Ordering::Relaxed);
         let (children, untraced) = collector.map(|c| c.join().unwrap_or_default()).unwrap_or_default();
         (root, children, untraced)
@@ -130,12 +129,10 @@ fn collect_children<'scope, 'env>(
             Origin::Exec if !command.is_empty() => Image {
                 program: command[0].clone(),
                 args: command[1..].to_vec(),
-                executable: PathBuf::from(&command[0]),
             },
             _ => images.get(&parent).or_else(|| images.get(&pid)).cloned().unwrap_or(Image {
                 program: "?".into(),
                 args: Vec::new(),
-                executable: PathBuf::new(),
             }),
         };
         images.insert(pid, image.clone());
@@ -145,8 +142,7 @@ fn collect_children<'scope, 'env>(
         let mut opts = template.for_child();
         opts.program = PathBuf::from(&image.program);
         opts.args = image.args.iter().map(Into::into).collect();
-        let exe = image.executable.clone();
-        let handle = scope.spawn(move || simulate(machine, &mut opts, &exe, Source::Child(stream)));
+        let handle = scope.spawn(move || simulate(machine, &mut opts, Source::Child(stream)));
         started.push((pid, parent, origin, image, control, Killer::of(pid).ok(), handle));
     }
     // processes still running when the first one ended (daemons, background
@@ -257,7 +253,7 @@ impl DynamicOptions {
             idealization: self.idealization,
             interrupt: self.interrupt.clone(),
             progress: None,
-            bias_probe: None,
+            roi_placement: self.roi_placement.clone(),
             baseline: self.baseline.clone(),
             idealize: self.idealize,
             sample_every: self.sample_every,

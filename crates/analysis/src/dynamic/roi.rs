@@ -10,14 +10,32 @@ pub const MARKER_BEGIN: [u8; 3] = [0x48, 0x87, 0xdb];
 /// `xchg rcx, rcx`: ends the region.
 pub const MARKER_END: [u8; 3] = [0x48, 0x87, 0xc9];
 
+/// A region of interest. Addresses are the ones objdump shows in the file
+/// the region is in (the main executable, or the library `dso` names): the
+/// run moves them to where the guest mapped that file (see [`RoiPlacement`]).
+/// In JSON they are hex strings (digits only), as every address of the reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Roi {
     Whole,
-    /// Instructions whose address is in [start, end) (runtime addresses).
-    Range { start: u64, end: u64 },
+    /// Instructions whose address is in [start, end).
+    Range {
+        #[serde(serialize_with = "hex")]
+        start: u64,
+        #[serde(serialize_with = "hex")]
+        end: u64,
+    },
     /// From entering the function at `start` until it returns; [start, end) is its code.
-    Function { name: String, start: u64, end: u64 },
+    Function {
+        name: String,
+        /// The file (`libc.so.6`) when it is not the main executable.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dso: Option<String>,
+        #[serde(serialize_with = "hex")]
+        start: u64,
+        #[serde(serialize_with = "hex")]
+        end: u64,
+    },
     /// Between `xchg rbx, rbx` and `xchg rcx, rcx` markers.
     Markers,
 }
@@ -27,9 +45,33 @@ impl Roi {
         match self {
             Roi::Whole => "whole program".into(),
             Roi::Range { start, end } => format!("addresses 0x{start:x}..0x{end:x}"),
-            Roi::Function { name, start, .. } => format!("function {name} (0x{start:x}) and its callees"),
+            Roi::Function { name, dso: None, start, .. } => format!("function {name} (0x{start:x}) and its callees"),
+            Roi::Function { name, dso: Some(d), start, .. } => format!("function {d}!{name} (0x{start:x} in {d}) and its callees"),
             Roi::Markers => "between xchg rbx,rbx and xchg rcx,rcx markers".into(),
         }
+    }
+}
+
+fn hex<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{v:x}"))
+}
+
+/// Where the file of a range or function region is: the run finds the
+/// guest's mapping of `file` (its canonical path, as the mappings name it)
+/// that holds `file_offset`, and the region's `file_address` (at that offset)
+/// then gives the load bias.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoiPlacement {
+    pub file: std::path::PathBuf,
+    pub file_offset: u64,
+    pub file_address: u64,
+}
+
+impl RoiPlacement {
+    /// The load bias if mapping `[start, end)` of `path` from `offset` holds the region.
+    pub fn bias_in(&self, start: u64, end: u64, offset: u64, path: &str) -> Option<u64> {
+        let inside = self.file_offset.checked_sub(offset).filter(|&d| d < end - start)?;
+        (self.file.as_os_str() == path).then(|| (start + inside).wrapping_sub(self.file_address))
     }
 }
 
@@ -38,6 +80,8 @@ impl Roi {
 /// function does not put the others in it.
 pub struct RoiTracker {
     roi: Roi,
+    /// Runtime address minus file address of the region's file.
+    bias: u64,
     threads: Vec<ThreadState>,
     pub entries: u64,
 }
@@ -51,19 +95,16 @@ struct ThreadState {
 
 impl RoiTracker {
     pub fn new(roi: Roi) -> Self {
-        Self { roi, threads: Vec::new(), entries: 0 }
+        Self { roi, bias: 0, threads: Vec::new(), entries: 0 }
     }
 
     pub fn roi(&self) -> &Roi {
         &self.roi
     }
 
-    /// Moves a function region by the load bias of a position-independent executable.
+    /// Sets the load bias of the region's file (see [`RoiPlacement`]).
     pub fn relocate(&mut self, bias: u64) {
-        if let Roi::Function { start, end, .. } | Roi::Range { start, end } = &mut self.roi {
-            *start += bias;
-            *end += bias;
-        }
+        self.bias = bias;
     }
 
     /// Whether `inst` (about to execute on guest thread `vcpu`) belongs to the region.
@@ -79,10 +120,10 @@ impl RoiTracker {
         let st = &mut self.threads[v];
         match &self.roi {
             Roi::Whole => true,
-            Roi::Range { start, end } => (*start..*end).contains(&inst.address),
+            Roi::Range { start, end } => (*start..*end).contains(&inst.address.wrapping_sub(self.bias)),
             Roi::Function { start, .. } => {
                 if !st.active {
-                    if inst.address != *start {
+                    if inst.address.wrapping_sub(self.bias) != *start {
                         return false;
                     }
                     st.active = true;

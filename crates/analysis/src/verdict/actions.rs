@@ -9,7 +9,10 @@ use bottlenose_machine::Machine;
 /// A branch that mispredicted, where it is.
 #[derive(Debug, Clone)]
 pub struct BranchSite {
+    /// Guest address (identifies the instruction in the run).
     pub address: u64,
+    /// Where objdump shows it: `0x4330 in gzip`.
+    pub shown: String,
     pub asm: String,
     pub executions: u64,
     pub mispredicts: u64,
@@ -123,17 +126,17 @@ fn fix(j: &Judged, p: &Place) -> String {
         Cause::BranchMispredictions => match p.branches.first() {
             // under 5 %: a loop exit or a rare case, not a coin toss
             Some(b) if b.mispredicts * 20 < b.executions => format!(
-                "the branch `{}` at {:#x}{} mispredicts in {:.1} % of its executions ({} times): loop exits and rare cases; run longer loops (fewer exits), or make the rare case branch-free",
+                "the branch `{}` at {}{} mispredicts in {:.1} % of its executions ({} times): loop exits and rare cases; run longer loops (fewer exits), or make the rare case branch-free",
                 b.asm,
-                b.address,
+                b.shown,
                 b.source.as_deref().map(|s| format!(" ({})", s.rsplit('/').next().unwrap_or(s))).unwrap_or_default(),
                 b.mispredicts as f64 * 100.0 / b.executions.max(1) as f64,
                 b.mispredicts
             ),
             Some(b) => format!(
-                "the branch `{}` at {:#x}{} is unpredictable ({} mispredictions in {} executions, {:.0} %): make it branch-free (cmov, arithmetic, masks), or sort or partition the data so that it becomes predictable",
+                "the branch `{}` at {}{} is unpredictable ({} mispredictions in {} executions, {:.0} %): make it branch-free (cmov, arithmetic, masks), or sort or partition the data so that it becomes predictable",
                 b.asm,
-                b.address,
+                b.shown,
                 b.source.as_deref().map(|s| format!(" ({})", s.rsplit('/').next().unwrap_or(s))).unwrap_or_default(),
                 b.mispredicts,
                 b.executions,

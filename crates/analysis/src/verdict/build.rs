@@ -114,6 +114,10 @@ pub struct RunContext<'a> {
     pub loops: &'a [LoopInfo],
     /// The function and `file:line` of an address.
     pub locate: &'a dyn Fn(u64) -> (Option<String>, Option<String>),
+    /// The address objdump shows for a guest address, and the file it is in.
+    pub objdump: &'a dyn Fn(u64) -> (u64, Option<String>),
+    /// The guest address of the head of the report's hottest loop.
+    pub hottest_loop: Option<u64>,
 }
 
 /// For each miss-rate knob (`l1_`, `l2_`, `l3_miss_rate`), the level beyond
@@ -150,10 +154,11 @@ pub(crate) struct ByAddress<'r> {
     pub first: HashMap<u64, usize>,
     pub totals: HashMap<u64, Totals>,
     pub report: &'r DynamicReport,
+    objdump: &'r dyn Fn(u64) -> (u64, Option<String>),
 }
 
 impl<'r> ByAddress<'r> {
-    pub fn new(r: &'r DynamicReport) -> Self {
+    pub fn new(r: &'r DynamicReport, objdump: &'r dyn Fn(u64) -> (u64, Option<String>)) -> Self {
         let mut first = HashMap::new();
         let mut totals: HashMap<u64, Totals> = HashMap::new();
         for (i, s) in r.statics.iter().enumerate() {
@@ -164,7 +169,7 @@ impl<'r> ByAddress<'r> {
             e.mispredicts += c.mispredicts;
             e.cycles += c.cycles;
         }
-        ByAddress { first, totals, report: r }
+        ByAddress { first, totals, report: r, objdump }
     }
 
     /// The totals of the instructions at `addresses`.
@@ -180,10 +185,18 @@ impl<'r> ByAddress<'r> {
         t
     }
 
-    /// The loop's instructions as a body to name in actions.
+    /// The instruction as objdump shows it: decoded again at its file address.
+    fn shown(&self, inst: &DecodedInst) -> DecodedInst {
+        let (at, _) = (self.objdump)(inst.address);
+        bottlenose_decode::decode_one(&inst.bytes, at).unwrap_or_else(|_| inst.clone())
+    }
+
+    /// The loop's instructions as a body to name in actions (at the addresses
+    /// objdump shows).
     pub fn body(&self, machine: &Machine, place: String, addresses: &[u64], cycles_per_iteration: Option<f64>) -> Body {
-        let code = addresses.iter().filter_map(|a| self.first.get(a)).map(|&i| (&self.report.statics[i].inst, &self.report.statics[i].timing));
-        Body::new(machine, place, code, cycles_per_iteration)
+        let code: Vec<(DecodedInst, &InstrTiming)> =
+            addresses.iter().filter_map(|a| self.first.get(a)).map(|&i| (self.shown(&self.report.statics[i].inst), &self.report.statics[i].timing)).collect();
+        Body::new(machine, place, code.iter().map(|(d, t)| (d, *t)), cycles_per_iteration)
     }
 
     /// Branches among `addresses` (all when `None`) that mispredicted, most first.
@@ -194,7 +207,11 @@ impl<'r> ByAddress<'r> {
             .filter(|(a, t)| t.mispredicts > 0 && addresses.is_none_or(|list| list.binary_search(a).is_ok()))
             .map(|(&a, t)| BranchSite {
                 address: a,
-                asm: self.report.statics[self.first[&a]].inst.asm.clone(),
+                shown: {
+                    let (at, file) = (self.objdump)(a);
+                    format!("{at:#x}{}", file.map(|f| format!(" in {f}")).unwrap_or_default())
+                },
+                asm: self.shown(&self.report.statics[self.first[&a]].inst).asm,
                 executions: t.executions,
                 mispredicts: t.mispredicts,
                 source: locate(a).1,
@@ -215,9 +232,10 @@ fn run_mispredictions(machine: &Machine, r: &DynamicReport, index: &ByAddress) -
     super::CounterEvidence { event: super::CountedEvent::Mispredictions, count, penalty, share, supports: share >= super::SIGNIFICANT }
 }
 
-/// `loop 0x401020 in kernel (kernel.c:12)`.
-pub(crate) fn loop_place(head: u64, locate: &dyn Fn(u64) -> (Option<String>, Option<String>)) -> String {
+/// `loop 0x1020 in prog!kernel (kernel.c:12)`: the head as objdump shows it.
+pub(crate) fn loop_place(head: u64, objdump: &dyn Fn(u64) -> (u64, Option<String>), locate: &dyn Fn(u64) -> (Option<String>, Option<String>)) -> String {
     let (function, source) = locate(head);
+    let head = objdump(head).0;
     format!(
         "loop {head:#x}{}{}",
         function.map(|f| format!(" in {f}")).unwrap_or_default(),
@@ -228,11 +246,11 @@ pub(crate) fn loop_place(head: u64, locate: &dyn Fn(u64) -> (Option<String>, Opt
 /// The verdict of a whole run; actions point at its hottest loop and its most
 /// mispredicted branch.
 pub fn of_run(machine: &Machine, r: &DynamicReport, ctx: &RunContext) -> Verdict {
-    let index = ByAddress::new(r);
-    let hottest = r.hottest_loop_head.as_deref().and_then(|h| u64::from_str_radix(h, 16).ok()).and_then(|h| ctx.loops.iter().find(|l| l.head == h));
+    let index = ByAddress::new(r, ctx.objdump);
+    let hottest = ctx.hottest_loop.and_then(|h| ctx.loops.iter().find(|l| l.head == h));
     let body = hottest.map(|l| {
         let per_iteration = (l.iterations > 0).then(|| l.cycles / l.iterations as f64);
-        index.body(machine, loop_place(l.head, ctx.locate), &l.instructions, per_iteration)
+        index.body(machine, loop_place(l.head, ctx.objdump, ctx.locate), &l.instructions, per_iteration)
     });
     let mut usage: Vec<(String, f64)> = Vec::new();
     for row in &r.hottest_loop {

@@ -116,7 +116,7 @@ pub(crate) fn hotspots(
         let (function, source) = (ctx.locate)(l.head);
         out.push(HotspotVerdict {
             kind: HotspotKind::Loop,
-            name: loop_place(l.head, &|_| (function.clone(), None)),
+            name: loop_place(l.head, ctx.objdump, &|_| (function.clone(), None)),
             source,
             cycles: *cycles,
             share: cycles / total,
@@ -178,7 +178,7 @@ fn counted(cause: Cause, gain: Gain, evidence: Evidence, reason: Option<String>,
 
 fn loop_verdict(facts: &RunFacts, l: &LoopInfo, own: &[u64], cycles: f64) -> Verdict {
     let RunFacts { machine, r, ctx, index, run, .. } = *facts;
-    let place = loop_place(l.head, ctx.locate);
+    let place = loop_place(l.head, ctx.objdump, ctx.locate);
     let measured = cycles / l.iterations.max(1) as f64;
     let insts: Vec<DecodedInst> = own.iter().filter_map(|a| index.first.get(a)).map(|&i| r.statics[i].inst.clone()).collect();
     let opts = StaticOptions { weights: vec![1.15, 2.0], ..StaticOptions::default() };

@@ -51,6 +51,12 @@
 //! | 6   | EXEC     | u16 len, the program's path: the process exec'd it; this stream ends, a new one follows on the hub |
 //! | 7   | EXIT     | i32: the code the guest passed to exit_group |
 //! | 8   | NOTE     | u16 len, UTF-8: something the plugin did not trace, and why |
+//! | 9   | MAP      | u64 start, u64 end, u64 file offset, u16 path length, path bytes: a guest mapping, new or changed (empty path: anonymous memory) |
+//!
+//! MAP records come from the plugin reading QEMU's `/proc/self/maps` at
+//! translation time (QEMU user mode on x86-64 maps the guest at guest base 0,
+//! so those lines are the guest's mappings, beside QEMU's own), before the
+//! TB_DEF of the block whose translation found them new.
 //!
 //! MEM records of an instruction come after the TB_EXEC of its block, in
 //! program order. They carry no vCPU: they belong to the vCPU of the latest

@@ -19,6 +19,7 @@ pub(crate) const TAG_MEM_VCPU: u8 = 5;
 pub(crate) const TAG_EXEC: u8 = 6;
 pub(crate) const TAG_EXIT: u8 = 7;
 pub(crate) const TAG_NOTE: u8 = 8;
+pub(crate) const TAG_MAP: u8 = 9;
 /// Magic bytes of the HELLO record.
 pub const STREAM_MAGIC: &[u8; 4] = b"BNQT";
 /// Wire format version this reader understands.
@@ -43,6 +44,12 @@ pub trait TraceVisitor {
     /// `size` bytes at `vaddr`. `insn_index` is within that block.
     fn mem(&mut self, vcpu: u16, insn_index: u16, vaddr: u64, size: u8, is_store: bool) {
         let _ = (vcpu, insn_index, vaddr, size, is_store);
+    }
+    /// A guest mapping, new or changed: `[start, end)` maps the file at
+    /// `path` from `offset` on (`path` empty: anonymous memory). Comes before
+    /// the TB_DEF of the first block translated after the change.
+    fn map(&mut self, start: u64, end: u64, offset: u64, path: &[u8]) {
+        let _ = (start, end, offset, path);
     }
     /// The guest exited and the plugin flushed everything.
     fn end(&mut self) {}
@@ -222,6 +229,20 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
                 sum.tb_defs += 1;
                 visitor.tb_def(id, &insns);
                 p.pos += off;
+            }
+            TAG_MAP => {
+                p.need(27, at, "MAP")?;
+                let r = &p.buf[p.pos..p.pos + 27];
+                let word = |i: usize| u64::from_le_bytes(r[i..i + 8].try_into().unwrap());
+                let (start, end, offset) = (word(1), word(9), word(17));
+                let len = u16::from_le_bytes([r[25], r[26]]) as usize;
+                if end <= start {
+                    return Err(corrupt(at, format!("MAP of an empty range {start:#x}..{end:#x}")));
+                }
+                p.need(27 + len, at, "MAP")?;
+                let path = &p.buf[p.pos + 27..p.pos + 27 + len];
+                visitor.map(start, end, offset, path);
+                p.pos += 27 + len;
             }
             TAG_MEM_VCPU => {
                 p.need(3, at, "MEM_VCPU")?;
