@@ -250,7 +250,8 @@ extern "C" fn after_fork_in_child() {
             OUT_FD.store(fd, Ordering::Relaxed);
             let v = super::FORMAT_VERSION.to_le_bytes();
             w.put(&[TAG_HELLO, b'B', b'N', b'Q', b'T', v[0], v[1]]);
-            // the block definitions the child inherited, in id order
+            // the block definitions the child inherited, in id order, with the mappings
+            // that came before them
             let defs = std::mem::take(&mut w.defs);
             let mut at = 0;
             while at < defs.len() && !DISABLED.load(Ordering::Relaxed) {
@@ -264,8 +265,12 @@ extern "C" fn after_fork_in_child() {
     }
 }
 
-/// Length of the TB_DEF record at the start of `rec`.
+/// Length of the record at the start of `rec`: a TB_DEF, or a MAP written with them.
 fn def_len(rec: &[u8]) -> usize {
+    if rec[0] == super::TAG_MAP {
+        // tag, start, end, offset, u16 path length, path
+        return 27 + u16::from_le_bytes([rec[25], rec[26]]) as usize;
+    }
     debug_assert_eq!(rec[0], TAG_TB_DEF);
     let n = u16::from_le_bytes([rec[5], rec[6]]) as usize;
     let mut off = 7;

@@ -79,7 +79,7 @@ const TAG_TB_EXEC: u8 = 2;
 const TAG_MEM: u8 = 3;
 const TAG_END: u8 = 4;
 const TAG_MEM_VCPU: u8 = 5;
-const TAG_MAP: u8 = 9;
+pub(crate) const TAG_MAP: u8 = 9;
 const MAGIC: &[u8; 4] = b"BNQT";
 const FORMAT_VERSION: u16 = 2;
 

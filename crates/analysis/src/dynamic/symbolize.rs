@@ -39,6 +39,15 @@ impl<V: TraceVisitor> TraceVisitor for WithMappings<V> {
     fn end(&mut self) {
         self.inner.end();
     }
+    fn exec(&mut self, program: &[u8]) {
+        self.inner.exec(program);
+    }
+    fn exit(&mut self, code: i32) {
+        self.inner.exit(code);
+    }
+    fn note(&mut self, text: &[u8]) {
+        self.inner.note(text);
+    }
 }
 
 /// The address objdump shows for `addr` in its file (hex digits, as objdump
