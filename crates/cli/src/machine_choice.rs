@@ -129,3 +129,38 @@ fn load_overlay(path: &Path, cpu: &HostCpu, expected_base: Option<&str>) -> Resu
     }
     Ok(machine)
 }
+
+/// What a result made with `--machine NAME` depends on, as text (a study hashes
+/// it into each job's key): a built-in's machine and form files; a machine
+/// file and the form table beside it; an overlay and its base; for `host`, the
+/// CPU signature, the model chosen for it and this CPU's calibration overlay.
+/// A name that does not resolve is an error, as it would be for the job.
+pub fn fingerprint(name: &str) -> Result<String> {
+    choose(name)?;
+    let builtin = |n: &str| -> Result<String> {
+        let (machine, forms) = bottlenose_machine::builtin_text(n).with_context(|| format!("no built-in machine {n}"))?;
+        Ok(format!("builtin {n}\n{machine}\n{forms}\n"))
+    };
+    if name.eq_ignore_ascii_case("host") {
+        let Some(cpu) = HostCpu::detect() else { return builtin(FALLBACK) };
+        let id = identify(&cpu);
+        let mut print = format!("host {}\n{}", cpu.signature(), builtin(id.machine)?);
+        if let Some(path) = calibration_path(&cpu).filter(|p| p.exists()) {
+            print.push_str(&std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?);
+        }
+        return Ok(print);
+    }
+    if bottlenose_machine::canonical_name(name).is_some() {
+        return builtin(name);
+    }
+    let path = Path::new(name);
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+    let mut print = format!("file\n{text}\n");
+    if Overlay::is_overlay(&text) {
+        print.push_str(&builtin(&Overlay::parse(&text, name)?.calibration.base)?);
+    } else if let Some(forms) = text.parse::<toml::Table>().ok().and_then(|t| t.get("forms")?.as_str().map(str::to_string)) {
+        let forms_path = path.parent().unwrap_or(Path::new(".")).join(forms);
+        print.push_str(&std::fs::read_to_string(&forms_path).with_context(|| format!("cannot read {}", forms_path.display()))?);
+    }
+    Ok(print)
+}
