@@ -4,7 +4,8 @@ set -euo pipefail
 # g++ and python3: the fuzz run of scripts/test.sh (libFuzzer's C++ part, fuzz/make_seeds.py)
 # gcc-aarch64-linux-gnu (pulls binutils-aarch64-linux-gnu and the arm64 libc): AArch64 sources and
 # the cross-compiled test programs run under qemu-aarch64
-pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+# slurm-wlm and munge: `study run --slurm`, tested on a one-node cluster (scripts/slurm-test-cluster.sh)
+pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

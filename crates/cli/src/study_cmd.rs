@@ -143,6 +143,10 @@ fn load(file: &Path, store: Option<&Path>) -> Result<(Study, Vec<Job>, PathBuf)>
 
 fn run_study(a: RunArgs) -> Result<i32> {
     let (study, jobs, dir) = load(&a.file, a.store.as_deref())?;
+    if a.slurm {
+        // before anything is printed or created: an unreachable cluster is the whole answer
+        bottlenose_study::slurm::check_reachable()?;
+    }
     let store = Store::open(&dir)?;
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let backend = if a.slurm {

@@ -162,7 +162,7 @@ fn shell_quote(s: &str) -> String {
 
 /// `scontrol ping` answers at once, where sbatch would retry an absent
 /// controller for many seconds before failing.
-fn check_reachable() -> Result<()> {
+pub fn check_reachable() -> Result<()> {
     let out = Command::new("scontrol").arg("ping").output().map_err(|e| anyhow!("cannot run scontrol ({e}): is Slurm installed here?"))?;
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     if out.status.success() && text.contains("is UP") {

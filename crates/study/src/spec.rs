@@ -245,7 +245,7 @@ impl Study {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read study file {file}"))?;
         let mut study: Study = toml::from_str(&text).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
             anyhow!("{file}{at}: {}", e.message().trim())
         })?;

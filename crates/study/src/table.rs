@@ -41,7 +41,7 @@ pub struct Row {
     pub top_cause: Option<String>,
     /// The first bottleneck of the sensitivity analysis (resources accelerated together joined by `+`).
     pub bottleneck: Option<String>,
-    /// Its speedup (fraction of cycles saved) at `weight`.
+    /// Its speedup at `weight`: cycles before over cycles after, minus 1.
     pub speedup: Option<f64>,
     pub weight: Option<f64>,
     pub error: Option<String>,
