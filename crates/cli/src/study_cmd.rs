@@ -71,6 +71,9 @@ struct RunArgs {
     /// CPUs of each Slurm task.
     #[arg(long, value_name = "N", requires = "slurm", value_parser = clap::value_parser!(u32).range(1..))]
     cpus_per_task: Option<u32>,
+    /// Jobs per Slurm array task (default: the study's [slurm] chunk, else 1).
+    #[arg(long, value_name = "N", requires = "slurm", value_parser = clap::value_parser!(u32).range(1..))]
+    chunk: Option<u32>,
     /// Times a failed job is run again (default: the study's `retries`, else 1).
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
@@ -132,7 +135,7 @@ pub fn run(a: StudyArgs) -> Result<i32> {
 /// The study, its jobs and its store directory.
 fn load(file: &Path, store: Option<&Path>) -> Result<(Study, Vec<Job>, PathBuf)> {
     let study = Study::load(file)?;
-    let jobs = expand(&study, &crate::machine_choice::fingerprint).map_err(|e| anyhow!("{}: {e:#}", file.display()))?;
+    let jobs = expand(&study, &crate::machine_choice::for_study).map_err(|e| anyhow!("{}: {e:#}", file.display()))?;
     let dir = match (store, &study.store) {
         (Some(s), _) => s.to_path_buf(),
         (None, Some(s)) => study.path(s),
@@ -159,6 +162,7 @@ fn run_study(a: RunArgs) -> Result<i32> {
             time_limit: a.time_limit.or_else(|| s.time_limit.clone()),
             throttle: a.throttle.or(s.throttle),
             cpus_per_task: a.cpus_per_task.or(s.cpus_per_task),
+            chunk: a.chunk.or(s.chunk).unwrap_or(1) as usize,
             poll: Duration::from_secs_f64(a.poll),
         })
     } else {
@@ -174,13 +178,15 @@ fn run_study(a: RunArgs) -> Result<i32> {
     let opts = RunOptions { backend, exe, study: study.name.clone(), retries: a.retries.or(study.retries).unwrap_or(1), interrupt };
     let host = crate::machine_choice::choose("host").map(|c| c.host.cpu).unwrap_or_default();
     eprintln!("study {}: {} jobs, store {}; host: {host}", study.name, jobs.len(), store.dir().display());
-    let total = jobs.len();
-    let mut finished = 0usize;
+    let (mut total, mut finished) = (jobs.len(), 0usize);
     let summary = bottlenose_study::run(&jobs, &store, &opts, &mut |e| match e {
-        Event::Skipped(n) => {
-            finished += n;
-            if n > 0 {
-                eprintln!("{n} jobs already in the store: skipped");
+        Event::Planned { jobs, distinct, skipped } => {
+            (total, finished) = (distinct, skipped);
+            if distinct < jobs {
+                eprintln!("{jobs} jobs are {distinct} distinct ones (machines under two names, or a variant that changes nothing)");
+            }
+            if skipped > 0 {
+                eprintln!("{skipped} jobs already in the store: skipped");
             }
         }
         Event::Attempt { attempt, jobs } if attempt > 1 => eprintln!("retry {}: {jobs} failed jobs again", attempt - 1),
@@ -193,25 +199,38 @@ fn run_study(a: RunArgs) -> Result<i32> {
         Event::Note(line) => eprintln!("{line}"),
     })?;
     eprintln!(
-        "study {}: {} jobs, {} skipped (already done), {} ran, {} failed{}",
+        "study {}: {} jobs{}, {} skipped (already done), {} ran, {} failed{}",
         study.name,
         summary.total,
+        if summary.distinct < summary.total { format!(" ({} distinct)", summary.distinct) } else { String::new() },
         summary.skipped,
         summary.ran,
         summary.failed.len(),
         if summary.interrupted { "; interrupted: run it again to resume" } else { "" }
     );
     if let Some((job, e)) = summary.failed.first() {
-        bail!("{} of {} jobs failed, first {}: {e}", summary.failed.len(), summary.total, job.label());
+        bail!("{} of {} jobs failed, first {}: {e}", summary.failed.len(), summary.distinct, job.label());
     }
     Ok(if summary.interrupted { 130 } else { 0 })
 }
 
+/// Runs the jobs of one array task; fails (so that Slurm says FAILED) when one of them did.
 fn exec_task(list: &Path, index: usize) -> Result<i32> {
     let tasks = TaskList::load(list)?;
-    let job = tasks.jobs.get(index).ok_or_else(|| anyhow!("{} has {} jobs, no job {index}", list.display(), tasks.jobs.len()))?;
+    if index >= tasks.tasks() {
+        bail!("{} has {} tasks, no task {index}", list.display(), tasks.tasks());
+    }
     let exe = std::env::current_exe().context("cannot find the bottlenose executable")?;
-    bottlenose_study::exec::execute(&exe, job, &tasks.results_dir).map_err(|e| anyhow!(e))?;
+    let mut failed = 0;
+    for job in tasks.task(index) {
+        if let Err(e) = bottlenose_study::exec::execute(&exe, job, &tasks.results_dir) {
+            eprintln!("failed: {e}");
+            failed += 1;
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} jobs of task {index} failed", tasks.task(index).len());
+    }
     Ok(0)
 }
 

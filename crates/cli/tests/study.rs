@@ -79,7 +79,9 @@ fn the_example_runs_locally_then_is_skipped_and_slurm_gives_identical_results() 
     let d = tempfile::tempdir().unwrap();
     let local = d.path().join("local");
     let o = ok(study(&["run", EXAMPLE, "--local", "2"], &local));
-    assert!(stderr(&o).contains("36 jobs, 0 skipped (already done), 36 ran, 0 failed"), "{}", stderr(&o));
+    // `host` is the same job as `zen4` on a Zen 4 host without a calibration overlay
+    let summary = stderr(&o).lines().last().unwrap_or_default().to_string();
+    assert!(summary.starts_with("study example: 36 jobs") && summary.contains(" 0 skipped (already done), ") && summary.ends_with(" ran, 0 failed"), "{}", stderr(&o));
     let r = rows(EXAMPLE, &local);
     assert_eq!(r.len(), 36);
     assert!(r.iter().all(|x| x["status"] == "done"), "{r:?}");
@@ -98,15 +100,15 @@ fn the_example_runs_locally_then_is_skipped_and_slurm_gives_identical_results() 
     }
     // a second run finds everything in the store
     let o = ok(study(&["run", EXAMPLE, "--local", "2"], &local));
-    assert!(stderr(&o).contains("36 skipped (already done), 0 ran"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("skipped (already done), 0 ran, 0 failed"), "{}", stderr(&o));
 
     let Some(conf) = slurm() else { return };
     let on_slurm = d.path().join("slurm");
     let o = slurm_study(&conf, &["run", EXAMPLE, "--throttle", "4"], &on_slurm);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
-    assert!(err.contains("submitted Slurm job array") && err.contains("array 0-35%4"), "{err}");
-    assert!(err.contains("36 ran, 0 failed"), "{err}");
+    assert!(err.contains("submitted Slurm job array") && err.contains("%4)"), "{err}");
+    assert!(err.contains(" 0 skipped (already done), ") && err.contains(" ran, 0 failed"), "{err}");
     let csv = |store: &Path| ok(bn().args(["study", "report", EXAMPLE, "--format", "csv", "--store"]).arg(store).output().unwrap()).stdout;
     assert_eq!(String::from_utf8(csv(&local)).unwrap(), String::from_utf8(csv(&on_slurm)).unwrap());
 }

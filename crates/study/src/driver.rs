@@ -34,8 +34,9 @@ impl Round {
 
 /// Progress, for the caller to print.
 pub enum Event<'a> {
-    /// Jobs already in the store, not run again.
-    Skipped(usize),
+    /// Before anything runs: the study's jobs, how many distinct inputs they are
+    /// (a machine under two names is one job), and how many of those the store has.
+    Planned { jobs: usize, distinct: usize, skipped: usize },
     Attempt { attempt: u32, jobs: usize },
     Done(&'a Job),
     Failed(&'a Job, &'a str),
@@ -45,6 +46,8 @@ pub enum Event<'a> {
 
 pub struct Summary {
     pub total: usize,
+    /// Distinct jobs (by input hash); the counts below are of these.
+    pub distinct: usize,
     pub skipped: usize,
     /// Jobs that finished in this run.
     pub ran: usize,
@@ -75,7 +78,7 @@ pub fn run(jobs: &[Job], store: &Store, opts: &RunOptions, events: &mut dyn FnMu
         }
     }
     let skipped = unique.len() - pending.len();
-    events(Event::Skipped(skipped));
+    events(Event::Planned { jobs: jobs.len(), distinct: unique.len(), skipped });
     let mut ran = 0;
     let mut failed: Vec<(&Job, String)> = Vec::new();
     for attempt in 1..=opts.retries + 1 {
@@ -107,5 +110,5 @@ pub fn run(jobs: &[Job], store: &Store, opts: &RunOptions, events: &mut dyn FnMu
             ((*j).clone(), e)
         })
         .collect();
-    Ok(Summary { total: unique.len(), skipped, ran, failed, interrupted })
+    Ok(Summary { total: jobs.len(), distinct: unique.len(), skipped, ran, failed, interrupted })
 }

@@ -31,19 +31,28 @@ impl Job {
     }
 }
 
-/// What a machine name stands for, as bytes: the caller resolves built-in names
-/// to their files' text, files to their content, `host` to the CPU signature and
-/// its calibration overlay. An unknown machine is an error.
-pub type MachineFingerprint<'a> = &'a dyn Fn(&str) -> Result<String>;
+/// A machine of a study as its jobs name it, and what it stands for.
+pub struct ResolvedMachine {
+    /// The `--machine` argument of its jobs: `host` becomes the model (or this
+    /// CPU's calibration overlay) it means on the machine that expands the study,
+    /// so that a job run on another node computes what its key says.
+    pub argument: String,
+    /// The text its results depend on: a built-in's files, a file's content,
+    /// for `host` the CPU signature and its overlay.
+    pub fingerprint: String,
+}
+
+/// Resolves a machine name of the study (an unknown one is an error).
+pub type MachineResolver<'a> = &'a dyn Fn(&str) -> Result<ResolvedMachine>;
 
 /// The jobs of a study, in the order programs x machines x variants.
-pub fn expand(study: &Study, fingerprint: MachineFingerprint) -> Result<Vec<Job>> {
+pub fn expand(study: &Study, resolve: MachineResolver) -> Result<Vec<Job>> {
     let mut machines = Vec::new();
     for m in &study.machines {
         // a machine file is named relative to the study file
-        let arg = if study.path(m.as_ref()).is_file() { study.path(m.as_ref()).display().to_string() } else { m.clone() };
-        let print = fingerprint(&arg).with_context(|| format!("machine '{m}'"))?;
-        machines.push((m, arg, sha256_hex(print.as_bytes())));
+        let name = if study.path(m.as_ref()).is_file() { study.path(m.as_ref()).display().to_string() } else { m.clone() };
+        let r = resolve(&name).with_context(|| format!("machine '{m}'"))?;
+        machines.push((m, r.argument, sha256_hex(r.fingerprint.as_bytes())));
     }
     let mut jobs = Vec::new();
     for p in &study.programs {
@@ -115,4 +124,89 @@ fn program_input(study: &Study, p: &crate::spec::Program) -> Result<(String, Vec
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Built-in names stand for themselves; `same-as-zen4` for zen4's text.
+    fn resolve(name: &str) -> Result<ResolvedMachine> {
+        let print = if name == "same-as-zen4" { "zen4" } else { name };
+        Ok(ResolvedMachine { argument: name.to_string(), fingerprint: format!("text of {print}") })
+    }
+
+    fn study(dir: &Path, text: &str) -> Study {
+        let f = dir.join("s.toml");
+        std::fs::write(&f, text).unwrap();
+        Study::load(&f).unwrap()
+    }
+
+    const RUN: &str = "name = \"t\"\nmachines = [\"skylake\", \"zen4\", \"same-as-zen4\"]\n[options]\nmax_instructions = 1000\n\
+        [[program]]\nname = \"p\"\nrun = \"prog\"\nargs = [\"7\"]\nroi = \"function:kernel\"\n\
+        [[variant]]\nname = \"base\"\n[[variant]]\nname = \"what-if\"\naccelerate = [\"p23=1.15\"]\n";
+
+    fn jobs(dir: &Path, text: &str) -> Vec<Job> {
+        expand(&study(dir, text), &resolve).unwrap()
+    }
+
+    #[test]
+    fn the_bundled_example_is_3_programs_by_3_machines_by_4_variants() {
+        let s = Study::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/study.toml"))).unwrap();
+        let jobs = expand(&s, &resolve).unwrap();
+        assert_eq!(jobs.len(), 36);
+        let first = &jobs[0];
+        assert_eq!((first.program.as_str(), first.machine.as_str(), first.variant.as_str()), ("jacobi", "skylake", "default"));
+        assert_eq!(first.argv[..5], ["analyze", "--machine", "skylake", "--iterations", "400"]);
+        assert!(first.argv[5].ends_with("examples/jacobi.s"));
+        // variants vary fastest, then machines
+        assert_eq!(jobs[1].variant, "fine-weights");
+        assert_eq!(jobs[4].machine, "zen4");
+        let combined = jobs.iter().find(|j| j.variant == "frontend+latency").unwrap();
+        assert!(combined.argv.windows(2).any(|w| w == ["--combine", "frontend,latency"]));
+    }
+
+    #[test]
+    fn a_run_job_is_the_command_line_of_bottlenose_run() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("prog"), b"\x7fELF binary").unwrap();
+        let j = jobs(d.path(), RUN);
+        let what_if = &j[1];
+        let prog = d.path().join("prog").display().to_string();
+        let want = ["run", "--machine", "skylake", "--accelerate", "p23=1.15", "--max-instructions", "1000", "--roi", "function:kernel", "--", &prog, "7"];
+        assert_eq!(what_if.argv, want);
+    }
+
+    #[test]
+    fn the_key_is_the_inputs_and_not_the_names() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("prog"), b"\x7fELF binary").unwrap();
+        let base = jobs(d.path(), RUN);
+        // a machine under another name with the same text is the same job
+        assert_eq!(base[2].hash, base[4].hash);
+        assert_ne!(base[0].hash, base[2].hash, "other machine text");
+        assert_ne!(base[0].hash, base[1].hash, "other variant settings");
+        // renaming the variant and the program keeps the keys
+        let renamed = jobs(d.path(), &RUN.replace("name = \"what-if\"", "name = \"p23-faster\"").replace("name = \"p\"", "name = \"q\""));
+        assert_eq!(base.iter().map(|j| &j.hash).collect::<Vec<_>>(), renamed.iter().map(|j| &j.hash).collect::<Vec<_>>());
+        // other arguments, options or program bytes are other jobs
+        let args = jobs(d.path(), &RUN.replace("args = [\"7\"]", "args = [\"8\"]"));
+        let opts = jobs(d.path(), &RUN.replace("max_instructions = 1000", "max_instructions = 2000"));
+        std::fs::write(d.path().join("prog"), b"\x7fELF binary, rebuilt").unwrap();
+        let rebuilt = jobs(d.path(), RUN);
+        for other in [&args, &opts, &rebuilt] {
+            assert!(base.iter().zip(other.iter()).all(|(a, b)| a.hash != b.hash));
+        }
+    }
+
+    #[test]
+    fn a_variant_setting_the_command_lacks_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("k.s"), "add %rax, %rax\n").unwrap();
+        let f = d.path().join("s.toml");
+        std::fs::write(&f, "name = \"t\"\nmachines = [\"skylake\"]\n[[program]]\nname = \"k\"\nanalyze = \"k.s\"\n[[variant]]\nname = \"v\"\nidealize = \"pairs\"\n").unwrap();
+        let e = format!("{:#}", Study::load(&f).unwrap_err());
+        assert!(e.contains("variant 'v' with program 'k': `idealize` is a setting of run jobs only"), "{e}");
+    }
 }

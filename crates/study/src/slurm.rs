@@ -21,14 +21,17 @@ pub struct SlurmConfig {
     pub time_limit: Option<String>,
     pub throttle: Option<u32>,
     pub cpus_per_task: Option<u32>,
+    /// Jobs per array task (short jobs amortize the scheduling of a task).
+    pub chunk: usize,
     /// How often the queue is read.
     pub poll: Duration,
 }
 
-/// The job list an array task reads: `jobs[SLURM_ARRAY_TASK_ID]`.
+/// The job list the array tasks read: task I runs jobs I x chunk .. (I + 1) x chunk.
 #[derive(Serialize, Deserialize)]
 pub struct TaskList {
     pub results_dir: PathBuf,
+    pub chunk: usize,
     pub jobs: Vec<Job>,
 }
 
@@ -36,6 +39,16 @@ impl TaskList {
     pub fn load(path: &Path) -> Result<TaskList> {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the task list {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("{} is not a study task list", path.display()))
+    }
+
+    /// The jobs of array task `task`.
+    pub fn task(&self, task: usize) -> &[Job] {
+        let start = task.saturating_mul(self.chunk).min(self.jobs.len());
+        &self.jobs[start..(start + self.chunk).min(self.jobs.len())]
+    }
+
+    pub fn tasks(&self) -> usize {
+        self.jobs.len().div_ceil(self.chunk)
     }
 }
 
@@ -49,12 +62,14 @@ pub fn run_round<'j>(round: &Round, store: &Store, jobs: &[&'j Job], cfg: &Slurm
     let dir = store.dir().join("slurm").join(format!("{}-attempt{}", crate::store::now(), round.attempt));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let list_path = dir.join("jobs.json");
-    let list = TaskList { results_dir: store.results_dir(), jobs: jobs.iter().map(|j| (*j).clone()).collect() };
+    let list = TaskList { results_dir: store.results_dir(), chunk: cfg.chunk.max(1), jobs: jobs.iter().map(|j| (*j).clone()).collect() };
+    let tasks = list.tasks();
+    let task_of = |job: usize| job / list.chunk;
     crate::exec::write_atomic(&list_path, &serde_json::to_string_pretty(&list)?)?;
     let script = dir.join("task.sh");
     crate::exec::write_atomic(&script, &batch_script(&round.exe, &list_path))?;
 
-    let mut array = format!("0-{}", jobs.len() - 1);
+    let mut array = format!("0-{}", tasks - 1);
     if let Some(n) = cfg.throttle {
         array.push_str(&format!("%{n}"));
     }
@@ -78,7 +93,7 @@ pub fn run_round<'j>(round: &Round, store: &Store, jobs: &[&'j Job], cfg: &Slurm
     if job_id.is_empty() || !job_id.chars().all(|c| c.is_ascii_digit()) {
         bail!("sbatch did not print a job id (it printed '{}')", out.trim());
     }
-    events(Event::Note(format!("submitted Slurm job array {job_id} ({} tasks, array {array}); task logs in {}", jobs.len(), dir.display())));
+    events(Event::Note(format!("submitted Slurm job array {job_id} ({} jobs in {tasks} tasks, array {array}); task logs in {}", jobs.len(), dir.display())));
 
     let mut taken = vec![false; jobs.len()];
     let mut failed = Vec::new();
@@ -102,7 +117,7 @@ pub fn run_round<'j>(round: &Round, store: &Store, jobs: &[&'j Job], cfg: &Slurm
         let over = match &states {
             // the controller no longer knows the job: it is over
             None => true,
-            Some(s) => (0..jobs.len()).all(|i| s.get(&i).is_some_and(|st| TERMINAL.contains(&st.as_str()))),
+            Some(s) => (0..tasks).all(|t| s.get(&t).is_some_and(|st| TERMINAL.contains(&st.as_str()))),
         };
         if let Some(s) = &states {
             let line = queue_line(&job_id, s);
@@ -133,8 +148,9 @@ pub fn run_round<'j>(round: &Round, store: &Store, jobs: &[&'j Job], cfg: &Slurm
             }
             Some(Outcome::Failed(e)) => e,
             None => {
-                let state = states.as_ref().and_then(|s| s.get(&i)).map(String::as_str).unwrap_or("in an unknown state");
-                let e = format!("{}: Slurm task {job_id}_{i} ended {state} without a result", job.label());
+                let t = task_of(i);
+                let state = states.as_ref().and_then(|s| s.get(&t)).map(String::as_str).unwrap_or("in an unknown state");
+                let e = format!("{}: Slurm task {job_id}_{t} ended {state} without a result", job.label());
                 store.record_failure(&job.hash, &e)?;
                 e
             }
@@ -149,7 +165,7 @@ pub fn run_round<'j>(round: &Round, store: &Store, jobs: &[&'j Job], cfg: &Slurm
 /// runs the bottlenose version that expanded the study.
 fn batch_script(exe: &Path, list: &Path) -> String {
     format!(
-        "#!/bin/sh\n# written by `bottlenose study run --slurm`: array task I runs job I of {list}\nexec {} study exec-task {} \"$SLURM_ARRAY_TASK_ID\"\n",
+        "#!/bin/sh\n# written by `bottlenose study run --slurm`: array task I runs the jobs of chunk I of {list}\nexec {} study exec-task {} \"$SLURM_ARRAY_TASK_ID\"\n",
         shell_quote(&exe.display().to_string()),
         shell_quote(&list.display().to_string()),
         list = list.display(),
@@ -259,6 +275,17 @@ mod tests {
         assert_eq!(s, want);
         // sacct's "CANCELLED by UID"
         assert_eq!(parse_states("9", "9_3|CANCELLED by 0\n")[&3], "CANCELLED");
+    }
+
+    #[test]
+    fn a_task_runs_its_chunk_of_the_list() {
+        let job = |i: usize| Job { hash: format!("{i}"), program: "p".into(), machine: "m".into(), variant: "v".into(), kind: crate::spec::JobKind::Run, argv: vec![] };
+        let list = TaskList { results_dir: "/r".into(), chunk: 4, jobs: (0..10).map(job).collect() };
+        assert_eq!(list.tasks(), 3);
+        let hashes = |t: usize| list.task(t).iter().map(|j| j.hash.clone()).collect::<Vec<_>>().join(",");
+        assert_eq!(hashes(0), "0,1,2,3");
+        assert_eq!(hashes(2), "8,9");
+        assert_eq!(hashes(3), "");
     }
 
     #[test]

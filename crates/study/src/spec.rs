@@ -237,6 +237,8 @@ pub struct SlurmSettings {
     /// At most this many array tasks at once (`--array=...%N`).
     pub throttle: Option<u32>,
     pub cpus_per_task: Option<u32>,
+    /// Jobs per array task: short jobs in chunks spend less time being scheduled.
+    pub chunk: Option<u32>,
 }
 
 impl Study {
@@ -303,8 +305,8 @@ impl Study {
             }
         }
         let s = &self.slurm;
-        if s.throttle == Some(0) || s.cpus_per_task == Some(0) {
-            bail!("[slurm] throttle and cpus_per_task must be at least 1");
+        if s.throttle == Some(0) || s.cpus_per_task == Some(0) || s.chunk == Some(0) {
+            bail!("[slurm] throttle, cpus_per_task and chunk must be at least 1");
         }
         Ok(())
     }

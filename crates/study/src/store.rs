@@ -147,3 +147,36 @@ impl Store {
 pub(crate) fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::JobKind;
+
+    fn job(hash: &str) -> Job {
+        Job { hash: hash.into(), program: "p".into(), machine: "m".into(), variant: "v".into(), kind: JobKind::Analyze, argv: vec!["analyze".into()] }
+    }
+
+    #[test]
+    fn result_files_move_into_the_database_and_survive_a_reopen() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path()).unwrap();
+        let (a, b, c) = (job("aa"), job("bb"), job("cc"));
+        std::fs::write(store.results_dir().join("aa.json"), r#"{"cycles": 5, "study": {"bottlenose_version": "9.9"}}"#).unwrap();
+        std::fs::write(store.results_dir().join("bb.failed"), "bb: partial report\n").unwrap();
+        assert_eq!(store.take_in(&a).unwrap(), Some(Outcome::Done));
+        assert_eq!(store.take_in(&b).unwrap(), Some(Outcome::Failed("bb: partial report".into())));
+        assert_eq!(store.take_in(&c).unwrap(), None);
+        // the files are gone: taken in once
+        assert_eq!(std::fs::read_dir(store.results_dir()).unwrap().count(), 0);
+        assert_eq!(store.take_in(&a).unwrap(), None);
+        drop(store);
+        let store = Store::open_existing(d.path()).unwrap();
+        assert!(store.is_done("aa").unwrap() && !store.is_done("bb").unwrap());
+        let got = store.get("aa").unwrap().unwrap();
+        assert_eq!(got.report["cycles"], 5);
+        assert_eq!(got.bottlenose_version, "9.9");
+        assert_eq!(store.last_failure("bb").unwrap().as_deref(), Some("bb: partial report"));
+        assert_eq!(store.count().unwrap(), 1);
+    }
+}
