@@ -151,6 +151,8 @@ fn run_study(a: RunArgs) -> Result<i32> {
         bottlenose_study::slurm::check_reachable()?;
     }
     let store = Store::open(&dir)?;
+    // held until the study ends: two drivers on one store would run the same jobs twice
+    let _lock = store.lock_for_run()?;
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let backend = if a.slurm {
         if !(a.poll > 0.0 && a.poll.is_finite()) {
@@ -208,10 +210,13 @@ fn run_study(a: RunArgs) -> Result<i32> {
         summary.failed.len(),
         if summary.interrupted { "; interrupted: run it again to resume" } else { "" }
     );
+    if summary.interrupted {
+        return Ok(130);
+    }
     if let Some((job, e)) = summary.failed.first() {
         bail!("{} of {} jobs failed, first {}: {e}", summary.failed.len(), summary.distinct, job.label());
     }
-    Ok(if summary.interrupted { 130 } else { 0 })
+    Ok(0)
 }
 
 /// Runs the jobs of one array task; fails (so that Slurm says FAILED) when one of them did.

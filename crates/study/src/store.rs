@@ -72,6 +72,19 @@ impl Store {
         Store::open(dir)
     }
 
+    /// Takes the store for one `study run`: a second one is refused while the
+    /// first runs (the lock goes with the process, however it ends).
+    pub fn lock_for_run(&self) -> Result<std::fs::File> {
+        use std::os::fd::AsRawFd;
+        let path = self.dir.join("run.lock");
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).with_context(|| format!("cannot create {}", path.display()))?;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            anyhow::bail!("another `bottlenose study run` is using the store {}", self.dir.display());
+        }
+        Ok(file)
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -178,5 +191,20 @@ mod tests {
         assert_eq!(got.bottlenose_version, "9.9");
         assert_eq!(store.last_failure("bb").unwrap().as_deref(), Some("bb: partial report"));
         assert_eq!(store.count().unwrap(), 1);
+    }
+}
+
+#[cfg(test)]
+mod lock_tests {
+    #[test]
+    fn a_second_run_on_a_store_is_refused_while_the_first_holds_it() {
+        let d = tempfile::tempdir().unwrap();
+        let a = super::Store::open(d.path()).unwrap();
+        let held = a.lock_for_run().unwrap();
+        let b = super::Store::open(d.path()).unwrap();
+        let e = b.lock_for_run().unwrap_err().to_string();
+        assert!(e.starts_with("another `bottlenose study run` is using the store"), "{e}");
+        drop(held);
+        b.lock_for_run().unwrap();
     }
 }
