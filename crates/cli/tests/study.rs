@@ -295,6 +295,7 @@ fn bad_study_files_are_one_line_errors_naming_the_problem() {
         (format!("{head}{prog}{prog}"), "two programs are named 'j'"),
         (format!("{head}[[program]]\nname = \"x\"\n"), "give exactly one of `run`, `analyze` or `hex`"),
         (format!("{head}{prog}[[variant]]\nname = \"v\"\nidealize = \"all\"\n"), "unknown variant `all`"),
+        (format!("{head}[options]\nmax_instructions = 1000\n{prog}"), "[options]: `max_instructions` is a setting of run jobs only, and no program is one"),
         (format!("machines = [\"skylake\"]\n{prog}"), "missing field `name`"),
         ("name = \"bad\"\nmachines = [\n".to_string(), "bad.toml line"),
     ];

@@ -60,7 +60,7 @@ pub fn expand(study: &Study, resolve: MachineResolver) -> Result<Vec<Job>> {
         let (code_hash, input_args) = program_input(study, p)?;
         for (machine, machine_arg, machine_hash) in &machines {
             for v in &study.variants {
-                let settings = study.options.overridden_by(&v.settings);
+                let settings = study.job_settings(v, kind);
                 let mut argv = vec![kind.command().to_string(), "--machine".into(), machine_arg.clone()];
                 argv.extend(settings.flags(kind)?);
                 argv.extend(input_args.iter().cloned());
@@ -198,6 +198,25 @@ mod tests {
         for other in [&args, &opts, &rebuilt] {
             assert!(base.iter().zip(other.iter()).all(|(a, b)| a.hash != b.hash));
         }
+    }
+
+    #[test]
+    fn options_apply_to_the_jobs_whose_command_has_them() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("prog"), b"\x7fELF binary").unwrap();
+        let mixed = RUN.replace("max_instructions = 1000\n", "max_instructions = 1000\niterations = 50\n").replace("[[variant]]\nname = \"base\"", "[[program]]\nname = \"k\"\nhex = \"90\"\n[[variant]]\nname = \"base\"")
+            // a variant's own settings must fit every program: no what-if here
+            .replace("[[variant]]\nname = \"what-if\"\naccelerate = [\"p23=1.15\"]\n", "");
+        let j = jobs(d.path(), &mixed);
+        let run = j.iter().find(|j| j.program == "p").unwrap();
+        let analyze = j.iter().find(|j| j.program == "k" && j.variant == "base").unwrap();
+        assert!(run.argv.contains(&"--max-instructions".to_string()) && !run.argv.contains(&"--iterations".to_string()), "{:?}", run.argv);
+        assert_eq!(analyze.argv, ["analyze", "--machine", "skylake", "--iterations", "50", "--hex", "90"]);
+        // but an option no program has is a mistake
+        let f = d.path().join("s.toml");
+        std::fs::write(&f, "name = \"t\"\nmachines = [\"skylake\"]\n[options]\nmax_instructions = 5\n[[program]]\nname = \"k\"\nhex = \"90\"\n").unwrap();
+        let e = format!("{:#}", Study::load(&f).unwrap_err());
+        assert!(e.ends_with("[options]: `max_instructions` is a setting of run jobs only, and no program is one"), "{e}");
     }
 
     #[test]

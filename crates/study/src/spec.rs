@@ -145,12 +145,18 @@ pub enum Idealize {
     Pairs,
 }
 
-/// Which commands accept a setting.
-#[derive(Clone, Copy, PartialEq)]
-enum Accepts {
-    Both,
-    Only(JobKind),
-}
+/// The settings only one command has (the others are flags of both).
+const ONLY: &[(&str, JobKind)] = &[
+    ("iterations", JobKind::Analyze),
+    ("whole", JobKind::Analyze),
+    ("accelerate", JobKind::Run),
+    ("idealize", JobKind::Run),
+    ("prefetcher", JobKind::Run),
+    ("max_instructions", JobKind::Run),
+    ("sample_every", JobKind::Run),
+    ("cold", JobKind::Run),
+    ("no_views", JobKind::Run),
+];
 
 impl Settings {
     /// `self` with `over`'s settings where it has them.
@@ -161,48 +167,64 @@ impl Settings {
         pick!(weights, resources, combine, no_sensitivity, iterations, whole, accelerate, idealize, prefetcher, max_instructions, sample_every, cold, no_views)
     }
 
+    /// The names of the settings given.
+    fn names(&self) -> Vec<String> {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The first setting given that a `kind` job does not have, and the command that has it.
+    fn foreign(&self, kind: JobKind) -> Option<(String, JobKind)> {
+        self.names().into_iter().find_map(|n| ONLY.iter().find(|(o, k)| *o == n && *k != kind).map(|(_, k)| (n, *k)))
+    }
+
+    /// The settings a `kind` job has: [options] apply where they mean something.
+    pub fn only_for(&self, kind: JobKind) -> Settings {
+        let Ok(serde_json::Value::Object(mut m)) = serde_json::to_value(self) else { return self.clone() };
+        m.retain(|n, _| !ONLY.iter().any(|(o, k)| o == n && *k != kind));
+        serde_json::from_value(serde_json::Value::Object(m)).unwrap_or_default()
+    }
+
     /// The command-line flags of these settings for a job of `kind`; a setting the
     /// command does not have is an error naming it.
     pub fn flags(&self, kind: JobKind) -> Result<Vec<String>> {
+        if let Some((name, k)) = self.foreign(kind) {
+            bail!("`{name}` is a setting of {} jobs only", k.command());
+        }
         let mut flags = Vec::new();
-        let mut add = |name: &str, accepts: Accepts, value: Option<String>| -> Result<()> {
-            let Some(value) = value else { return Ok(()) };
-            if let Accepts::Only(k) = accepts {
-                if k != kind {
-                    bail!("`{name}` is a setting of {} jobs only", k.command());
-                }
-            }
+        let mut add = |name: &str, value: Option<String>| {
+            let Some(value) = value else { return };
             flags.push(format!("--{}", name.replace('_', "-")));
             if !value.is_empty() {
                 flags.push(value);
             }
-            Ok(())
         };
         let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
         let switch = |b: Option<bool>| b.filter(|&b| b).map(|_| String::new());
-        add("weights", Accepts::Both, self.weights.as_ref().map(|w| w.iter().map(f64::to_string).collect::<Vec<_>>().join(",")))?;
-        add("resources", Accepts::Both, list(&self.resources))?;
+        add("weights", self.weights.as_ref().map(|w| w.iter().map(f64::to_string).collect::<Vec<_>>().join(",")));
+        add("resources", list(&self.resources));
         for set in self.combine.iter().flatten() {
-            add("combine", Accepts::Both, Some(set.clone()))?;
+            add("combine", Some(set.clone()));
         }
-        add("no_sensitivity", Accepts::Both, switch(self.no_sensitivity))?;
-        add("iterations", Accepts::Only(JobKind::Analyze), self.iterations.map(|n| n.to_string()))?;
-        add("whole", Accepts::Only(JobKind::Analyze), switch(self.whole))?;
+        add("no_sensitivity", switch(self.no_sensitivity));
+        add("iterations", self.iterations.map(|n| n.to_string()));
+        add("whole", switch(self.whole));
         for a in self.accelerate.iter().flatten() {
-            add("accelerate", Accepts::Only(JobKind::Run), Some(a.clone()))?;
+            add("accelerate", Some(a.clone()));
         }
         match self.idealize {
-            Some(Idealize::Off) => add("no_idealize", Accepts::Only(JobKind::Run), Some(String::new()))?,
-            Some(Idealize::Pairs) => add("idealize", Accepts::Only(JobKind::Run), Some(String::new()))?,
-            // the default of run; still a run-only setting
-            Some(Idealize::Singles) if kind != JobKind::Run => bail!("`idealize` is a setting of run jobs only"),
-            _ => {}
+            Some(Idealize::Off) => add("no_idealize", Some(String::new())),
+            Some(Idealize::Pairs) => add("idealize", Some(String::new())),
+            // the default of run
+            Some(Idealize::Singles) | None => {}
         }
-        add("prefetcher", Accepts::Only(JobKind::Run), self.prefetcher.clone())?;
-        add("max_instructions", Accepts::Only(JobKind::Run), self.max_instructions.map(|n| n.to_string()))?;
-        add("sample_every", Accepts::Only(JobKind::Run), self.sample_every.map(|n| n.to_string()))?;
-        add("cold", Accepts::Only(JobKind::Run), switch(self.cold))?;
-        add("no_views", Accepts::Only(JobKind::Run), switch(self.no_views))?;
+        add("prefetcher", self.prefetcher.clone());
+        add("max_instructions", self.max_instructions.map(|n| n.to_string()));
+        add("sample_every", self.sample_every.map(|n| n.to_string()));
+        add("cold", switch(self.cold));
+        add("no_views", switch(self.no_views));
         Ok(flags)
     }
 
@@ -260,6 +282,11 @@ impl Study {
         Ok(study)
     }
 
+    /// The settings of a `kind` job of variant `v`: the options it has, then the variant's.
+    pub fn job_settings(&self, v: &Variant, kind: JobKind) -> Settings {
+        self.options.only_for(kind).overridden_by(&v.settings)
+    }
+
     /// A path of the study file, relative to its directory.
     pub fn path(&self, p: &Path) -> PathBuf {
         self.dir.join(p)
@@ -298,10 +325,15 @@ impl Study {
                 }
             }
         }
+        // [options] apply to the programs whose command has them, so some program must
+        if let Some(name) = self.options.names().into_iter().find(|n| self.programs.iter().all(|p| self.options.only_for(p.kind()).names().iter().all(|m| m != n))) {
+            let k = ONLY.iter().find(|(o, _)| *o == name).map(|(_, k)| k.command()).unwrap_or("other");
+            bail!("[options]: `{name}` is a setting of {k} jobs only, and no program is one");
+        }
         for v in &self.variants {
             v.settings.check().with_context(|| format!("variant '{}'", v.name))?;
             for p in &self.programs {
-                self.options.overridden_by(&v.settings).flags(p.kind()).with_context(|| format!("variant '{}' with program '{}'", v.name, p.name))?;
+                self.job_settings(v, p.kind()).flags(p.kind()).with_context(|| format!("variant '{}' with program '{}'", v.name, p.name))?;
             }
         }
         let s = &self.slurm;
