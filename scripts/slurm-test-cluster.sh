@@ -12,6 +12,13 @@ dir=${BOTTLENOSE_SLURM_DIR:-/var/lib/bottlenose-slurm}
 conf=$dir/slurm.conf
 export SLURM_CONF=$conf
 
+# test binaries that start it at the same time take turns (only root can start it)
+if [ "$(id -u)" -eq 0 ]; then
+    mkdir -p "$dir"
+    exec 9>"$dir/setup.lock"
+    flock 9
+fi
+
 for tool in munged slurmctld slurmd sbatch squeue scontrol; do
     command -v "$tool" >/dev/null || {
         echo "slurm-test-cluster: $tool not found: install slurm-wlm and munge (scripts/install-deps.sh)" >&2

@@ -3,7 +3,6 @@
 use crate::table::{Row, Status};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The schema id of a study report's JSON.
@@ -114,12 +113,18 @@ pub fn html(study: &str, rows: &[Row]) -> String {
         rows.len(),
         s = esc(study)
     );
-    let mut by_machine: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
-    let mut by_program: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
-    for r in rows {
-        by_machine.entry(&r.machine).or_default().push(r);
-        by_program.entry(&r.program).or_default().push(r);
-    }
+    // in the study file's order
+    let group = |key: fn(&Row) -> &str| {
+        let mut groups: Vec<(&str, Vec<&Row>)> = Vec::new();
+        for r in rows {
+            match groups.iter_mut().find(|(k, _)| *k == key(r)) {
+                Some((_, g)) => g.push(r),
+                None => groups.push((key(r), vec![r])),
+            }
+        }
+        groups
+    };
+    let (by_machine, by_program) = (group(|r| &r.machine), group(|r| &r.program));
     o.push_str("<h2>Per machine</h2>\n");
     for (m, rs) in &by_machine {
         let _ = write!(o, "<h3>{}</h3>", esc(m));
