@@ -12,7 +12,8 @@ dir=${BOTTLENOSE_SLURM_DIR:-/var/lib/bottlenose-slurm}
 conf=$dir/slurm.conf
 export SLURM_CONF=$conf
 
-# test binaries that start it at the same time take turns (only root can start it)
+# test binaries that start it at the same time take turns (only root can start it);
+# the daemons must not inherit the lock
 if [ "$(id -u)" -eq 0 ]; then
     mkdir -p "$dir"
     exec 9>"$dir/setup.lock"
@@ -85,7 +86,7 @@ if ! munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
     chmod 0400 /etc/munge/munge.key
     install -d -o munge -g munge -m 0755 /run/munge
     install -d -o munge -g munge -m 0700 /var/lib/munge /var/log/munge
-    runuser -u munge -- munged
+    runuser -u munge -- munged 9>&-
     for _ in $(seq 50); do
         munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1 && break
         sleep 0.1
@@ -100,8 +101,8 @@ for pidfile in "$dir/slurmd.pid" "$dir/slurmctld.pid"; do
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     fi
 done
-slurmctld -f "$conf"
-slurmd -f "$conf" -N localhost
+slurmctld -f "$conf" 9>&-
+slurmd -f "$conf" -N localhost 9>&-
 for _ in $(seq 150); do
     if cluster_up; then
         echo "$conf"
