@@ -7,7 +7,8 @@ set -euo pipefail
 # libc6-dbg: glibc's separate debug file (by build id), which names libc's internal
 # functions (__memmove_avx_unaligned_erms...) that its .dynsym leaves out
 # sqlite3: a real distribution binary to check symbolization on
-pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross libc6-dbg sqlite3)
+# slurm-wlm and munge: `study run --slurm`, tested on a one-node cluster (scripts/slurm-test-cluster.sh)
+pkgs=(binutils gcc g++ python3 qemu-user llvm-19 chromium binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross libc6-dbg sqlite3 slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

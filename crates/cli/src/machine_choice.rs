@@ -129,3 +129,41 @@ fn load_overlay(path: &Path, cpu: &HostCpu, expected_base: Option<&str>) -> Resu
     }
     Ok(machine)
 }
+
+/// A study's machine: the `--machine` argument its jobs get and the text their
+/// results depend on (hashed into each job's key). A built-in stands for its
+/// machine and form files; a machine file for its content and the form table
+/// beside it; an overlay for itself and its base. `host` becomes this CPU's
+/// calibration overlay, or the model chosen for it, so that a job that runs on
+/// another node of a cluster computes the same thing (an overlay refuses to run
+/// on another CPU). A name that does not resolve is an error, as for a job.
+pub fn for_study(name: &str) -> Result<bottlenose_study::expand::ResolvedMachine> {
+    choose(name)?;
+    let builtin = |n: &str| -> Result<String> {
+        let (machine, forms) = bottlenose_machine::builtin_text(n).with_context(|| format!("no built-in machine {n}"))?;
+        Ok(format!("builtin {n}\n{machine}\n{forms}\n"))
+    };
+    let resolved = |argument: &str, fingerprint: String| Ok(bottlenose_study::expand::ResolvedMachine { argument: argument.to_string(), fingerprint });
+    if name.eq_ignore_ascii_case("host") {
+        let Some(cpu) = HostCpu::detect() else { return resolved(FALLBACK, builtin(FALLBACK)?) };
+        let id = identify(&cpu);
+        if let Some(path) = calibration_path(&cpu).filter(|p| p.exists()) {
+            let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            return resolved(&path.display().to_string(), format!("host {}\n{}{text}", cpu.signature(), builtin(id.machine)?));
+        }
+        return resolved(id.machine, builtin(id.machine)?);
+    }
+    if bottlenose_machine::canonical_name(name).is_some() {
+        return resolved(name, builtin(name)?);
+    }
+    let path = Path::new(name);
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+    let mut print = format!("file\n{text}\n");
+    if Overlay::is_overlay(&text) {
+        print.push_str(&builtin(&Overlay::parse(&text, name)?.calibration.base)?);
+    } else if let Some(forms) = text.parse::<toml::Table>().ok().and_then(|t| t.get("forms")?.as_str().map(str::to_string)) {
+        let forms_path = path.parent().unwrap_or(Path::new(".")).join(forms);
+        print.push_str(&std::fs::read_to_string(&forms_path).with_context(|| format!("cannot read {}", forms_path.display()))?);
+    }
+    resolved(name, print)
+}

@@ -11,6 +11,7 @@ mod machines_cmd;
 mod output;
 mod roi_arg;
 mod run_cmd;
+mod study_cmd;
 mod topdown_cmd;
 
 use clap::{Parser, Subcommand};
@@ -53,6 +54,8 @@ enum Command {
     Calibrate(calibrate_cmd::CalibrateArgs),
     /// Top-Down analysis from hardware counters (perf_event_open) or imported perf stat / likwid output.
     Topdown(topdown_cmd::TopdownArgs),
+    /// Studies: programs x machines x variants as jobs on this machine or a Slurm cluster, a result store, tables and diffs.
+    Study(study_cmd::StudyArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
             .map_err(Into::into),
         Command::Topdown(t) => topdown_cmd::run(t),
         Command::Calibrate(c) => calibrate_cmd::run(c),
+        Command::Study(s) => study_cmd::run(s),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),

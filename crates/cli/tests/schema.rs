@@ -22,7 +22,7 @@ impl jsonschema::Retrieve for LocalSchemas {
 
 /// The current schema file of a report kind.
 fn schema_file(kind: &str) -> PathBuf {
-    let version = if kind == "topdown" { 1 } else { 2 };
+    let version = if kind == "topdown" || kind == "study" { 1 } else { 2 };
     schemas_dir().join(format!("{kind}.v{version}.json"))
 }
 
@@ -40,6 +40,27 @@ fn json_of(args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").args(args).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+#[test]
+fn study_report_validates() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.toml");
+    // one job done, one failed (a program that is not machine code), one machine with nothing run
+    std::fs::write(
+        &f,
+        "name = \"s\"\nmachines = [\"skylake\"]\n[options]\niterations = 100\n[[program]]\nname = \"chain\"\nhex = \"48 01 c0 ff c9 75 f9\"\n\
+         [[program]]\nname = \"not-code\"\nrun = \"s.toml\"\n",
+    )
+    .unwrap();
+    let store = d.path().join("store");
+    let st = store.to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).args(["study", "run", f.to_str().unwrap(), "--retries", "0", "--store", st]).output().unwrap();
+    assert!(!out.status.success());
+    let v = json_of(&["study", "report", f.to_str().unwrap(), "--store", st, "--format", "json"]);
+    assert_eq!(v["rows"][0]["status"], "done");
+    assert_eq!(v["rows"][1]["status"], "failed");
+    validate("study", &v);
 }
 
 #[test]

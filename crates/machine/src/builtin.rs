@@ -69,6 +69,12 @@ pub fn load_builtin(name: &str) -> Option<Result<Machine, MachineError>> {
     }))
 }
 
+/// The text of a built-in machine's file and of its form table (what a result
+/// made with it depends on).
+pub fn builtin_text(name: &str) -> Option<(&'static str, &'static str)> {
+    builtin(name).map(|b| (b.text, b.forms))
+}
+
 /// The built-in a name or alias selects (overlays patch its text before parsing).
 pub(crate) fn builtin(name: &str) -> Option<&'static Builtin> {
     let canonical = canonical_name(name)?;

@@ -19,7 +19,7 @@ mod overlay;
 mod params;
 mod schema;
 
-pub use builtin::{builtin_names, builtin_names_with_aliases, canonical_name, load_builtin};
+pub use builtin::{builtin_names, builtin_names_with_aliases, builtin_text, canonical_name, load_builtin};
 pub use error::MachineError;
 pub use overlay::{CalibrationInfo, FormSetting, Overlay, Setting};
 pub use params::*;
