@@ -22,6 +22,8 @@ pub mod controller;
 pub mod estimator;
 pub mod report;
 pub mod schedule;
+#[cfg(test)]
+mod synthetic_tests;
 
 use bottlenose_timing::BatchPart;
 use controller::{choose_period, State, Target, MIN_PERIOD};
@@ -167,7 +169,7 @@ impl Sampler {
             self.schedule = Some(WindowSchedule::new(WARM_UP_BATCHES, UNIT_BATCHES, period, self.opts.seed, self.batch_instructions * UNIT_BATCHES, simulated));
             self.next_decision = (2 * simulated).max(simulated + FIRST_STRETCH);
             self.sampling_since = Some(now);
-        } else if simulated >= self.next_decision && self.schedule.as_ref().is_some_and(|s| s.at_period_end()) {
+        } else if simulated >= self.next_decision && self.schedule.as_ref().is_some_and(|s| s.at_last_batch()) {
             let period = self.decide(simulated);
             if let Some(s) = &mut self.schedule {
                 s.set_period(period);

@@ -1,6 +1,7 @@
-//! Where the detailed windows fall: one window (a detailed warm-up, then the
-//! measured unit) per sampling period, at an offset within the period drawn
-//! afresh for each period.
+//! Where the detailed windows fall: one measured unit per sampling period, at
+//! a position within the period drawn afresh for each period, preceded by its
+//! detailed warm-up (which, for a unit at the start of a period, lies at the end
+//! of the period before).
 //!
 //! The schedule counts in batches of the timed stream. A fixed offset would
 //! measure the same phase of a program whose own period divides the sampling
@@ -8,7 +9,11 @@
 //! alternate every `P` batches would be measured in one half only). A
 //! uniformly random offset per period makes every batch equally likely to be
 //! measured, whatever the program's period, so the expansion estimate is
-//! unbiased (stratified sampling with one unit per period). The draws come from
+//! unbiased (stratified sampling with one unit per period). The unit may be any
+//! batch of its period, the first one included: were its warm-up kept inside the
+//! period, the first batch of every period would never be measured, and a
+//! program whose period equals the sampling period would be measured in all
+//! but one of its phases. The draws come from
 //! a fixed hash of (seed, period number): runs repeat.
 //!
 //! The period changes only between periods, and every change starts a new
@@ -35,9 +40,11 @@ pub struct WindowSchedule {
     /// The period to use from the next period boundary on.
     pending: Option<u64>,
     seed: u64,
-    /// Batch index within the current period, and the window's offset in it.
+    /// Batch index within the current period, its unit's position, and the
+    /// next period's (drawn at this period's last batch, to warm up for it).
     pos: u64,
-    offset: u64,
+    unit_at: u64,
+    next_unit_at: u64,
     periods: u64,
     /// Batches scheduled so far (the next one's number).
     batches: u64,
@@ -67,7 +74,8 @@ impl WindowSchedule {
             pending: None,
             seed,
             pos: 0,
-            offset: 0,
+            unit_at: 0,
+            next_unit_at: 0,
             periods: 0,
             batches: 0,
             design: Design { unit_instructions, prefix_instructions, strata: Vec::new() },
@@ -75,7 +83,7 @@ impl WindowSchedule {
             units: 0,
         };
         s.start_stratum();
-        s.offset = s.draw_offset();
+        s.unit_at = s.draw(0, period);
         s
     }
 
@@ -88,14 +96,17 @@ impl WindowSchedule {
     }
 
     /// Use `period` batches per window from the next period on (a new stratum).
+    /// Call it before the current period's last batch is scheduled
+    /// ([`WindowSchedule::at_last_batch`]), so that a unit at the start of the
+    /// next period gets its warm-up.
     pub fn set_period(&mut self, period: u64) {
         let p = period.max(self.window_batches());
         self.pending = (p != self.period).then_some(p);
     }
 
-    fn draw_offset(&self) -> u64 {
-        let slack = self.period - self.window_batches();
-        mix(mix(self.seed) ^ self.periods) % (slack + 1)
+    /// The unit's position in period `q` of `len` batches: uniform over `0..len`.
+    fn draw(&self, q: u64, len: u64) -> u64 {
+        mix(mix(self.seed) ^ q) % len
     }
 
     fn start_stratum(&mut self) {
@@ -112,18 +123,32 @@ impl WindowSchedule {
                 self.period = p;
                 self.start_stratum();
             }
-            self.offset = self.draw_offset();
+            self.unit_at = self.next_unit_at;
         }
         let r = self.pos;
         self.pos += 1;
         self.batches += 1;
-        if r < self.offset || r >= self.offset + self.window_batches() {
-            WindowStep::FastForward
-        } else if r < self.offset + self.warm_up {
+        if r + 1 == self.period {
+            let next_len = self.pending.unwrap_or(self.period);
+            self.next_unit_at = self.draw(self.periods + 1, next_len);
+        }
+        // units span `unit` batches from `unit_at`; the warm-up the `warm_up` before,
+        // into the end of this period for the next period's unit
+        let in_unit = r >= self.unit_at && r < self.unit_at + self.unit;
+        let warms_this = r < self.unit_at && self.unit_at - r <= self.warm_up;
+        let warms_next = self.period - r + self.next_unit_at <= self.warm_up && r + 1 >= self.period.saturating_sub(self.warm_up);
+        if in_unit {
+            WindowStep::Unit
+        } else if warms_this || warms_next {
             WindowStep::WarmUp
         } else {
-            WindowStep::Unit
+            WindowStep::FastForward
         }
+    }
+
+    /// Whether the next batch is the last of its period (the time to change the period).
+    pub fn at_last_batch(&self) -> bool {
+        self.pos + 1 == self.period
     }
 
     /// The batch just scheduled held `instructions`; `measured` if it was a
@@ -135,11 +160,6 @@ impl WindowSchedule {
             s.units += 1;
             self.units += 1;
         }
-    }
-
-    /// Whether the current period is complete (the next batch starts a new one).
-    pub fn at_period_end(&self) -> bool {
-        self.pos == self.period
     }
 
     pub fn units(&self) -> usize {
@@ -163,50 +183,58 @@ impl WindowSchedule {
 mod tests {
     use super::*;
 
+    fn periods(s: &mut WindowSchedule, period: usize, count: usize) -> Vec<Vec<WindowStep>> {
+        (0..count).map(|_| (0..period).map(|_| s.next()).collect()).collect()
+    }
+
     #[test]
-    fn one_window_per_period_inside_it() {
+    fn one_unit_per_period_each_after_its_warm_up() {
         let mut s = WindowSchedule::new(1, 1, 10, 7, 100, 0);
-        for _ in 0..50 {
-            let steps: Vec<WindowStep> = (0..10).map(|_| s.next()).collect();
-            assert_eq!(steps.iter().filter(|&&x| x == WindowStep::WarmUp).count(), 1);
-            assert_eq!(steps.iter().filter(|&&x| x == WindowStep::Unit).count(), 1);
-            let w = steps.iter().position(|&x| x == WindowStep::WarmUp).unwrap();
-            assert_eq!(steps[w + 1], WindowStep::Unit, "the unit follows its warm-up");
+        let all: Vec<WindowStep> = periods(&mut s, 10, 200).concat();
+        for p in all.chunks(10) {
+            assert_eq!(p.iter().filter(|&&x| x == WindowStep::Unit).count(), 1);
+        }
+        // every unit but the very first follows a warm-up or another unit (already warm)
+        for (k, w) in all.iter().enumerate().skip(1) {
+            if *w == WindowStep::Unit {
+                assert_ne!(all[k - 1], WindowStep::FastForward, "unit at batch {k} not warmed up");
+            }
+        }
+        // and a warm-up is always followed by its unit
+        for (k, w) in all.iter().enumerate() {
+            if *w == WindowStep::WarmUp {
+                assert_eq!(all[k + 1], WindowStep::Unit, "warm-up at batch {k} without its unit");
+            }
         }
     }
 
     #[test]
-    fn offsets_cover_every_position() {
-        // over many periods every admissible offset (0..=8 for a window of 2 in 10) occurs
+    fn units_fall_on_every_position_of_the_period() {
+        // the first batch of a period included (its warm-up ends the period before)
         let mut s = WindowSchedule::new(1, 1, 10, 1, 100, 0);
         let mut seen = [0u32; 10];
-        for _ in 0..2000 {
-            let steps: Vec<WindowStep> = (0..10).map(|_| s.next()).collect();
-            seen[steps.iter().position(|&x| x == WindowStep::Unit).unwrap()] += 1;
+        for p in periods(&mut s, 10, 2000) {
+            seen[p.iter().position(|&x| x == WindowStep::Unit).unwrap()] += 1;
         }
-        assert_eq!(seen[0], 0, "a unit never comes first: its warm-up does");
-        // 2000 draws over 9 positions: ~222 each; 150 is more than 5 sigma below
-        assert!(seen[1..].iter().all(|&n| n > 150), "{seen:?}");
+        // 2000 draws over 10 positions: 200 each; 130 is 5 sigma below
+        assert!(seen.iter().all(|&n| n > 130), "{seen:?}");
     }
 
     #[test]
     fn a_new_period_starts_a_new_stratum_at_the_boundary() {
         let mut s = WindowSchedule::new(1, 1, 4, 3, 10, 0);
-        for _ in 0..2 {
-            let st = s.next();
-            s.record(10, st == WindowStep::Unit);
-        }
+        let mut run = |s: &mut WindowSchedule, n: usize| {
+            for _ in 0..n {
+                let st = s.next();
+                s.record(10, st == WindowStep::Unit);
+            }
+        };
+        run(&mut s, 3);
+        assert!(s.at_last_batch());
         s.set_period(8);
-        // the current period (4 batches) finishes at the old length
-        for _ in 0..2 {
-            let st = s.next();
-            s.record(10, st == WindowStep::Unit);
-        }
-        assert_eq!(s.design().strata.len(), 1);
-        for _ in 0..8 {
-            let st = s.next();
-            s.record(10, st == WindowStep::Unit);
-        }
+        run(&mut s, 1);
+        assert_eq!(s.design().strata.len(), 1, "the current period finishes at the old length");
+        run(&mut s, 8);
         let d = s.design();
         assert_eq!(d.strata.len(), 2);
         assert_eq!((d.strata[0].instructions, d.strata[0].units), (40, 1));
