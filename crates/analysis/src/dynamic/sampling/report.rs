@@ -216,7 +216,8 @@ fn view_shares(windows: &[WindowTally], z: f64) -> (Option<StackIntervals>, Vec<
     // level 1 from the dispatch gaps: what the gaps leave is retiring
     let gap = |g: usize| sorted.iter().map(|t| t.gaps[g]).collect::<Vec<f64>>();
     let bad: Vec<f64> = sorted.iter().map(|t| t.gaps[0] + t.gaps[1]).collect();
-    let retiring: Vec<f64> = sorted.iter().map(|t| (t.cycles - t.gaps.iter().sum::<f64>()).max(0.0)).collect();
+    // (not clipped per window: the shares then add up to 1)
+    let retiring: Vec<f64> = sorted.iter().map(|t| t.cycles - t.gaps.iter().sum::<f64>()).collect();
     let level1 = vec![
         ShareInterval { name: "Frontend_Bound".into(), share: share(gap(2)) },
         ShareInterval { name: "Bad_Speculation".into(), share: share(bad) },
