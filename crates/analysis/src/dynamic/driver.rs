@@ -939,9 +939,6 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
         }
         let total = |o: &super::engine::VariantOutcome| design.total(sampling::estimator::Series { prefix: o.prefix_cycles.unwrap_or(0.0), units: &o.units });
         let estimates: Vec<f64> = outcomes.iter().map(total).collect();
-        if let Ok(path) = std::env::var("BN_DEBUG_UNITS") {
-            let _ = std::fs::write(path, outcomes[0].units.iter().map(|u| format!("{u}\n")).collect::<String>());
-        }
         let weighted = cost.total_cycles();
         if weighted > 0.0 {
             cost.scale_cycles(estimates[0] / weighted);
