@@ -25,11 +25,17 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// The report of `bottlenose run ARGS -- EXE PROG_ARGS`, as text and parsed. Run
+/// with address-space randomization off (`setarch -R`): QEMU maps the guest where
+/// the host's mmap puts it, and other addresses index caches and predictors
+/// differently, so two runs of the same program differ by a few tenths of a
+/// percent of their cycles unless the addresses repeat.
 fn json(args: &[&str], exe: &std::path::Path, prog_args: &[&str]) -> (String, Value) {
     ensure_plugin();
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+    let out = Command::new("setarch")
+        .args(["x86_64", "-R", env!("CARGO_BIN_EXE_bottlenose")])
         .env("BOTTLENOSE_MACHINE", "skylake")
         .arg("run")
         .args(args)
