@@ -126,14 +126,14 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
     let advice = units_needed.map(|need| {
         let have = d.measured_units().max(1) as f64;
         let period = d.strata.last().zip(i.strata.last()).map_or(1, |(_, r)| r.period);
-        let wanted = ((period as f64 * have / need as f64).floor() as u64).max(1);
-        format!(
-            "{need} units would reach ±{:.1} % ({} measured): sample about {:.1}x more densely (e.g. --sample-period {wanted}{}), or run --exact",
-            i.target * 100.0,
-            d.measured_units(),
-            need as f64 / have,
-            if i.budget_seconds.is_some() { ", or a larger --time-budget" } else { "" }
-        )
+        let wanted = (period as f64 * have / need as f64).floor() as u64;
+        let how = if wanted >= 2 {
+            format!("sample about {:.1}x more densely (e.g. --sample-period {wanted}{}), or run --exact", need as f64 / have, if i.budget_seconds.is_some() { ", and a larger --time-budget" } else { "" })
+        } else {
+            // more units than one window in every 2 batches gives: only the exact run will do
+            "more than the densest sampling (--sample-period 2) measures: run --exact".to_string()
+        };
+        format!("{need} units would reach ±{:.1} % ({} measured): {how}", i.target * 100.0, d.measured_units())
     });
     let sensitivity = i
         .variants
