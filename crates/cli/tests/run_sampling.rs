@@ -114,13 +114,15 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
 }
 
 #[test]
-fn the_text_report_shows_the_intervals() {
+fn the_text_and_html_reports_show_the_intervals() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "phases", PROG, &["-O1"]);
     ensure_plugin();
     let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
         .env("BOTTLENOSE_MACHINE", "skylake")
-        .args(["run", "-q", "--sample", "--sample-period", "16", "--no-idealize", "--weights", "1.15", "--resources", "frontend", "--"])
+        .args(["run", "-q", "--sample", "--sample-period", "16", "--no-idealize", "--weights", "1.15", "--resources", "frontend", "--html"])
+        .arg(d.path().join("r.html"))
+        .arg("--")
         .arg(&exe)
         .arg("10")
         .output()
@@ -130,6 +132,9 @@ fn the_text_report_shows_the_intervals() {
     assert!(text.contains("(sampled, 99.7 % confidence)"), "{text}");
     assert!(text.contains("Sampling (SMARTS"), "{text}");
     assert!(text.lines().any(|l| l.contains("frontend") && l.contains('±')), "{text}");
+    let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
+    let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
+    assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
 }
 
 #[test]
