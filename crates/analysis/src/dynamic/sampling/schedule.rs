@@ -95,13 +95,13 @@ impl WindowSchedule {
         self.warm_up + self.unit
     }
 
-    /// Use `period` batches per window from the next period on (a new stratum).
+    /// Start a new stratum at the next period, of `period` batches per window (the
+    /// same period too: the controller then reads the new stratum's own variance).
     /// Call it before the current period's last batch is scheduled
     /// ([`WindowSchedule::at_last_batch`]), so that a unit at the start of the
     /// next period gets its warm-up.
     pub fn set_period(&mut self, period: u64) {
-        let p = period.max(self.window_batches());
-        self.pending = (p != self.period).then_some(p);
+        self.pending = Some(period.max(self.window_batches()));
     }
 
     /// The unit's position in period `q` of `len` batches: uniform over `0..len`.
