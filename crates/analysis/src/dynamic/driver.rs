@@ -2,10 +2,10 @@
 //! decoded once, simulated once by the functional layer, and timed by the
 //! baseline core plus every sensitivity variant in one pass.
 
-use super::engine::{Batch, DynRecord, Sampling, VariantEngine};
+use super::engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
 use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiTracker};
-use super::sampling::{self, report::Measured, LiveEstimate, Sampler, SamplingOptions};
+use super::sampling::{self, LiveEstimate, Sampler, SamplingOptions};
 use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::Knob;
@@ -784,7 +784,6 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
         },
     );
     let base_config = configs[0].clone();
-    let variant_labels: Vec<(Vec<String>, f64)> = labels.clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1 && smarts.is_none());
     let engine = match (sampling, &smarts) {
         (Some(n), _) => VariantEngine::sampled(configs, listeners, Sampling { window: 16, period: 16 * n as u64 }),
@@ -927,43 +926,12 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
     let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, sampler, untimed, .. } = pipe;
     let functional = front.functional;
     let (mut outcomes, ((causes, mut cost), views)) = engine.finish();
-    let ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<super::engine::VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
-    let design = sampler.map(|s| (s.opts.clone(), s.finish()));
-    let mut sampled_design = None;
-    if let Some((sopts, Some((design, strata, elapsed)))) = design {
-        // every total is the estimate from the units; executions are exact
-        for (i, &(n, m)) in untimed.iter().enumerate() {
-            if n > 0 {
-                cost.add_untimed(i, n, m);
-            }
-        }
-        let total = |o: &super::engine::VariantOutcome| design.total(sampling::estimator::Series { prefix: o.prefix_cycles.unwrap_or(0.0), units: &o.units });
-        let estimates: Vec<f64> = outcomes.iter().map(total).collect();
-        let weighted = cost.total_cycles();
-        if weighted > 0.0 {
-            cost.scale_cycles(estimates[0] / weighted);
-        }
-        sampled_design = Some((sopts, design, strata, elapsed, outcomes.clone(), estimates.clone()));
-        for (o, e) in outcomes.iter_mut().zip(estimates) {
-            o.cycles = e;
-        }
-    }
-    let ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<super::engine::VariantOutcome>)> = match &sampled_design {
-        Some((_, design, ..)) => ideal_outcomes
-            .into_iter()
-            .map(|(sets, os)| {
-                let os = os
-                    .into_iter()
-                    .map(|mut o| {
-                        o.cycles = design.total(sampling::estimator::Series { prefix: o.prefix_cycles.unwrap_or(0.0), units: &o.units });
-                        o
-                    })
-                    .collect();
-                (sets, os)
-            })
-            .collect(),
-        None => ideal_outcomes,
-    };
+    let mut ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
+    // a sampled run: every total becomes the estimate from its units
+    let sampled = sampler.and_then(|s| {
+        let all = outcomes.iter_mut().chain(ideal_outcomes.iter_mut().flat_map(|(_, o)| o.iter_mut()));
+        sampling::finish::estimate(s, all, &mut cost, &untimed)
+    });
     let base = outcomes[0].cycles.max(0.0);
     // without the views there is nothing to report (they booked nothing)
     let views_result = with_views.then(|| views.finish(base, &cost));
@@ -973,44 +941,18 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, executable:
         None => AccountingReport::default(),
     };
     let mut ideal_results: Vec<(Vec<Ideal>, f64)> = Vec::new();
-    let mut ideal_units: Vec<(Vec<Ideal>, super::engine::VariantOutcome)> = Vec::new();
-    for (sets, o) in ideal_outcomes {
-        for (set, out) in sets.into_iter().zip(o) {
+    let mut ideal_units: Vec<(String, &VariantOutcome)> = Vec::new();
+    for (sets, o) in &ideal_outcomes {
+        for (set, out) in sets.iter().zip(o) {
             ideal_results.push((set.clone(), out.cycles));
-            ideal_units.push((set, out));
+            ideal_units.push((set.iter().map(|i| i.name()).collect::<Vec<_>>().join("+"), out));
         }
     }
     if let Some(i) = alu1_variant {
         ideal_results.push((vec![Ideal::Alu1], outcomes[i].cycles));
-        ideal_units.push((vec![Ideal::Alu1], outcomes[i].clone()));
+        ideal_units.push((Ideal::Alu1.name().to_string(), &outcomes[i]));
     }
-    let sampling_summary = sampled_design.as_ref().map(|(sopts, design, strata, elapsed, raw, _)| {
-        let measured = |o: &super::engine::VariantOutcome| {
-            // the raw per-unit cycles (outcomes' totals were replaced by estimates)
-            (o.prefix_cycles.unwrap_or(0.0), o.units.clone())
-        };
-        let raw_ideals: Vec<(String, (f64, Vec<f64>))> = ideal_units
-            .iter()
-            .map(|(set, o)| (set.iter().map(|i| i.name()).collect::<Vec<_>>().join("+"), measured(o)))
-            .collect();
-        let variants: Vec<(Vec<String>, f64, (f64, Vec<f64>))> =
-            variant_labels.iter().zip(&raw[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect();
-        sampling::report::summarize(sampling::report::Inputs {
-            design,
-            strata: strata.clone(),
-            instructions: simulated,
-            batch_instructions: BATCH as u64,
-            warm_up_batches: sampling::WARM_UP_BATCHES,
-            base: Measured { prefix: raw[0].prefix_cycles.unwrap_or(0.0), units: &raw[0].units },
-            variants: variants.iter().map(|(r, w, (p, u))| (r.clone(), *w, Measured { prefix: *p, units: u })).collect(),
-            ideals: raw_ideals.iter().map(|(n, (p, u))| (n.clone(), Measured { prefix: *p, units: u })).collect(),
-            windows: &windows,
-            target: sopts.target,
-            budget_seconds: sopts.budget.map(|b| b.as_secs_f64()),
-            elapsed_seconds: elapsed.as_secs_f64(),
-            period_option: sopts.period.is_some(),
-        })
-    });
+    let sampling_summary = sampled.map(|run| run.summary(&labels, &outcomes, &ideal_units, &windows, simulated));
     ideal_results.sort_by_key(|(set, _)| (set.len(), set.iter().map(|i| Ideal::ALL.iter().position(|x| x == i).unwrap_or(9)).collect::<Vec<_>>()));
     if !ideal_results.is_empty() {
         accounting.add_idealizations(base, &ideal_results);

@@ -16,10 +16,12 @@
 //! * [`schedule`]: where the windows fall (random offset per period: no aliasing);
 //! * [`estimator`]: totals, ratios and their confidence intervals from the units;
 //! * [`controller`]: the period, from the observed variance, the target and the budget;
-//! * [`report`]: what the report says about the sample.
+//! * [`report`]: what the report says about the sample;
+//! * [`finish`]: the units turned into the run's totals at its end.
 
 pub mod controller;
 pub mod estimator;
+pub mod finish;
 pub mod report;
 pub mod schedule;
 #[cfg(test)]

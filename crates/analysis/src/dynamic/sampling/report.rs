@@ -93,6 +93,10 @@ pub struct Measured<'a> {
 }
 
 impl<'a> Measured<'a> {
+    pub fn new(prefix: f64, units: &'a [f64]) -> Self {
+        Measured { prefix, units }
+    }
+
     fn series(&self) -> Series<'a> {
         Series { prefix: self.prefix, units: self.units }
     }
@@ -111,7 +115,6 @@ pub struct Inputs<'a> {
     pub target: f64,
     pub budget_seconds: Option<f64>,
     pub elapsed_seconds: f64,
-    pub period_option: bool,
 }
 
 pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
@@ -158,7 +161,6 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
     let warning = (units < MIN_UNITS_FOR_CLT).then(|| {
         format!("only {units} units measured: the intervals assume at least {MIN_UNITS_FOR_CLT} (central limit theorem) and may be too narrow")
     });
-    let _ = i.period_option;
     SamplingSummary {
         method: "SMARTS systematic sampling",
         confidence: CONFIDENCE,
