@@ -172,7 +172,12 @@ impl Sampler {
             self.next_decision = (2 * simulated).max(simulated + FIRST_STRETCH);
             self.sampling_since = Some(now);
         } else if simulated >= self.next_decision && self.schedule.as_ref().is_some_and(|s| s.at_last_batch()) {
-            let period = self.decide(simulated);
+            // the stretch to come is as long as all before it and its phases are unknown: the
+            // period at most doubles, so that no stratum has fewer units than the one before
+            // (a pointer chase after a long initialisation got 16 units at the period the
+            // initialisation's low variance asked for)
+            let current = self.schedule.as_ref().map_or(MIN_PERIOD, |s| s.period());
+            let period = self.decide(simulated).min(2 * current);
             if let Some(s) = &mut self.schedule {
                 s.set_period(period);
             }
