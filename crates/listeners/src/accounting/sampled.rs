@@ -227,6 +227,9 @@ impl AccountingViews {
                 }
             }
         };
+        // a unit straight after batches the views skipped (timed, not booked: a sampled
+        // run's first unit after its exact prefix) warms them up instead of being counted
+        let next = if next == Phase::Count && s.phase == Phase::Skip { Phase::Warm } else { next };
         s.batches += 1;
         match (s.phase, next) {
             (Phase::Exact, Phase::Exact) => {}
@@ -237,16 +240,17 @@ impl AccountingViews {
                 let tallies = std::mem::replace(&mut self.tally, s.other.clone());
                 s.prefix = Some(Prefix { tallies, cycles: self.fin, instructions: self.booked });
             }
-            (Phase::Warm, Phase::Count) => {
-                self.sweep_to_dispatch();
-                self.swap_tallies(&mut s);
-                s.start = (self.fin, self.booked);
-                s.start_tally = WindowTally::of(&self.tally, self.fin);
-                s.weighted = forced.map(|f| f.1).filter(|&w| w != 1.0).map(|w| (w, Box::new(self.tally.clone())));
-            }
-            // (a window ending a period may be followed at once by the next one's warm-up)
+            // (a window ending a period may be followed at once by the next one's warm-up,
+            // and a sampled run's unit by the next period's unit)
             (Phase::Count, _) => self.close_window(&mut s),
             _ => {}
+        }
+        if next == Phase::Count {
+            self.sweep_to_dispatch();
+            self.swap_tallies(&mut s);
+            s.start = (self.fin, self.booked);
+            s.start_tally = WindowTally::of(&self.tally, self.fin);
+            s.weighted = forced.map(|f| f.1).filter(|&w| w != 1.0).map(|w| (w, Box::new(self.tally.clone())));
         }
         s.phase = next;
         self.sample = Some(s);
