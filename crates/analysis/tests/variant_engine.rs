@@ -31,7 +31,7 @@ fn parallel_variants_match_separate_runs() {
     for chunk in records.chunks(777) {
         let new_instructions = if sent_table { vec![] } else { block.clone() };
         sent_table = true;
-        engine.feed(Batch { new_instructions, records: chunk.to_vec() });
+        engine.feed(Batch { new_instructions, records: chunk.to_vec(), ..Default::default() });
     }
     let (outcomes, _) = engine.finish();
     let got: Vec<f64> = outcomes.iter().map(|o| o.cycles).collect();
@@ -71,7 +71,7 @@ fn feed_all<L: bottlenose_timing::Listener + Send + 'static>(
 ) -> (Vec<f64>, L) {
     for (k, chunk) in records.chunks(4096).enumerate() {
         let new_instructions = if k == 0 { block.to_vec() } else { vec![] };
-        engine.feed(Batch { new_instructions, records: chunk.to_vec() });
+        engine.feed(Batch { new_instructions, records: chunk.to_vec(), ..Default::default() });
     }
     let (outcomes, l) = engine.finish();
     (outcomes.iter().map(|o| o.cycles).collect(), l)

@@ -1,6 +1,6 @@
 //! `bottlenose run -- ./prog args`: dynamic analysis of a real program under QEMU.
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use bottlenose_analysis::dynamic::{run_program, DynamicOptions, IdealizeLevel, Roi};
 use bottlenose_functional::{Idealization, Prefetcher};
 use clap::{Args, ValueEnum};
@@ -31,6 +31,8 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("--max-instructions 1000000 -- ./long_running", "partial report after 1 M instructions"),
     ("--no-sensitivity -- sh -c './prog x | sort'", "children traced; quick: no sweep"),
     ("--no-inherit -- sh -c './prog x | sort'", "the first process only"),
+    ("--sample --target-error 1 -- ./long_running", "sampled from the start, ±1 %"),
+    ("--exact -- ./long_running", "every instruction timed, however long"),
 ];
 
 fn after_help() -> String {
@@ -114,6 +116,32 @@ pub struct RunArgs {
     /// report says so under `views_sampling`). Cycles and hotspots are unchanged.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(3..))]
     pub sample_views: u32,
+    /// Time every instruction of the run (no sampling, however long it runs).
+    #[arg(long, conflicts_with_all = ["sample", "target_error", "time_budget", "sample_period"])]
+    pub exact: bool,
+    /// Past this many instructions, switch to sampled simulation (SMARTS: every
+    /// instruction warms caches and predictors; the timing model runs on periodic
+    /// windows; every result gets a 99.7 % confidence interval).
+    #[arg(long, value_name = "N", default_value_t = bottlenose_analysis::dynamic::sampling::DEFAULT_EXACT_BELOW)]
+    pub exact_below: u64,
+    /// Sample from the first instruction (as --exact-below 0).
+    #[arg(long)]
+    pub sample: bool,
+    /// Wanted half-width of the 99.7 % interval on the cycles, in percent: the
+    /// sampling rate is chosen from the observed variance to reach it.
+    #[arg(long, value_name = "PERCENT", default_value_t = 3.0)]
+    pub target_error: f64,
+    /// Wall time the run may take, in seconds: caps the sampling rate (the report
+    /// says when the target was not reached and what would reach it).
+    #[arg(long, value_name = "SECONDS")]
+    pub time_budget: Option<f64>,
+    /// A fixed sampling period: one window (a warm-up and a measured unit of 4 Ki
+    /// instructions each) in every N batches of 4 Ki instructions (N >= 2), instead of the adaptive rate.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
+    pub sample_period: Option<u64>,
+    /// Seed of the sampling windows' random offsets (runs repeat with the same seed).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub sample_seed: u64,
     /// Count the accounting views on every instruction of the run (slower on long runs).
     #[arg(long, conflicts_with_all = ["no_views", "sample_views"])]
     pub exact_views: bool,
@@ -157,9 +185,27 @@ pub fn run(a: RunArgs) -> Result<i32> {
     crate::input::check_weights(a.weights.as_deref())?;
     let prefetcher: Prefetcher = a.prefetcher.parse().map_err(|e| anyhow!("bad --prefetcher: {e}"))?;
     let (interrupt, stop_signal) = stop_on_signals()?;
+    if !(a.target_error > 0.0 && a.target_error < 100.0) {
+        bail!("bad --target-error {}: a percentage above 0 and below 100", a.target_error);
+    }
+    if let Some(b) = a.time_budget {
+        if !(b > 0.0 && b.is_finite()) {
+            bail!("bad --time-budget {b}: a number of seconds above 0");
+        }
+    }
+    // `--sample-every` samples the sensitivity variants of an otherwise exact run (older scheme)
+    let sampled = !a.exact && (a.sample_every.is_none() || a.sample || a.sample_period.is_some() || a.time_budget.is_some());
+    let sampling = sampled.then(|| bottlenose_analysis::dynamic::sampling::SamplingOptions {
+        exact_below: if a.sample { 0 } else { a.exact_below },
+        target: a.target_error / 100.0,
+        budget: a.time_budget.map(std::time::Duration::from_secs_f64),
+        period: a.sample_period,
+        seed: a.sample_seed,
+    });
     let bar = progress_bar(a.quiet, a.max_instructions);
     let bounded = a.max_instructions.is_some();
     let bar2 = bar.clone();
+    let bar3 = bar.clone();
     let opts = DynamicOptions {
         program,
         args,
@@ -190,6 +236,22 @@ pub fn run(a: RunArgs) -> Result<i32> {
         accounting_views: !a.no_views,
         sample_views: (!a.exact_views).then_some(a.sample_views),
         follow_children: !a.no_inherit,
+        sampling,
+        on_estimate: Some(Box::new(move |_simulated, e| {
+            if let Some(b) = &bar3 {
+                let eta = match e.eta_to_target {
+                    None => "target reached".to_string(),
+                    Some(s) => format!("target in ~{}", indicatif::HumanDuration(std::time::Duration::from_secs_f64(s.clamp(0.0, 1e7)))),
+                };
+                b.set_message(format!(
+                    "sampled: CPI {:.3} ±{:.1} % ({} units, 1 window per {} batches), {eta}",
+                    e.cpi,
+                    e.relative_half_width * 100.0,
+                    e.units,
+                    e.period
+                ));
+            }
+        })),
         idealize: if a.no_idealize || a.no_views {
             IdealizeLevel::Off
         } else if a.idealize {
@@ -336,7 +398,7 @@ fn progress_bar(quiet: bool, limit: Option<u64>) -> Option<indicatif::ProgressBa
     if let Some(n) = limit {
         let b = indicatif::ProgressBar::new(n);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} instructions ({rate}, ETA {eta})")
+            indicatif::ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} instructions ({rate}, ETA {eta}) {msg}")
                 .map(|s| s.with_key("rate", rate))
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );

@@ -117,6 +117,27 @@ fn sampled_run_output_validates() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--sample-every"));
 }
 
+/// A SMARTS-sampled run (`--sample`): its `sampling` section validates.
+#[test]
+fn smarts_sampled_run_output_validates() {
+    common::ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let exe = common::compile(d.path(), "p", "#include <stdio.h>\nint main(void){ volatile double s = 0; for (long i = 0; i < 300000; i++) s += i * 0.5; printf(\"%f\\n\", s); return 0; }\n", &["-O1"]);
+    let json = d.path().join("r.json");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "-q", "--sample", "--sample-period", "4", "--format", "json", "--resources", "latency,frontend", "--weights", "1.15", "-o"])
+        .arg(&json)
+        .arg("--")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate("run", &v);
+    assert!(v["sampling"]["units"].as_u64().unwrap() > 0);
+    assert_eq!(v["sampling"]["sensitivity"].as_array().unwrap().len(), 2);
+}
+
 #[test]
 fn topdown_output_validates() {
     let v = json_of(&["topdown", "--import", concat!(env!("CARGO_MANIFEST_DIR"), "/../counters/tests/fixtures/perf-skl-l1.csv"), "--cpu", "skl", "--format", "json"]);

@@ -12,7 +12,7 @@ mod stall_causes;
 mod timeline;
 mod topdown;
 
-pub use accounting::{cpi_components, AccountingResult, AccountingViews, ViewParams, ViewsSampling};
+pub use accounting::{cpi_components, AccountingResult, AccountingViews, ViewParams, ViewsSampling, WindowTally};
 pub use cpi_stack::{CpiStacks, COMPONENTS as CPI_COMPONENTS};
 pub use cycle_accounting::{CycleAccounting, PenaltyTerm};
 pub use facts::{FpKind, SharedFacts, StaticFacts};

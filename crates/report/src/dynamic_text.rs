@@ -29,7 +29,22 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
         count(r.instructions_executed),
         count(r.static_instructions as u64)
     );
-    let _ = writeln!(o, "  cycles {}   IPC {:.2}   prefetcher {}", cycles(r.cycles), r.ipc, r.prefetcher);
+    match &r.sampling {
+        Some(sm) => {
+            let _ = writeln!(
+                o,
+                "  cycles {} ±{:.2} % (sampled, {:.1} % confidence)   IPC {:.2}   prefetcher {}",
+                cycles(r.cycles),
+                sm.cycles.relative() * 100.0,
+                sm.confidence * 100.0,
+                r.ipc,
+                r.prefetcher
+            );
+        }
+        None => {
+            let _ = writeln!(o, "  cycles {}   IPC {:.2}   prefetcher {}", cycles(r.cycles), r.ipc, r.prefetcher);
+        }
+    }
     if !r.acceleration.is_empty() {
         let what: Vec<String> = r.acceleration.iter().map(|a| format!("{} x{}", a.resource, a.weight)).collect();
         let _ = writeln!(o, "  what-if core: {} (every figure below is for this core, not {} as described)", what.join(", "), r.machine);
@@ -37,6 +52,9 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
     let b = &r.functional.branches;
     let _ = writeln!(o, "  branches {} (mispredicted {}), {}", count(b.branches), count(b.mispredicts), cache_line(r));
     o.push('\n');
+    if let Some(sm) = &r.sampling {
+        o.push_str(&crate::sampling_text::render_sampling(sm));
+    }
     o.push_str(&crate::verdict_text::render_verdict(&r.verdict));
     functions(&mut o, r);
     source_lines(&mut o, r);
@@ -50,7 +68,14 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
         o.push_str(if r.sensitivity.is_empty() { "  (sensitivity analysis not run)\n" } else { "  none found at this weight\n" });
     }
     for b in r.bottlenecks.iter().take(10) {
-        let _ = writeln!(o, "  {:<24} {:+6.1}% at +{:.0}%", b.resources.join("+"), b.speedup * 100.0, (b.weight - 1.0) * 100.0);
+        // a sampled run's interval on the speedup
+        let interval = r
+            .sampling
+            .as_ref()
+            .and_then(|sm| sm.sensitivity.iter().find(|x| x.resources == b.resources && x.weight == b.weight))
+            .map(|x| format!(" ±{:.1}", x.speedup.half_width * 100.0))
+            .unwrap_or_default();
+        let _ = writeln!(o, "  {:<24} {:+6.1}%{interval} at +{:.0}%", b.resources.join("+"), b.speedup * 100.0, (b.weight - 1.0) * 100.0);
     }
     o.push('\n');
 

@@ -7,6 +7,7 @@ mod dynamic_text;
 mod loops_text;
 mod machine_text;
 pub mod numbers;
+mod sampling_text;
 mod table;
 mod verdict_text;
 
@@ -16,6 +17,7 @@ pub use html::render_html;
 pub use dynamic_text::render_dynamic;
 pub use loops_text::render_loops;
 pub use machine_text::{render_machine, render_machine_list};
+pub use sampling_text::render_sampling;
 pub use table::Table;
 pub use verdict_text::render_verdict;
 

@@ -235,6 +235,24 @@ impl Details {
     }
 }
 
+/// What a batch of a sampled dynamic run is to the timing model (SMARTS): the
+/// batches between windows are not timed at all, so listeners never see them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BatchPart {
+    /// Part of a stretch timed in full (an exact run, or the exact prefix of a sampled one).
+    Whole,
+    /// The detailed warm-up of a window, after a stretch the model did not time: not measured.
+    WarmUp,
+    /// A measured unit, standing for `weight` units of the run (its sampling period).
+    Unit { weight: f64 },
+}
+
+impl Default for BatchPart {
+    fn default() -> Self {
+        BatchPart::Whole
+    }
+}
+
 /// A consumer of the per-instruction stream (accounting views).
 pub trait Listener {
     /// Whether the listener reads more than the stage times, their causes and
@@ -254,6 +272,14 @@ pub trait Listener {
         } else {
             Details::None
         }
+    }
+
+    /// A batch of a sampled run begins: [`Listener::begin_batch`] for a batch
+    /// timed in full; a listener that tells warm-ups from units overrides it.
+    #[inline]
+    fn begin_part(&mut self, len: usize, part: BatchPart) -> Details {
+        let _ = part;
+        self.begin_batch(len)
     }
 
     /// Whether this listener decides batch by batch (in `begin_batch`) which
@@ -296,6 +322,11 @@ impl<A: Listener, B: Listener> Listener for (A, B) {
     #[inline]
     fn begin_batch(&mut self, len: usize) -> Details {
         self.0.begin_batch(len).union(self.1.begin_batch(len))
+    }
+
+    #[inline]
+    fn begin_part(&mut self, len: usize, part: BatchPart) -> Details {
+        self.0.begin_part(len, part).union(self.1.begin_part(len, part))
     }
 
     #[inline]

@@ -2,9 +2,10 @@
 //! decoded once, simulated once by the functional layer, and timed by the
 //! baseline core plus every sensitivity variant in one pass.
 
-use super::engine::{Batch, DynRecord, Sampling, VariantEngine};
+use super::engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
 use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiPlacement, RoiTracker};
+use super::sampling::{self, LiveEstimate, Sampler, SamplingOptions};
 use super::symbolize::{attribute_run, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
 use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
@@ -16,7 +17,7 @@ use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, 
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{read_stream, trace_run, ExecutedInsn, GuestExit, InstructionStream, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream};
-use bottlenose_timing::{resolve, Acceleration, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
+use bottlenose_timing::{resolve, Acceleration, BatchPart, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
 use std::ffi::OsString;
@@ -68,6 +69,10 @@ pub struct DynamicOptions {
     /// Trace the processes the program starts (forks, execs), as `perf stat`
     /// does; false (`run --no-inherit`) stays with the first.
     pub follow_children: bool,
+    /// Sampled simulation (SMARTS) past a threshold (`None`: every instruction timed).
+    pub sampling: Option<SamplingOptions>,
+    /// Called with the progress calls while a sampled run has an estimate: (simulated, estimate).
+    pub on_estimate: Option<Box<dyn FnMut(u64, LiveEstimate) + Send>>,
 }
 
 /// Where a process's trace comes from.
@@ -230,6 +235,9 @@ pub struct DynamicReport {
     pub total: super::processes::ProcessTotal,
     /// What was not traced, and why (one line each).
     pub untraced: Vec<String>,
+    /// A sampled run: its design, and every estimate's confidence interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<sampling::report::SamplingSummary>,
 }
 
 /// A static instruction of the run with its per-instruction totals.
@@ -514,6 +522,13 @@ struct Pipeline<'m> {
     roi_placement: Option<RoiPlacement>,
     /// Per static instruction: how many mappings were known when it was first seen.
     maps_known: Vec<u32>,
+    /// A sampled run's schedule; the batch being filled is timed as `part`, or
+    /// not at all (fast-forward: `None`), `fast_forwarded` instructions into it.
+    sampler: Option<Sampler>,
+    part: Option<BatchPart>,
+    fast_forwarded: usize,
+    /// Executions and mispredictions the timing model did not see, by static index.
+    untimed: Vec<(u64, u64)>,
 }
 
 impl Pipeline<'_> {
@@ -615,6 +630,10 @@ impl Pipeline<'_> {
             }
             return;
         }
+        if self.part.is_none() && self.sampler.is_some() {
+            self.fast_forward(index, executed);
+            return;
+        }
         self.front.fill_executed(&executed, stat, &mut next_record(&mut self.batch.records, index).info);
         for st in &mut self.ideal {
             st.front.fill_executed(&executed, stat, &mut next_record(&mut st.batch.records, index).info);
@@ -629,12 +648,58 @@ impl Pipeline<'_> {
     }
 
     fn flush(&mut self) {
+        if self.sampler.is_some() && self.batch.records.is_empty() {
+            return; // the end of a sampled run between windows: nothing to time
+        }
+        let part = self.part.unwrap_or_default();
+        let len = self.batch.records.len() as u64;
         // the next batch starts at full size: no regrowth per batch on the hot path
-        let b = std::mem::replace(&mut self.batch, Batch { new_instructions: Vec::new(), records: self.engine.buffer(BATCH) });
+        let mut b = std::mem::replace(&mut self.batch, Batch { new_instructions: Vec::new(), records: self.engine.buffer(BATCH), part: BatchPart::Whole });
+        b.part = part;
         self.engine.feed(b);
         for st in &mut self.ideal {
-            let b = std::mem::replace(&mut st.batch, Batch { new_instructions: Vec::new(), records: st.engine.buffer(BATCH) });
+            let mut b = std::mem::replace(&mut st.batch, Batch { new_instructions: Vec::new(), records: st.engine.buffer(BATCH), part: BatchPart::Whole });
+            b.part = part;
             st.engine.feed(b);
+        }
+        if self.sampler.is_some() {
+            self.end_batch(len);
+        }
+    }
+
+    /// The batch being filled is over (timed or fast-forwarded): plan the next one.
+    fn end_batch(&mut self, len: u64) {
+        let Some(s) = &mut self.sampler else { return };
+        s.end_batch(len, self.part);
+        self.engine.take_feedback(|b| s.on_cycles(b.part, b.cycles));
+        self.part = s.next_batch(self.simulated);
+    }
+
+    /// One instruction between windows: the functional layers only, and its
+    /// execution (and misprediction) counted for the report.
+    #[inline(always)]
+    fn fast_forward(&mut self, index: usize, executed: Executed<'_, '_>) {
+        let stat = &self.statics[index];
+        let mut scratch = DynInfo::default();
+        self.front.fill_executed(&executed, stat, &mut scratch);
+        let mispredicted = scratch.mispredicted as u64;
+        for st in &mut self.ideal {
+            st.front.fill_executed(&executed, stat, &mut scratch);
+        }
+        if index >= self.untimed.len() {
+            self.untimed.resize((index + 1).next_power_of_two(), (0, 0));
+        }
+        let u = &mut self.untimed[index];
+        u.0 += 1;
+        u.1 += mispredicted;
+        self.simulated += 1;
+        self.fast_forwarded += 1;
+        if self.fast_forwarded == BATCH {
+            self.fast_forwarded = 0;
+            self.end_batch(BATCH as u64);
+        }
+        if self.simulated >= self.limit {
+            self.stopped = true;
         }
     }
 }
@@ -730,19 +795,23 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     let view_params = ViewParams::new(machine, &configs[0]);
     let facts = SharedFacts::new();
     let views = AccountingViews::with_shared(view_params.clone(), facts.clone());
+    let smarts = opts.sampling.clone();
     let listeners = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
         match (with_views, opts.sample_views) {
             (false, _) => views.disabled(),
             (true, Some(n)) => views.sampled(n as u64, EXACT_VIEW_BATCHES),
+            // a sampled run counts the views on its units: exact before them
+            (true, None) if smarts.is_some() => views.sampled(8, u64::MAX),
             (true, None) => views,
         },
     );
     let base_config = configs[0].clone();
-    let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1);
-    let engine = match sampling {
-        Some(n) => VariantEngine::sampled(configs, listeners, Sampling { window: 16, period: 16 * n as u64 }),
-        None => VariantEngine::new(configs, listeners, opts.threads),
+    let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1 && smarts.is_none());
+    let engine = match (sampling, &smarts) {
+        (Some(n), _) => VariantEngine::sampled(configs, listeners, Sampling { window: 16, period: 16 * n as u64 }),
+        (None, Some(_)) => VariantEngine::with_feedback(configs, listeners, opts.threads),
+        (None, None) => VariantEngine::new(configs, listeners, opts.threads),
     };
     let ideal = ideal_streams(machine, opts, &base_config);
     let front = Front::new(machine, opts.idealization, opts.prefetcher);
@@ -772,8 +841,15 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         maps_seen: 0,
         roi_placement: opts.roi_placement.take(),
         maps_known: Vec::new(),
+        sampler: smarts.map(|o| Sampler::new(o, BATCH as u64)),
+        part: Some(BatchPart::Whole),
+        fast_forwarded: 0,
+        untimed: Vec::new(),
     };
     let maps = pipe.maps.clone();
+    if let Some(s) = &mut pipe.sampler {
+        pipe.part = s.next_batch(0);
+    }
 
     let pid = match &source {
         Source::Root(run) => Some(run.id() as libc::pid_t),
@@ -781,6 +857,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     };
     let interrupt = opts.interrupt.clone();
     let mut progress = opts.progress.take();
+    let mut on_estimate = opts.on_estimate.take();
     let mut next_progress = 1u64 << 20;
     let mut killed = false;
     let mut interrupted = false;
@@ -790,6 +867,9 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
             next_progress += 1 << 20;
             if let Some(p) = &mut progress {
                 p(pipe.executed, pipe.simulated);
+            }
+            if let (Some(f), Some(live)) = (&mut on_estimate, pipe.sampler.as_ref().and_then(|s| s.live(pipe.simulated))) {
+                f(pipe.simulated, live);
             }
             if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
                 interrupted = true;
@@ -833,6 +913,11 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     for run in pipe.strings.finish() {
         pipe.step(run.index, run.vcpu, Executed::String(&run));
     }
+    if pipe.part.is_none() && pipe.fast_forwarded > 0 {
+        if let Some(s) = &mut pipe.sampler {
+            s.end_batch(pipe.fast_forwarded as u64, None); // cut off between windows
+        }
+    }
     pipe.flush();
 
     let limit_hit = pipe.simulated >= pipe.limit;
@@ -866,9 +951,15 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         let counts = pipe.roi_counts;
         pipe.front.functional.restore_counts(counts); // after the region: not counted
     }
-    let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, maps_known, .. } = pipe;
+    let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, maps_known, sampler, untimed, .. } = pipe;
     let functional = front.functional;
-    let (outcomes, ((causes, cost), views)) = engine.finish();
+    let (mut outcomes, ((causes, mut cost), views)) = engine.finish();
+    let mut ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
+    // a sampled run: every total becomes the estimate from its units
+    let sampled = sampler.and_then(|s| {
+        let all = outcomes.iter_mut().chain(ideal_outcomes.iter_mut().flat_map(|(_, o)| o.iter_mut()));
+        sampling::finish::estimate(s, all, &mut cost, &untimed)
+    });
     let mappings = std::mem::take(&mut *maps.borrow_mut());
     let space = bottlenose_attribution::AddressSpace::new(
         mappings,
@@ -882,17 +973,25 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     }
     let base = outcomes[0].cycles.max(0.0);
     // without the views there is nothing to report (they booked nothing)
-    let mut accounting = if with_views { AccountingReport::new(views.finish(base, &cost), &view_params) } else { AccountingReport::default() };
+    let views_result = with_views.then(|| views.finish(base, &cost));
+    let windows = views_result.as_ref().map(|r| r.windows.clone()).unwrap_or_default();
+    let mut accounting = match views_result {
+        Some(r) => AccountingReport::new(r, &view_params),
+        None => AccountingReport::default(),
+    };
     let mut ideal_results: Vec<(Vec<Ideal>, f64)> = Vec::new();
-    for st in ideal {
-        let (o, ()) = st.engine.finish();
-        for (set, out) in st.sets.into_iter().zip(o) {
-            ideal_results.push((set, out.cycles));
+    let mut ideal_units: Vec<(String, &VariantOutcome)> = Vec::new();
+    for (sets, o) in &ideal_outcomes {
+        for (set, out) in sets.iter().zip(o) {
+            ideal_results.push((set.clone(), out.cycles));
+            ideal_units.push((set.iter().map(|i| i.name()).collect::<Vec<_>>().join("+"), out));
         }
     }
     if let Some(i) = alu1_variant {
         ideal_results.push((vec![Ideal::Alu1], outcomes[i].cycles));
+        ideal_units.push((Ideal::Alu1.name().to_string(), &outcomes[i]));
     }
+    let sampling_summary = sampled.map(|run| run.summary(&labels, &outcomes, &ideal_units, &windows, simulated));
     ideal_results.sort_by_key(|(set, _)| (set.len(), set.iter().map(|i| Ideal::ALL.iter().position(|x| x == i).unwrap_or(9)).collect::<Vec<_>>()));
     if !ideal_results.is_empty() {
         accounting.add_idealizations(base, &ideal_results);
@@ -967,6 +1066,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         processes: Vec::new(),
         total: Default::default(),
         untraced: Vec::new(),
+        sampling: sampling_summary,
     };
     if exit.signal() == Some(libc::SIGILL) && !killed {
         if let Some(last) = report.statics.get(last_index as usize) {

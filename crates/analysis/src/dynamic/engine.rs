@@ -10,8 +10,8 @@
 //! own, fed with the baseline's stage times batch by batch, so it overlaps with
 //! timing instead of adding to it.
 
-use bottlenose_timing::{Details, Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use bottlenose_timing::{BatchPart, Details, Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -27,12 +27,27 @@ pub struct DynRecord {
 pub struct Batch {
     pub new_instructions: Vec<InstrTiming>,
     pub records: Vec<DynRecord>,
+    /// What the batch is to a sampled run (SMARTS); `Whole` when timed in full.
+    pub part: BatchPart,
 }
 
 #[derive(Debug, Clone)]
 pub struct VariantOutcome {
     pub cycles: f64,
     pub instructions: u64,
+    /// A sampled run: the cycles when its first window began (the exact
+    /// prefix's), and the cycles of each measured unit, in stream order.
+    pub prefix_cycles: Option<f64>,
+    pub units: Vec<f64>,
+}
+
+/// The baseline's cycles over one batch timed in full or one measured unit,
+/// sent back to the producer as they are known (the sampling controller reads
+/// the variance from them).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchCycles {
+    pub part: BatchPart,
+    pub cycles: f64,
 }
 
 type Work = Arc<Batch>;
@@ -45,6 +60,8 @@ pub struct VariantEngine<L: Listener + Send + 'static> {
     instructions: u64,
     /// Emptied record buffers coming back from the workers (see [`VariantEngine::buffer`]).
     spare: Receiver<Vec<DynRecord>>,
+    /// The baseline's cycles batch by batch ([`VariantEngine::with_feedback`]).
+    feedback: Option<Receiver<BatchCycles>>,
 }
 
 /// How many emptied record buffers wait for reuse.
@@ -142,8 +159,8 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         let sink = Sink::new(listener, None);
         let (tx, rx) = sync_channel::<Work>(64);
         let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
-        let handle = spawn_named("bn-timing".into(), move || sampled_worker(configs, Some(sink), Batches { rx, spare: spare_tx }, plan));
-        Self { workers: vec![Worker { tx, handle }], instructions: 0, spare }
+        let handle = spawn_named("bn-timing".into(), move || sampled_worker(configs, Some(sink), Batches { rx, spare: spare_tx, feedback: None }, plan));
+        Self { workers: vec![Worker { tx, handle }], instructions: 0, spare, feedback: None }
     }
 
     /// `configs[0]` is the baseline. `threads` worker threads share the variants.
@@ -154,6 +171,16 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     /// As [`VariantEngine::new`], choosing whether a detailed listener gets its own
     /// thread (`None`: when the host has at least 4 cores).
     pub fn with_listener_thread(configs: Vec<CoreConfig>, listener: L, threads: usize, own_thread: Option<bool>) -> Self {
+        Self::build(configs, listener, threads, own_thread, false)
+    }
+
+    /// As [`VariantEngine::new`], and the baseline's cycles of every batch timed
+    /// in full and every measured unit come back through [`VariantEngine::take_feedback`].
+    pub fn with_feedback(configs: Vec<CoreConfig>, listener: L, threads: usize) -> Self {
+        Self::build(configs, listener, threads, None, true)
+    }
+
+    fn build(configs: Vec<CoreConfig>, listener: L, threads: usize, own_thread: Option<bool>, feedback: bool) -> Self {
         let all: Vec<(usize, CoreConfig)> = configs.into_iter().enumerate().collect();
         assert!(!all.is_empty(), "at least the baseline variant");
         let threads = threads.max(1).min(all.len());
@@ -163,18 +190,30 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         }
         let mut listener = Some(listener);
         let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
+        let (feedback_tx, feedback_rx) = channel::<BatchCycles>();
+        let mut feedback_tx = feedback.then_some(feedback_tx);
         let workers = buckets
             .into_iter()
             .enumerate()
             .map(|(k, bucket)| {
                 let (tx, rx) = sync_channel::<Work>(64);
-                let l = if bucket[0].0 == 0 { listener.take().map(|l| Sink::new(l, own_thread)) } else { None };
-                let batches = Batches { rx, spare: spare_tx.clone() };
+                let baseline = bucket[0].0 == 0;
+                let l = if baseline { listener.take().map(|l| Sink::new(l, own_thread)) } else { None };
+                let batches = Batches { rx, spare: spare_tx.clone(), feedback: if baseline { feedback_tx.take() } else { None } };
                 let handle = spawn_named(format!("bn-timing-{k}"), move || worker(bucket, l, batches));
                 Worker { tx, handle }
             })
             .collect();
-        Self { workers, instructions: 0, spare }
+        Self { workers, instructions: 0, spare, feedback: feedback.then_some(feedback_rx) }
+    }
+
+    /// The baseline's batch cycles that came back since the last call.
+    pub fn take_feedback(&self, mut f: impl FnMut(BatchCycles)) {
+        if let Some(rx) = &self.feedback {
+            while let Ok(b) = rx.try_recv() {
+                f(b);
+            }
+        }
     }
 
     /// An empty record buffer with room for `capacity` records: one the workers
@@ -233,7 +272,7 @@ fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<
         Sink::Inline(l) => {
             let records = &batch.records[..];
             // the cheap step for the part nobody wants the details of
-            let detailed_from = match l.begin_batch(records.len()) {
+            let detailed_from = match l.begin_part(records.len(), batch.part) {
                 _ if !L::DETAILS => records.len(),
                 Details::None => records.len(),
                 Details::All => 0,
@@ -264,6 +303,8 @@ fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<
 struct Batches {
     rx: Receiver<Work>,
     spare: SyncSender<Vec<DynRecord>>,
+    /// Where the baseline's worker reports its batch cycles (when asked to).
+    feedback: Option<Sender<BatchCycles>>,
 }
 
 impl Batches {
@@ -323,10 +364,11 @@ fn sampled_worker<L: Listener + Send + 'static>(
     }
     close(&mut open, &base, &mut base_sum, &mut sums);
     let total = base.cycles();
-    let mut outcomes = vec![(0, VariantOutcome { cycles: total, instructions: n })];
+    let outcome = |cycles| VariantOutcome { cycles, instructions: n, prefix_cycles: None, units: Vec::new() };
+    let mut outcomes = vec![(0, outcome(total))];
     for (i, sum) in sums.into_iter().enumerate() {
         let cycles = if base_sum > 0.0 { total * sum / base_sum } else { total };
-        outcomes.push((i + 1, VariantOutcome { cycles, instructions: n }));
+        outcomes.push((i + 1, outcome(cycles)));
     }
     (outcomes, sink)
 }
@@ -337,19 +379,41 @@ fn worker<L: Listener + Send + 'static>(
     batches: Batches,
 ) -> (Vec<(usize, VariantOutcome)>, Option<Sink<L>>) {
     let mut cores: Vec<(usize, Core)> = variants.into_iter().map(|(i, c)| (i, Core::new(c))).collect();
+    // a sampled run: each variant's cycles at its first window, and per measured unit
+    let mut prefix: Option<Vec<f64>> = None;
+    let mut units: Vec<Vec<f64>> = vec![Vec::new(); cores.len()];
     let mut table: Vec<InstrTiming> = Vec::new();
     let mut n = 0u64;
     while let Ok(batch) = batches.rx.recv() {
         table.extend(batch.new_instructions.iter().cloned());
-        for (i, core) in &mut cores {
+        if batch.part != BatchPart::Whole && prefix.is_none() {
+            prefix = Some(cores.iter().map(|(_, c)| c.cycles()).collect());
+        }
+        let unit = matches!(batch.part, BatchPart::Unit { .. });
+        for (k, (i, core)) in cores.iter_mut().enumerate() {
+            let before = core.cycles();
             match (&mut listener, *i) {
                 (Some(sink), 0) => step_baseline(core, sink, &batch, &table),
                 _ => step_unobserved(core, &batch, &table),
+            }
+            let cycles = core.cycles() - before;
+            if unit {
+                units[k].push(cycles);
+            }
+            if let (0, Some(tx), false) = (*i, &batches.feedback, batch.part == BatchPart::WarmUp) {
+                let _ = tx.send(BatchCycles { part: batch.part, cycles });
             }
         }
         n += batch.records.len() as u64;
         batches.done(batch);
     }
-    let outcomes = cores.into_iter().map(|(i, c)| (i, VariantOutcome { cycles: c.cycles(), instructions: n })).collect();
+    let outcomes = cores
+        .into_iter()
+        .zip(units)
+        .enumerate()
+        .map(|(k, ((i, c), units))| {
+            (i, VariantOutcome { cycles: c.cycles(), instructions: n, prefix_cycles: prefix.as_ref().map(|p| p[k]), units })
+        })
+        .collect();
     (outcomes, listener)
 }

@@ -6,6 +6,7 @@ mod engine;
 mod illegal;
 mod processes;
 mod roi;
+pub mod sampling;
 mod strings;
 mod symbolize;
 
@@ -14,5 +15,5 @@ pub use driver::{
     AppliedAcceleration, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
     SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
 };
-pub use engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
+pub use engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
 pub use roi::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};

@@ -260,6 +260,9 @@ impl DynamicOptions {
             accounting_views: self.accounting_views,
             sample_views: self.sample_views,
             follow_children: self.follow_children,
+            // a child is sampled as the program is; the progress line shows the first process
+            sampling: self.sampling.clone(),
+            on_estimate: None,
         }
     }
 }

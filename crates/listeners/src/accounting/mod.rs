@@ -59,12 +59,12 @@ use crate::topdown::TopDownCounters;
 use sampled::{Phase, Sample};
 use sweep::{sweep, Sweep, SweepAcc, SweepParams};
 use bottlenose_machine::Machine;
-use bottlenose_timing::{CoreConfig, Details, DispatchCause, LatencyClass, Listener, StageTimes};
+use bottlenose_timing::{BatchPart, CoreConfig, Details, DispatchCause, LatencyClass, Listener, StageTimes};
 
 mod sampled;
 mod sweep;
 
-pub use sampled::ViewsSampling;
+pub use sampled::{ViewsSampling, WindowTally};
 
 const EPS: f64 = 1e-9;
 
@@ -291,6 +291,8 @@ pub struct AccountingResult {
     pub cycle_accounting: CycleAccounting,
     /// Set when the views were counted on samples of the run ([`AccountingViews::sampled`]).
     pub sampling: Option<ViewsSampling>,
+    /// What each counted window of sampled views measured (empty when exact).
+    pub windows: Vec<WindowTally>,
 }
 
 /// The dispatch delay of the instruction being processed, split at its causes.
@@ -627,7 +629,8 @@ impl AccountingViews {
         let cpi_stacks = CpiStacks::new(clocks, self.instructions, w, &cpi);
         let flops_stack = self.flops.finish(&self.p, clocks);
         let cycle_accounting = self.tally.lev.finish(&self.p, &self.tally.td, clocks);
-        AccountingResult { topdown: self.tally.td, cpi_stacks, flops_stack, cycle_accounting, sampling: sample.map(|s| s.report()) }
+        let windows = sample.as_ref().map(|s| s.tallies.clone()).unwrap_or_default();
+        AccountingResult { topdown: self.tally.td, cpi_stacks, flops_stack, cycle_accounting, sampling: sample.map(|s| s.report()), windows }
     }
 
     /// The end of an exactly counted run: the machine drains after the last
@@ -700,7 +703,24 @@ impl Listener for AccountingViews {
         if self.off {
             return Details::None;
         }
-        self.next_batch(len)
+        self.next_batch(len, None)
+    }
+
+    /// A sampled run's warm-ups and units are the views' warm-ups and counted
+    /// windows; what it times in full, the views sample on their own schedule.
+    fn begin_part(&mut self, len: usize, part: BatchPart) -> Details {
+        if self.off {
+            return Details::None;
+        }
+        match part {
+            BatchPart::Whole => self.next_batch(len, None),
+            BatchPart::WarmUp => self.next_batch(len, Some((Phase::Warm, 1.0))),
+            BatchPart::Unit { weight } => {
+                // a unit stands for `weight` batches, a window of the views' own for their period
+                let own = self.sample.as_ref().map_or(1, |s| s.own_period()) as f64;
+                self.next_batch(len, Some((Phase::Count, weight / own)))
+            }
+        }
     }
 
     fn samples(&self) -> bool {

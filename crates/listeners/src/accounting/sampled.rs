@@ -52,6 +52,70 @@ pub struct ViewsSampling {
     pub counted_cycles: f64,
 }
 
+/// What one counted window measured, for the intervals of the views' shares:
+/// the cycles it swept, the stall components of the three CPI stacks (dispatch,
+/// issue, commit) and the Top-Down dispatch gaps (wrong path, recovery,
+/// frontend, backend), all in cycles.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WindowTally {
+    /// What the window stands for relative to the views' own windows (1 for those).
+    pub weight: f64,
+    pub cycles: f64,
+    pub cpi: [[f64; 16]; 3],
+    pub gaps: [f64; 4],
+}
+
+impl WindowTally {
+    fn of(t: &Tallies, fin: i64) -> Self {
+        let td = &t.td;
+        WindowTally { weight: 1.0, cycles: fin as f64, cpi: t.acc.cpi, gaps: [td.wrong_path_cycles, td.recovery_cycles, td.fetch_cycles, td.backend_cycles] }
+    }
+
+    fn minus(&self, o: &WindowTally) -> Self {
+        let mut d = *self;
+        d.cycles -= o.cycles;
+        for (a, b) in d.cpi.iter_mut().zip(&o.cpi) {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x -= y);
+        }
+        d.gaps.iter_mut().zip(&o.gaps).for_each(|(x, y)| *x -= y);
+        d
+    }
+}
+
+impl Tallies {
+    /// `start + w · (self - start)`: a window that stands for `w` times what the
+    /// views' own windows stand for (a sampled run's unit) counts `w` times.
+    /// The fields are those booking and sweeping count ([`Tallies::add`]).
+    fn reweight(&mut self, start: &Tallies, w: f64) {
+        let u = |x: &mut u64, s: u64| *x = s + ((x.saturating_sub(s)) as f64 * w).round() as u64;
+        let f = |x: &mut f64, s: f64| *x = s + (*x - s) * w;
+        let (a, b) = (&mut self.acc, &start.acc);
+        a.ops.iter_mut().zip(&b.ops).for_each(|(x, s)| u(x, *s));
+        a.mem.iter_mut().zip(&b.mem).for_each(|(x, s)| u(x, *s));
+        u(&mut a.mem_stores, b.mem_stores);
+        u(&mut a.ext_c1, b.ext_c1);
+        u(&mut a.ext_ct, b.ext_ct);
+        u(&mut a.ext_occupancy, b.ext_occupancy);
+        u(&mut a.divider_active, b.divider_active);
+        for (x, s) in a.cpi.iter_mut().zip(&b.cpi) {
+            x.iter_mut().zip(s).for_each(|(x, s)| f(x, *s));
+        }
+        a.idle.iter_mut().zip(&b.idle).for_each(|(x, s)| f(x, *s));
+        let (a, b) = (&mut self.td, &start.td);
+        f(&mut a.wrong_path_cycles, b.wrong_path_cycles);
+        f(&mut a.recovery_cycles, b.recovery_cycles);
+        f(&mut a.fetch_cycles, b.fetch_cycles);
+        u(&mut a.fetch_full_cycles, b.fetch_full_cycles);
+        f(&mut a.backend_cycles, b.backend_cycles);
+        let (a, b) = (&mut self.lev, &start.lev);
+        a.loads.iter_mut().zip(&b.loads).for_each(|(x, s)| u(x, *s));
+        u(&mut a.icache_events, b.icache_events);
+        f(&mut a.icache_cycles, b.icache_cycles);
+        u(&mut a.btb_events, b.btb_events);
+        f(&mut a.btb_cycles, b.btb_cycles);
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Phase {
     /// The exact prefix: every instruction counted into the real tallies.
@@ -77,8 +141,14 @@ pub(super) struct Sample {
     pub phase: Phase,
     /// The tallies not in use: while counting, the scratch ones; otherwise the real ones.
     other: Tallies,
-    /// At the start of the counted window: first unswept cycle, instructions booked.
+    /// At the start of the counted window: first unswept cycle, instructions booked,
+    /// and the tallies then.
     start: (i64, u64),
+    start_tally: WindowTally,
+    /// A weighted window (a sampled run's unit): its weight and the tallies at its start.
+    weighted: Option<(f64, Box<Tallies>)>,
+    /// What each counted window measured.
+    pub tallies: Vec<WindowTally>,
     pub windows: u64,
     pub counted_instructions: u64,
     pub swept_cycles: f64,
@@ -94,10 +164,18 @@ impl Sample {
             phase: if exact_batches > 0 { Phase::Exact } else { Phase::Skip },
             other: Tallies::new(width),
             start: (0, 0),
+            start_tally: WindowTally::default(),
+            weighted: None,
+            tallies: Vec::new(),
             windows: 0,
             counted_instructions: 0,
             swept_cycles: 0.0,
         }
+    }
+
+    /// The views' own period, what a weight of 1 stands for.
+    pub fn own_period(&self) -> u64 {
+        self.period
     }
 
     pub fn report(&self) -> ViewsSampling {
@@ -132,10 +210,13 @@ impl AccountingViews {
     }
 
     /// Next batch (of `len` instructions): warm up, count, or skip it; which of
-    /// its instructions the views want timed in detail.
-    pub(super) fn next_batch(&mut self, len: usize) -> Details {
+    /// its instructions the views want timed in detail. `forced`: the phase a
+    /// sampled run's schedule gives the batch (its warm-ups and units), instead
+    /// of the views' own schedule.
+    pub(super) fn next_batch(&mut self, len: usize, forced: Option<(Phase, f64)>) -> Details {
         let Some(mut s) = self.sample.take() else { return Details::All };
         let next = match s.batches.checked_sub(s.exact_batches) {
+            _ if forced.is_some() => forced.map_or(Phase::Skip, |f| f.0),
             None => Phase::Exact,
             Some(b) => {
                 let offset = window_offset(b / s.period, s.period);
@@ -146,6 +227,9 @@ impl AccountingViews {
                 }
             }
         };
+        // a unit straight after batches the views skipped (timed, not booked: a sampled
+        // run's first unit after its exact prefix) warms them up instead of being counted
+        let next = if next == Phase::Count && s.phase == Phase::Skip { Phase::Warm } else { next };
         s.batches += 1;
         match (s.phase, next) {
             (Phase::Exact, Phase::Exact) => {}
@@ -156,14 +240,17 @@ impl AccountingViews {
                 let tallies = std::mem::replace(&mut self.tally, s.other.clone());
                 s.prefix = Some(Prefix { tallies, cycles: self.fin, instructions: self.booked });
             }
-            (Phase::Warm, Phase::Count) => {
-                self.sweep_to_dispatch();
-                self.swap_tallies(&mut s);
-                s.start = (self.fin, self.booked);
-            }
-            // (a window ending a period may be followed at once by the next one's warm-up)
+            // (a window ending a period may be followed at once by the next one's warm-up,
+            // and a sampled run's unit by the next period's unit)
             (Phase::Count, _) => self.close_window(&mut s),
             _ => {}
+        }
+        if next == Phase::Count {
+            self.sweep_to_dispatch();
+            self.swap_tallies(&mut s);
+            s.start = (self.fin, self.booked);
+            s.start_tally = WindowTally::of(&self.tally, self.fin);
+            s.weighted = forced.map(|f| f.1).filter(|&w| w != 1.0).map(|w| (w, Box::new(self.tally.clone())));
         }
         s.phase = next;
         self.sample = Some(s);
@@ -193,8 +280,18 @@ impl AccountingViews {
         self.sweep_to_dispatch();
         let (fin0, booked0) = s.start;
         s.windows += 1;
-        s.counted_instructions += self.booked - booked0;
-        s.swept_cycles += (self.fin - fin0) as f64;
+        let mut window = WindowTally::of(&self.tally, self.fin).minus(&s.start_tally);
+        let w = match s.weighted.take() {
+            Some((w, start)) => {
+                self.tally.reweight(&start, w);
+                w
+            }
+            None => 1.0,
+        };
+        window.weight = w;
+        s.tallies.push(window);
+        s.counted_instructions += ((self.booked - booked0) as f64 * w).round() as u64;
+        s.swept_cycles += (self.fin - fin0) as f64 * w;
         self.swap_tallies(s);
         s.phase = Phase::Skip;
     }

@@ -4,6 +4,7 @@
 //! and `--html` produce the same page. Sections appear when their data exists.
 
 mod heatmap;
+mod sampling;
 mod sections;
 mod stacks;
 mod tables;
@@ -95,6 +96,7 @@ fn region_name(r: &Value, i: usize) -> String {
 fn region_body(body: &mut String, report: &Value) {
     // what is slow and why, then where, then the views the verdict rests on
     sections::summary(body, report);
+    sampling::sampling(body, report);
     verdict::verdict(body, report);
     tables::static_loops(body, report);
     tables::functions(body, report);

@@ -1,0 +1,147 @@
+//! The adaptive choice of the sampling period.
+//!
+//! A run's length is not known while it runs, so the controller decides at
+//! doubling points: each time the instructions seen so far have doubled since
+//! the last decision, a new stratum starts and its period is chosen as if the
+//! run would end at twice its current length (the stretch to come as long as
+//! the one behind). For that stretch it asks for as many units as bring the
+//! interval on the total cycles down to the target, given the variance the
+//! units have shown so far and the variance the strata behind already carry:
+//!
+//! `n = M_rest² s² / (V* - V_done)`, with `V* = (ε T̂ / z)²`,
+//!
+//! `M_rest` the units in the stretch, `s²` the per-unit variance, `T̂` the
+//! projected total. A time budget caps the rate: the stretch may spend half of
+//! the time left (the other half is kept for the run's unknown rest), its
+//! fast-forwarding first. The period stays between [`MIN_PERIOD`] and what
+//! leaves the stretch [`MIN_UNITS_PER_STRATUM`] units.
+
+use super::estimator::Running;
+use std::time::Duration;
+
+/// The densest schedule: a window (warm-up and unit) in every 4 batches.
+pub const MIN_PERIOD: u64 = 4;
+
+/// Each stratum gets at least this many units, so that its own variance is estimable.
+pub const MIN_UNITS_PER_STRATUM: f64 = 30.0;
+
+/// What the user asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    /// Relative half-width of the interval on the total cycles (0.03: ±3 %).
+    pub relative_half_width: f64,
+    /// The confidence quantile (`z`).
+    pub z: f64,
+    /// Wall time the whole run may take.
+    pub budget: Option<Duration>,
+}
+
+/// What the run knows at a decision point.
+#[derive(Debug, Clone, Copy)]
+pub struct State {
+    /// Instructions timed so far (exact prefix and sampled part).
+    pub instructions: u64,
+    /// Estimated cycles so far, and the variance of that estimate.
+    pub cycles: f64,
+    pub variance: f64,
+    /// Cycles per batch-sized unit seen so far (units, or the exact prefix's batches).
+    pub units: Running,
+    pub unit_instructions: u64,
+    /// Wall time so far; seconds per fast-forwarded instruction and per window.
+    pub elapsed: Duration,
+    pub fast_forward_seconds_per_instruction: f64,
+    pub window_seconds: f64,
+    pub window_batches: u64,
+}
+
+/// The period (in batches) for the stretch from `state.instructions` to twice that.
+pub fn choose_period(target: &Target, state: &State) -> u64 {
+    let rest_units = state.instructions as f64 / state.unit_instructions.max(1) as f64;
+    let max_period = ((rest_units / MIN_UNITS_PER_STRATUM).floor() as u64).max(MIN_PERIOD);
+    let cpi_unit = state.units.mean();
+    if state.instructions == 0 || cpi_unit <= 0.0 {
+        return MIN_PERIOD;
+    }
+    let projected = state.cycles + rest_units * cpi_unit;
+    let allowed = (target.relative_half_width * projected / target.z).powi(2) - state.variance;
+    let s2 = state.units.variance();
+    let wanted = if allowed <= 0.0 {
+        f64::INFINITY // out of reach at any rate: measure as densely as allowed
+    } else {
+        rest_units * rest_units * s2 / allowed
+    };
+    let mut period = if wanted >= rest_units / MIN_PERIOD as f64 { MIN_PERIOD } else { (rest_units / wanted.max(1.0)).floor() as u64 };
+    if let Some(budget) = target.budget {
+        let left = budget.saturating_sub(state.elapsed).as_secs_f64() * 0.5;
+        let forwarding = state.instructions as f64 * state.fast_forward_seconds_per_instruction;
+        let windows = ((left - forwarding) / state.window_seconds.max(1e-9)).max(1.0);
+        let affordable = (rest_units / windows).ceil() as u64;
+        period = period.max(affordable);
+    }
+    period.clamp(MIN_PERIOD.max(state.window_batches), max_period.max(state.window_batches))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(values: &[f64]) -> Running {
+        let mut r = Running::default();
+        values.iter().for_each(|&v| r.push(v));
+        r
+    }
+
+    fn state(instructions: u64, spread: &[f64]) -> State {
+        let u = units(spread);
+        State {
+            instructions,
+            cycles: instructions as f64 / 4096.0 * u.mean(),
+            variance: 0.0,
+            units: u,
+            unit_instructions: 4096,
+            elapsed: Duration::ZERO,
+            fast_forward_seconds_per_instruction: 0.0,
+            window_seconds: 0.0,
+            window_batches: 2,
+        }
+    }
+
+    const TARGET: Target = Target { relative_half_width: 0.03, z: 3.0, budget: None };
+
+    #[test]
+    fn uniform_code_is_sampled_sparsely() {
+        // per-unit cycles with a 1 % spread: n = M² s² / (ε T / z)², T = 2 M mean
+        // = (3 · 0.01 / (0.03 · 2))² = 0.25 units: the floor of 30 units per stratum rules
+        let s = state(4096 * 30_000, &[99.0, 101.0, 99.0, 101.0]);
+        assert_eq!(choose_period(&TARGET, &s), 1000);
+    }
+
+    #[test]
+    fn erratic_code_is_sampled_densely() {
+        // mean 1.05, s² = 1.483: n = s² z² / (2 ε mean)² = 1.483 · 9 / 0.063² = 3363 units,
+        // more than a quarter of the 10 000 in the stretch: the densest period
+        let s = state(4096 * 10_000, &[0.1, 1.0, 3.0, 0.1, 0.1, 2.0]);
+        assert_eq!(choose_period(&TARGET, &s), MIN_PERIOD);
+    }
+
+    #[test]
+    fn the_period_follows_the_variance() {
+        // cv = 0.2 (values 80, 120): n = (z cv / (2 ε))² · ... = (3 · 0.2309 / 0.06)² = 133.3 units
+        // of 100 000: a period of 750
+        let s = state(4096 * 100_000, &[80.0, 120.0, 80.0, 120.0]);
+        // s² = 4 · 20² / 3 = 533.3: n = 533.3 · 9 / (2 · 0.03 · 100)² = 133.3, period 100 000 / 133.3 = 750
+        // (749 or 750 by rounding)
+        let p = choose_period(&TARGET, &s);
+        assert!((749..=750).contains(&p), "{p}");
+    }
+
+    #[test]
+    fn a_budget_caps_the_rate() {
+        // unbudgeted: 3363 units of 100 000 (period 29); a 10 s budget, half of it for this
+        // stretch, at 0.01 s per window affords 500 windows: a period of 200
+        let mut s = state(4096 * 100_000, &[0.1, 1.0, 3.0, 0.1, 0.1, 2.0]);
+        s.window_seconds = 0.01;
+        let t = Target { budget: Some(Duration::from_secs(10)), ..TARGET };
+        assert_eq!(choose_period(&t, &s), 200);
+    }
+}

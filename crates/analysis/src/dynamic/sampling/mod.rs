@@ -1,0 +1,289 @@
+//! Sampled simulation of whole programs (SMARTS: Wunderlich et al., ISCA 2003).
+//!
+//! Every executed instruction goes through the functional layer (caches, TLBs,
+//! predictors and prefetchers stay warm: functional warming). The timing model
+//! runs only on periodic windows: a detailed warm-up of [`WARM_UP_BATCHES`]
+//! batches brings the pipeline's state back, then a unit of [`UNIT_BATCHES`]
+//! is measured; between windows it is not run at all (fast-forward). Every
+//! variant (sensitivity, idealizations) and the views are timed on the same
+//! windows, so their differences are paired per unit.
+//!
+//! Runs start exact: the first [`DEFAULT_EXACT_BELOW`] instructions are timed in
+//! full as an exact run times them, so that a run that ends before is exactly
+//! today's run; past it, sampling begins and the prefix counts as an exact
+//! stratum. Sampling from the first instruction is `exact_below: 0`.
+//!
+//! * [`schedule`]: where the windows fall (random offset per period: no aliasing);
+//! * [`estimator`]: totals, ratios and their confidence intervals from the units;
+//! * [`controller`]: the period, from the observed variance, the target and the budget;
+//! * [`report`]: what the report says about the sample;
+//! * [`finish`]: the units turned into the run's totals at its end.
+
+pub mod controller;
+pub mod estimator;
+pub mod finish;
+pub mod report;
+pub mod schedule;
+#[cfg(test)]
+mod synthetic_tests;
+
+use bottlenose_timing::BatchPart;
+use controller::{choose_period, State, Target, MIN_PERIOD};
+use estimator::{Design, Running};
+use schedule::{WindowSchedule, WindowStep};
+use std::time::{Duration, Instant};
+
+/// Below this many instructions a run is timed exactly (the default threshold).
+pub const DEFAULT_EXACT_BELOW: u64 = 200_000_000;
+/// Default target: ±3 % on the total cycles at 99.7 % confidence.
+pub const DEFAULT_TARGET: f64 = 0.03;
+/// Batches of detailed warm-up before each unit, and batches per unit.
+pub const WARM_UP_BATCHES: u64 = 1;
+pub const UNIT_BATCHES: u64 = 1;
+/// When the controller decides again at the latest after the previous decision
+/// (instructions), while the run is short.
+const FIRST_STRETCH: u64 = 1 << 22;
+
+/// How a run samples (`None` in [`crate::dynamic::DynamicOptions`]: exact).
+#[derive(Debug, Clone)]
+pub struct SamplingOptions {
+    /// Instructions timed in full before the first window.
+    pub exact_below: u64,
+    /// Relative half-width wanted on the total cycles (0.03: ±3 %).
+    pub target: f64,
+    /// Wall time the whole run may take (caps the sampling rate).
+    pub budget: Option<Duration>,
+    /// A fixed period in batches instead of the adaptive one.
+    pub period: Option<u64>,
+    /// Seed of the windows' offsets (runs repeat with the same seed).
+    pub seed: u64,
+}
+
+impl Default for SamplingOptions {
+    fn default() -> Self {
+        SamplingOptions { exact_below: DEFAULT_EXACT_BELOW, target: DEFAULT_TARGET, budget: None, period: None, seed: 0 }
+    }
+}
+
+/// The estimate shown while the run goes on.
+#[derive(Debug, Clone, Copy)]
+pub struct LiveEstimate {
+    pub cpi: f64,
+    /// Relative half-width of the interval on the cycles so far.
+    pub relative_half_width: f64,
+    pub units: u64,
+    pub period: u64,
+    /// Seconds until the interval reaches the target at the current rate (`None`: reached).
+    pub eta_to_target: Option<f64>,
+}
+
+/// The producer's side of sampling: which batch is timed, and when the period changes.
+pub struct Sampler {
+    pub opts: SamplingOptions,
+    target: Target,
+    batch_instructions: u64,
+    schedule: Option<WindowSchedule>,
+    sampling_since: Option<Instant>,
+    /// Baseline cycles of the exact prefix's batches, then of the units.
+    prefix_batches: Running,
+    prefix_cycles: f64,
+    units: Running,
+    /// The units received so far by stratum (feedback arrives in unit order).
+    by_stratum: Vec<Running>,
+    next_decision: u64,
+    /// Wall-clock split between fast-forwarding and windows (for the budget).
+    started: Instant,
+    mark: Instant,
+    last: WindowStep,
+    fast_forward: (Duration, u64),
+    windows: (Duration, u64),
+}
+
+impl Sampler {
+    pub fn new(opts: SamplingOptions, batch_instructions: u64) -> Self {
+        let now = Instant::now();
+        let target = Target { relative_half_width: opts.target, z: estimator::Z_99_7, budget: opts.budget };
+        Sampler {
+            opts,
+            target,
+            batch_instructions,
+            schedule: None,
+            sampling_since: None,
+            prefix_batches: Running::default(),
+            prefix_cycles: 0.0,
+            units: Running::default(),
+            by_stratum: Vec::new(),
+            next_decision: 0,
+            started: now,
+            mark: now,
+            last: WindowStep::Unit,
+            fast_forward: (Duration::ZERO, 0),
+            windows: (Duration::ZERO, 0),
+        }
+    }
+
+    /// Whether sampling has begun (the exact prefix is over).
+    pub fn sampling(&self) -> bool {
+        self.schedule.is_some()
+    }
+
+    /// The baseline's cycles of a batch timed in full or of a unit (engine feedback).
+    pub fn on_cycles(&mut self, part: BatchPart, cycles: f64) {
+        match part {
+            BatchPart::Whole => {
+                self.prefix_batches.push(cycles);
+                self.prefix_cycles += cycles;
+            }
+            BatchPart::Unit { .. } => {
+                let k = self.units.n as usize;
+                self.units.push(cycles);
+                if let Some(s) = &self.schedule {
+                    let h = s.design().strata.iter().rposition(|st| st.first_unit <= k).unwrap_or(0);
+                    if self.by_stratum.len() <= h {
+                        self.by_stratum.resize(h + 1, Running::default());
+                    }
+                    self.by_stratum[h].push(cycles);
+                }
+            }
+            BatchPart::WarmUp => {}
+        }
+    }
+
+    /// What the next batch is, `simulated` instructions into the timed stream.
+    /// `None`: fast-forward.
+    pub fn next_batch(&mut self, simulated: u64) -> Option<BatchPart> {
+        let now = Instant::now();
+        let spent = now - self.mark;
+        self.mark = now;
+        match self.last {
+            WindowStep::FastForward => {
+                self.fast_forward.0 += spent;
+                self.fast_forward.1 += self.batch_instructions;
+            }
+            _ => self.windows.0 += spent,
+        }
+        if self.schedule.is_none() {
+            if simulated < self.opts.exact_below {
+                self.last = WindowStep::Unit;
+                return Some(BatchPart::Whole);
+            }
+            let period = self.decide(simulated);
+            self.schedule = Some(WindowSchedule::new(WARM_UP_BATCHES, UNIT_BATCHES, period, self.opts.seed, self.batch_instructions * UNIT_BATCHES, simulated));
+            self.next_decision = (2 * simulated).max(simulated + FIRST_STRETCH);
+            self.sampling_since = Some(now);
+        } else if simulated >= self.next_decision && self.schedule.as_ref().is_some_and(|s| s.at_last_batch()) {
+            // the stretch to come is as long as all before it and its phases are unknown: the
+            // period at most doubles, so that no stratum has fewer units than the one before
+            // (a pointer chase after a long initialisation got 16 units at the period the
+            // initialisation's low variance asked for)
+            let current = self.schedule.as_ref().map_or(MIN_PERIOD, |s| s.period());
+            let period = self.decide(simulated).min(2 * current);
+            if let Some(s) = &mut self.schedule {
+                s.set_period(period);
+            }
+            self.next_decision = 2 * simulated;
+        }
+        let s = self.schedule.as_mut()?;
+        let step = s.next();
+        self.last = step;
+        match step {
+            WindowStep::FastForward => None,
+            WindowStep::WarmUp => Some(BatchPart::WarmUp),
+            WindowStep::Unit => {
+                self.windows.1 += 1;
+                Some(BatchPart::Unit { weight: s.period() as f64 / UNIT_BATCHES as f64 })
+            }
+        }
+    }
+
+    /// The batch just planned held `instructions` (the last one may be short).
+    pub fn end_batch(&mut self, instructions: u64, part: Option<BatchPart>) {
+        if let Some(s) = &mut self.schedule {
+            let measured = matches!(part, Some(BatchPart::Unit { .. })) && instructions == self.batch_instructions * UNIT_BATCHES;
+            s.record(instructions, measured);
+        }
+    }
+
+    fn decide(&self, simulated: u64) -> u64 {
+        if let Some(p) = self.opts.period {
+            return p;
+        }
+        // the stretch to come looks like the latest stratum, if it has enough units to tell
+        let latest = self.by_stratum.last().copied().unwrap_or_default();
+        let units = if latest.n as f64 >= controller::MIN_UNITS_PER_STRATUM {
+            latest
+        } else if self.units.n >= 2 {
+            self.units
+        } else {
+            self.prefix_batches
+        };
+        if units.n < 2 {
+            return MIN_PERIOD;
+        }
+        let (cycles, variance) = self.so_far(simulated);
+        let window_seconds = if self.windows.1 > 0 { self.windows.0.as_secs_f64() / self.windows.1 as f64 } else { 0.0 };
+        let ff = if self.fast_forward.1 > 0 { self.fast_forward.0.as_secs_f64() / self.fast_forward.1 as f64 } else { 0.0 };
+        let state = State {
+            instructions: simulated,
+            cycles,
+            variance,
+            units,
+            unit_instructions: self.batch_instructions * UNIT_BATCHES,
+            elapsed: self.started.elapsed(),
+            fast_forward_seconds_per_instruction: ff,
+            window_seconds,
+            window_batches: WARM_UP_BATCHES + UNIT_BATCHES,
+        };
+        choose_period(&self.target, &state)
+    }
+
+    /// Estimated cycles so far and the variance of that estimate, stratum by
+    /// stratum from the units received so far (a stratum without units yet
+    /// borrows the mean and variance of all units).
+    fn so_far(&self, _simulated: u64) -> (f64, f64) {
+        let Some(s) = &self.schedule else { return (self.prefix_cycles, 0.0) };
+        if self.units.n == 0 {
+            return (self.prefix_cycles, 0.0);
+        }
+        let unit = (self.batch_instructions * UNIT_BATCHES) as f64;
+        let (mut total, mut variance) = (self.prefix_cycles, 0.0);
+        for (h, st) in s.design().strata.iter().enumerate() {
+            let own = self.by_stratum.get(h).copied().unwrap_or_default();
+            let mean = if own.n >= 1 { own.mean() } else { self.units.mean() };
+            let s2 = if own.n >= 2 { own.variance() } else { self.units.variance() };
+            let m = st.instructions as f64 / unit;
+            let n = own.n.max(1) as f64;
+            total += m * mean;
+            variance += m * m * (1.0 - n / m.max(n)).max(0.0) * s2 / n;
+        }
+        (total, variance)
+    }
+
+    /// The estimate so far, once sampling has measured a unit.
+    pub fn live(&self, simulated: u64) -> Option<LiveEstimate> {
+        let s = self.schedule.as_ref()?;
+        if self.units.n == 0 {
+            return None;
+        }
+        let (cycles, variance) = self.so_far(simulated);
+        let relative = if cycles > 0.0 { self.target.z * variance.sqrt() / cycles } else { 0.0 };
+        // the half-width shrinks as 1/sqrt(units): units wanted, at the units' rate so far
+        let eta_to_target = (relative > self.target.relative_half_width).then(|| {
+            let n = self.units.n as f64;
+            let wanted = n * (relative / self.target.relative_half_width).powi(2);
+            let rate = n / self.sampling_since.map_or(1.0, |t| t.elapsed().as_secs_f64().max(1e-3));
+            (wanted - n) / rate
+        });
+        Some(LiveEstimate { cpi: cycles / simulated.max(1) as f64, relative_half_width: relative, units: self.units.n, period: s.period(), eta_to_target })
+    }
+
+    /// The design of the finished run (`None`: it never left the exact prefix).
+    pub fn finish(self) -> Option<(Design, Vec<report::StratumReport>, Duration)> {
+        let s = self.schedule?;
+        let elapsed = self.started.elapsed();
+        let periods = s.periods_by_stratum().to_vec();
+        let design = s.into_design();
+        let strata = design.strata.iter().zip(periods).map(|(st, period)| report::StratumReport { instructions: st.instructions, period, units: st.units }).collect();
+        Some((design, strata, elapsed))
+    }
+}

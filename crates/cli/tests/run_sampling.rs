@@ -1,0 +1,159 @@
+//! Sampled simulation (SMARTS) in `bottlenose run`: below the threshold a run
+//! is the exact run byte for byte; a sampled run gives every estimate with its
+//! 99.7 % interval, and the interval of the cycles covers the exact value.
+//! Machine: skylake (the tests pin BOTTLENOSE_MACHINE).
+mod common;
+use common::{compile, ensure_plugin, run_report};
+use serde_json::Value;
+use std::process::Command;
+
+/// Two phases: a loop of independent adds, then a loop with a data-dependent
+/// branch taken one time in seven (`ROUNDS` rounds of each; about 10 instructions
+/// per inner iteration).
+const PROG: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int rounds = argc > 1 ? atoi(argv[1]) : 10;
+    double s = 0; long c = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < 20000; i++) s += i * 0.5;
+        for (int i = 0; i < 20000; i++) if ((i * 2654435761u) % 7 == 0) c++; else s += 1.0;
+    }
+    printf("%f %ld\n", s, c);
+    return 0;
+}
+"#;
+
+/// The report of `bottlenose run ARGS -- EXE PROG_ARGS`, as text and parsed. Run
+/// with address-space randomization off (`setarch -R`): QEMU maps the guest where
+/// the host's mmap puts it, and other addresses index caches and predictors
+/// differently, so two runs of the same program differ by a few tenths of a
+/// percent of their cycles unless the addresses repeat.
+fn json(args: &[&str], exe: &std::path::Path, prog_args: &[&str]) -> (String, Value) {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("r.json");
+    let out = Command::new("setarch")
+        .args(["x86_64", "-R", env!("CARGO_BIN_EXE_bottlenose")])
+        .env("BOTTLENOSE_MACHINE", "skylake")
+        .arg("run")
+        .args(args)
+        .args(["--quiet", "--format", "json", "--output"])
+        .arg(&path)
+        .arg("--")
+        .arg(exe)
+        .args(prog_args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v = serde_json::from_str(&text).unwrap();
+    (text, v)
+}
+
+fn interval(v: &Value) -> (f64, f64) {
+    (v["value"].as_f64().expect("value"), v["half_width"].as_f64().expect("half_width"))
+}
+
+#[test]
+fn below_the_threshold_the_default_is_the_exact_run_byte_for_byte_but_pids() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "phases", PROG, &["-O1"]);
+    // the full default analysis: sweep, idealizations, views
+    let args = ["--weights", "1.15", "--resources", "p23,frontend,miss_latency"];
+    let (default, v) = json(&args, &exe, &["2"]);
+    let (exact, _) = json(&[&args[..], &["--exact"]].concat(), &exe, &["2"]);
+    assert!(v.get("sampling").is_none(), "a short run is not sampled");
+    // the same text but for the process ids of the traced processes
+    let without_pids = |t: &str| -> String { t.lines().filter(|l| !l.trim_start().starts_with("\"pid\":")).collect::<Vec<_>>().join("\n") };
+    assert!(default.contains("\"pid\":"), "the report lists its processes");
+    assert_eq!(without_pids(&default), without_pids(&exact));
+}
+
+#[test]
+fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "phases", PROG, &["-O1"]);
+    let args = ["--weights", "1.15", "--resources", "p01,frontend", "--sample-views", "4"];
+    let (_, exact) = json(&[&args[..], &["--exact"]].concat(), &exe, &["30"]);
+    // the start-up (loader, first touches: units 50 times slower than the loops) timed
+    // exactly, as the default threshold does on long runs, then sampled
+    let (_, s) = json(&[&args[..], &["--exact-below", "1000000", "--sample-period", "8"]].concat(), &exe, &["30"]);
+    let exact_cycles = exact["cycles"].as_f64().unwrap();
+    let sm = &s["sampling"];
+    assert!(sm.is_object(), "no sampling section");
+    let (cycles, hw) = interval(&sm["cycles"]);
+    assert_eq!(cycles, s["cycles"].as_f64().unwrap(), "the report's cycles are the estimate");
+    // (wide: the program's exit, a few thousand instructions of cold code at 10 times
+    // the loops' CPI, falls into one unit that stands for 8)
+    assert!(hw > 0.0 && hw < 0.3 * cycles, "half-width {hw} of {cycles}");
+    assert!((cycles - exact_cycles).abs() <= hw, "exact {exact_cycles} outside {cycles} ± {hw}");
+    // CPI = cycles / instructions, with the same relative interval
+    let (cpi, cpi_hw) = interval(&sm["cpi"]);
+    let n = s["instructions_simulated"].as_f64().unwrap();
+    assert!((cpi - cycles / n).abs() < 1e-9 * cpi && (cpi_hw - hw / n).abs() < 1e-9 * cpi);
+    // executions are exact: every instruction went through the functional layer
+    assert_eq!(s["instructions_simulated"], exact["instructions_simulated"]);
+    assert_eq!(s["functional"]["branches"], exact["functional"]["branches"]);
+    // one interval per sensitivity point, idealization, level-1 node; stacks present
+    assert_eq!(sm["sensitivity"].as_array().unwrap().len(), s["sensitivity"].as_array().unwrap().len());
+    for p in sm["sensitivity"].as_array().unwrap() {
+        let (_, w) = interval(&p["speedup"]);
+        assert!(w.is_finite() && w >= 0.0);
+    }
+    assert_eq!(sm["idealization"].as_array().unwrap().len(), 4, "the four single idealizations");
+    let level1 = sm["topdown_level1"].as_array().unwrap();
+    assert_eq!(level1.len(), 4);
+    let total: f64 = level1.iter().map(|n| n["share"]["value"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-6, "level-1 shares add up to {total}");
+    assert!(!sm["cpi_stacks"]["commit"].as_array().unwrap().is_empty());
+    // the units: one window of a warm-up and a unit in every 8 batches after the prefix
+    let units = sm["units"].as_u64().unwrap();
+    let prefix = sm["exact_instructions"].as_f64().unwrap();
+    assert!((1_000_000.0..1_004_096.0).contains(&prefix), "prefix {prefix}");
+    let batches = (n - prefix) / 4096.0;
+    assert!((units as f64 - batches / 8.0).abs() <= 2.0, "{units} units for {batches} batches");
+}
+
+#[test]
+fn the_text_and_html_reports_show_the_intervals() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "phases", PROG, &["-O1"]);
+    ensure_plugin();
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "-q", "--sample", "--sample-period", "16", "--no-idealize", "--weights", "1.15", "--resources", "frontend", "--html"])
+        .arg(d.path().join("r.html"))
+        .arg("--")
+        .arg(&exe)
+        .arg("10")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // the report goes to stderr (stdout is the program's)
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("(sampled, 99.7 % confidence)"), "{text}");
+    assert!(text.contains("Sampling (SMARTS"), "{text}");
+    assert!(text.lines().any(|l| l.contains("frontend") && l.contains('±')), "{text}");
+    let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
+    let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
+    assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
+}
+
+#[test]
+fn bad_sampling_options_are_one_line_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "phases", PROG, &["-O1"]);
+    for (args, word) in [
+        (&["--target-error", "0"][..], "--target-error"),
+        (&["--time-budget", "0"][..], "--time-budget"),
+        (&["--exact", "--sample"][..], "--sample"),
+        (&["--sample-period", "1"][..], "--sample-period"),
+    ] {
+        let (out, _) = run_report(args, &exe, &[]);
+        assert!(!out.status.success(), "{args:?} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(word), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,56 @@
+//! A sampled run's section: the design, the estimates and their intervals.
+
+use super::{esc, num};
+use serde_json::Value;
+use std::fmt::Write;
+
+fn interval(v: &Value, scale: f64, digits: usize) -> String {
+    format!("{:.*} ± {:.*}", digits, num(&v["value"]) * scale, digits, num(&v["half_width"]) * scale)
+}
+
+fn share_rows(o: &mut String, title: &str, rows: &Value) {
+    let Some(rows) = rows.as_array().filter(|r| !r.is_empty()) else { return };
+    let _ = write!(o, "<tr><th colspan=\"2\">{}</th></tr>", esc(title));
+    for r in rows {
+        let _ = write!(o, "<tr><td>{}</td><td class=\"num\">{} %</td></tr>", esc(r["name"].as_str().unwrap_or("")), interval(&r["share"], 100.0, 1));
+    }
+}
+
+pub(super) fn sampling(o: &mut String, r: &Value) {
+    let s = &r["sampling"];
+    if !s.is_object() {
+        return;
+    }
+    let conf = num(&s["confidence"]) * 100.0;
+    let _ = write!(o, "<section id=\"sampling\"><h2>Sampling</h2><p>{} ({conf:.1} % confidence intervals): {} instructions timed exactly first, then {} measured units of {} instructions, each after a detailed warm-up of {}.</p>",
+        esc(s["method"].as_str().unwrap_or("")), s["exact_instructions"], s["units"], s["unit_instructions"], s["warm_up_instructions"]);
+    let t = &s["target"];
+    let status = if t["reached"] == Value::Bool(true) {
+        format!("target ±{:.1} % reached", num(&t["relative_half_width"]) * 100.0)
+    } else {
+        format!("target ±{:.1} % <b>not reached</b>: {}", num(&t["relative_half_width"]) * 100.0, esc(t["advice"].as_str().unwrap_or("")))
+    };
+    let _ = write!(o, "<p>cycles {} ({:.2} %), CPI {}; {status}</p>", interval(&s["cycles"], 1.0, 0), 100.0 * num(&s["cycles"]["half_width"]) / num(&s["cycles"]["value"]).max(1e-9), interval(&s["cpi"], 1.0, 4));
+    if let Some(w) = s["warning"].as_str() {
+        let _ = write!(o, "<p class=\"muted\">warning: {}</p>", esc(w));
+    }
+    o.push_str("<table><tbody>");
+    if let Some(v) = s["sensitivity"].as_array().filter(|v| !v.is_empty()) {
+        o.push_str("<tr><th colspan=\"2\">Speedups</th></tr>");
+        for x in v {
+            let names: Vec<&str> = x["resources"].as_array().map(|a| a.iter().filter_map(|n| n.as_str()).collect()).unwrap_or_default();
+            let _ = write!(o, "<tr><td>{} ×{}</td><td class=\"num\">{} %</td></tr>", esc(&names.join("+")), x["weight"], interval(&x["speedup"], 100.0, 2));
+        }
+    }
+    if let Some(v) = s["idealization"].as_array().filter(|v| !v.is_empty()) {
+        o.push_str("<tr><th colspan=\"2\">Idealizations (CPI reduction)</th></tr>");
+        for x in v {
+            let _ = write!(o, "<tr><td>{}</td><td class=\"num\">{}</td></tr>", esc(x["what"].as_str().unwrap_or("")), interval(&x["cpi_reduction"], 1.0, 4));
+        }
+    }
+    share_rows(o, "Top-Down level 1 (share of slots)", &s["topdown_level1"]);
+    for stage in ["dispatch", "issue", "commit"] {
+        share_rows(o, &format!("CPI stack at {stage} (share of cycles)"), &s["cpi_stacks"][stage]);
+    }
+    o.push_str("</tbody></table></section>\n");
+}

@@ -1,0 +1,76 @@
+//! Terminal view of a sampled run's estimates and their confidence intervals.
+
+use bottlenose_analysis::dynamic::sampling::estimator::Interval;
+use bottlenose_analysis::dynamic::sampling::report::{SamplingSummary, ShareInterval};
+use std::fmt::Write;
+
+/// `value ±half-width` of a percentage.
+fn pct(i: &Interval) -> String {
+    format!("{:+.2} % ±{:.2}", i.value * 100.0, i.half_width * 100.0)
+}
+
+fn shares(o: &mut String, label: &str, v: &[ShareInterval]) {
+    if v.is_empty() {
+        return;
+    }
+    let parts: Vec<String> = v.iter().map(|s| format!("{} {:.1} ±{:.1} %", s.name, s.share.value * 100.0, s.share.half_width * 100.0)).collect();
+    let _ = writeln!(o, "  {label:<10} {}", parts.join(", "));
+}
+
+pub fn render_sampling(s: &SamplingSummary) -> String {
+    let mut o = String::new();
+    let conf = s.confidence * 100.0;
+    let _ = writeln!(o, "Sampling ({}; intervals at {conf:.1} % confidence):", s.method);
+    let _ = writeln!(
+        o,
+        "  {} instructions timed exactly first, then {} units of {} instructions, each after a detailed warm-up of {}; {} of the run timed in detail",
+        s.exact_instructions,
+        s.units,
+        s.unit_instructions,
+        s.warm_up_instructions,
+        format_args!("{:.1} %", 100.0 * s.detailed_instructions as f64 / (s.exact_instructions + s.strata.iter().map(|x| x.instructions).sum::<u64>()).max(1) as f64)
+    );
+    let periods: Vec<String> = s.strata.iter().map(|x| format!("{} instructions at 1 window in {} batches ({} units)", x.instructions, x.period, x.units)).collect();
+    let _ = writeln!(o, "  strata: {}", periods.join("; "));
+    let _ = writeln!(
+        o,
+        "  cycles {:.0} ±{:.0} (±{:.2} %)   CPI {:.4} ±{:.4}",
+        s.cycles.value,
+        s.cycles.half_width,
+        s.cycles.relative() * 100.0,
+        s.cpi.value,
+        s.cpi.half_width
+    );
+    if s.target.reached {
+        let _ = writeln!(o, "  target ±{:.1} % reached (±{:.2} %)", s.target.relative_half_width * 100.0, s.target.achieved * 100.0);
+    } else {
+        let _ = writeln!(
+            o,
+            "  target ±{:.1} % NOT reached (±{:.2} %){}",
+            s.target.relative_half_width * 100.0,
+            s.target.achieved * 100.0,
+            s.target.advice.as_deref().map(|a| format!(": {a}")).unwrap_or_default()
+        );
+    }
+    if let Some(w) = &s.warning {
+        let _ = writeln!(o, "  warning: {w}");
+    }
+    if !s.sensitivity.is_empty() {
+        let mut v: Vec<_> = s.sensitivity.iter().collect();
+        v.sort_by(|a, b| b.speedup.value.total_cmp(&a.speedup.value));
+        let parts: Vec<String> = v.iter().take(8).map(|x| format!("{} x{}: {}", x.resources.join("+"), x.weight, pct(&x.speedup))).collect();
+        let _ = writeln!(o, "  speedups  {}", parts.join(", "));
+    }
+    if !s.idealization.is_empty() {
+        let parts: Vec<String> = s.idealization.iter().map(|x| format!("{} -{:.4} ±{:.4}", x.what, x.cpi_reduction.value, x.cpi_reduction.half_width)).collect();
+        let _ = writeln!(o, "  ideal CPI {}", parts.join(", "));
+    }
+    shares(&mut o, "Top-Down", &s.topdown_level1);
+    if let Some(st) = &s.cpi_stacks {
+        shares(&mut o, "dispatch", &st.dispatch);
+        shares(&mut o, "issue", &st.issue);
+        shares(&mut o, "commit", &st.commit);
+    }
+    o.push('\n');
+    o
+}
