@@ -243,7 +243,7 @@ fn report(a: ReportArgs) -> Result<()> {
     let (study, jobs, dir) = load(&a.file, a.store.as_deref())?;
     let rows = table::rows(&jobs, &Store::open_existing(&dir)?)?;
     let text = match a.format {
-        ReportFormat::Text => text_table(&study.name, &rows),
+        ReportFormat::Text => render::text(&study.name, &rows),
         ReportFormat::Csv => render::csv(&rows)?,
         ReportFormat::Json => serde_json::to_string_pretty(&StudyReport::new(&study.name, rows))? + "\n",
         ReportFormat::Html => render::html(&study.name, &rows),
@@ -257,30 +257,6 @@ fn report(a: ReportArgs) -> Result<()> {
     }
 }
 
-fn text_table(name: &str, rows: &[table::Row]) -> String {
-    let done = rows.iter().filter(|r| r.status == table::Status::Done).count();
-    let mut o = format!("study {name}: {done} of {} jobs done\n", rows.len());
-    o.push_str(&format!("{:<16} {:<14} {:<18} {:>12} {:>6}  {:<20} {:>8}  {}\n", "program", "machine", "variant", "cycles", "IPC", "bottleneck", "speedup", "top cause"));
-    for r in rows {
-        let num = |v: Option<f64>, d: usize| v.map(|x| format!("{x:.d$}")).unwrap_or_else(|| "-".into());
-        let cause = match r.status {
-            table::Status::Done => r.top_cause.clone().unwrap_or_default(),
-            table::Status::Failed => format!("FAILED: {}", r.error.as_deref().unwrap_or("")),
-            table::Status::Missing => "not run yet".into(),
-        };
-        o.push_str(&format!(
-            "{:<16} {:<14} {:<18} {:>12} {:>6}  {:<20} {:>8}  {cause}\n",
-            r.program,
-            r.machine,
-            r.variant,
-            num(r.cycles, 1),
-            num(r.ipc, 2),
-            r.bottleneck.as_deref().unwrap_or("-"),
-            r.speedup.map(|s| format!("{:.1}%", s * 100.0)).unwrap_or_else(|| "-".into()),
-        ));
-    }
-    o
-}
 
 /// A side of a diff: a saved report, or a study file read with its store.
 fn side(path: &Path, store: Option<&Path>) -> Result<StudyReport> {

@@ -37,6 +37,32 @@ fn num(v: Option<f64>) -> String {
     v.map(|x| format!("{x}")).unwrap_or_default()
 }
 
+/// The study as a plain-text table, one row per job.
+pub fn text(name: &str, rows: &[Row]) -> String {
+    let done = rows.iter().filter(|r| r.status == Status::Done).count();
+    let mut o = format!("study {name}: {done} of {} jobs done\n", rows.len());
+    o.push_str(&format!("{:<16} {:<14} {:<18} {:>12} {:>6}  {:<20} {:>8}  {}\n", "program", "machine", "variant", "cycles", "IPC", "bottleneck", "speedup", "top cause"));
+    for r in rows {
+        let num = |v: Option<f64>, d: usize| v.map(|x| format!("{x:.d$}")).unwrap_or_else(|| "-".into());
+        let cause = match r.status {
+            Status::Done => r.top_cause.clone().unwrap_or_default(),
+            Status::Failed => format!("FAILED: {}", r.error.as_deref().unwrap_or("")),
+            Status::Missing => "not run yet".into(),
+        };
+        o.push_str(&format!(
+            "{:<16} {:<14} {:<18} {:>12} {:>6}  {:<20} {:>8}  {cause}\n",
+            r.program,
+            r.machine,
+            r.variant,
+            num(r.cycles, 1),
+            num(r.ipc, 2),
+            r.bottleneck.as_deref().unwrap_or("-"),
+            r.speedup.map(|s| format!("{:.1}%", s * 100.0)).unwrap_or_else(|| "-".into()),
+        ));
+    }
+    o
+}
+
 pub fn csv(rows: &[Row]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(COLUMNS)?;
