@@ -130,6 +130,13 @@ pub struct MemoryParams {
     /// Stores written from the store buffer to L1 per cycle (after retirement).
     #[serde(default = "default_stores_per_cycle")]
     pub stores_per_cycle: f64,
+    /// Load-pipe slots a load that spans two cache lines takes (1: no penalty). The
+    /// pipes read one line per access, so a split load is two accesses on most cores.
+    #[serde(default = "one")]
+    pub split_load_slots: f64,
+    /// Store-pipe slots (store-data uop and L1 write) a store spanning two lines takes.
+    #[serde(default = "one")]
+    pub split_store_slots: f64,
     /// Latency of a DRAM access in core cycles.
     #[serde(default = "default_dram_latency")]
     pub dram_latency: f64,
@@ -138,6 +145,9 @@ pub struct MemoryParams {
     pub dram_bytes_per_cycle: f64,
 }
 
+fn one() -> f64 {
+    1.0
+}
 fn default_stores_per_cycle() -> f64 {
     1.0
 }
@@ -177,6 +187,10 @@ pub struct CacheParams {
     /// Fill bandwidth from this level towards the core, bytes per cycle.
     pub bytes_per_cycle: f64,
     pub replacement: Replacement,
+    /// Bytes per cycle this level accepts from the level nearer the core (its dirty
+    /// victims) on a path of its own. Absent: write-backs share the fill bandwidth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writeback_bytes_per_cycle: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

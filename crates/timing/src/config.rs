@@ -70,6 +70,10 @@ pub struct CoreConfig {
     pub store_drain_gap: f64,
     pub mispredict_penalty: f64,
     pub store_forward_latency: f64,
+    /// Extra load-pipe slots of a load that spans two cache lines (0: none).
+    pub split_load_extra: f64,
+    /// Extra store-pipe slots (and L1 writes) of a store that spans two lines (0: none).
+    pub split_store_extra: f64,
     /// Memory renaming: forwarding latency when load and store name the same address
     /// expression (`None`: the machine does not rename memory).
     pub renamed_forward_latency: Option<f64>,
@@ -88,6 +92,10 @@ pub struct CoreConfig {
     /// Lines per cycle that can be filled into level k from level k+1 (index 1 = L2→L1,
     /// 2 = L3→L2, 3 = DRAM→L3; index 0 unused).
     pub fill_lines_per_cycle: [f64; 4],
+    /// Dirty lines per cycle over each write-back link (into L2, into L3) when it has a
+    /// path of its own (`None`: write-backs take the fill link's bandwidth). Write-backs
+    /// into DRAM always share its bandwidth with the fills.
+    pub writeback_lines_per_cycle: [Option<f64>; 2],
     /// log2 of the L1D line size (prefetched lines are tracked by line).
     pub line_shift: u32,
     /// Idealization "1-cycle ALU" (Eyerman §IV): every non-load operation
@@ -126,6 +134,8 @@ impl CoreConfig {
             store_drain_gap: 1.0 / (machine.params.memory.stores_per_cycle * acc.weight(CoreKnob::StoreDrain)),
             mispredict_penalty: machine.params.branch.mispredict_penalty / acc.weight(CoreKnob::MispredictPenalty),
             store_forward_latency: machine.params.memory.store_forward_latency,
+            split_load_extra: (machine.params.memory.split_load_slots - 1.0).max(0.0),
+            split_store_extra: (machine.params.memory.split_store_slots - 1.0).max(0.0),
             renamed_forward_latency: machine.params.memory.memory_renaming.then_some(machine.params.memory.renamed_forward_latency),
             fetch_block_gap: if c.fetch_blocks_per_cycle > 0.0 { 1.0 / (c.fetch_blocks_per_cycle * acc.weight(CoreKnob::Frontend)) } else { 0.0 },
             fetch_runahead: c.fetch_runahead_cycles,
@@ -134,6 +144,7 @@ impl CoreConfig {
             icache_stream_share: 1.0 / c.icache_misses_in_flight.max(1.0),
             level_extra_latency: level_extra_latency(machine, acc.weight(CoreKnob::MissLatency)),
             fill_lines_per_cycle: fill_rates(machine, acc),
+            writeback_lines_per_cycle: writeback_rates(machine, acc),
             line_shift: data_levels(machine).first().map(|c| c.line_bytes.max(1).trailing_zeros()).unwrap_or(6),
             unit_alu_latency: false,
             rate_weights: acc.rate_weights(),
@@ -155,6 +166,13 @@ fn level_extra_latency(machine: &Machine, w: f64) -> [f64; 4] {
     let lat = |i: usize| levels.get(i).map(|c| c.latency).unwrap_or(machine.params.memory.dram_latency);
     let dram = machine.params.memory.dram_latency;
     [0.0, (lat(1) - l1).max(0.0) / w, (lat(2) - l1).max(0.0) / w, (dram - l1).max(0.0) / w]
+}
+
+fn writeback_rates(machine: &Machine, acc: &Acceleration) -> [Option<f64>; 2] {
+    let levels = data_levels(machine);
+    let line = levels.first().map(|c| c.line_bytes as f64).unwrap_or(64.0);
+    let rate = |i: usize, w: f64| levels.get(i).and_then(|c| c.writeback_bytes_per_cycle).map(|b| b / line * w);
+    [rate(1, acc.weight(CoreKnob::L2Bandwidth)), rate(2, acc.weight(CoreKnob::L3Bandwidth))]
 }
 
 fn fill_rates(machine: &Machine, acc: &Acceleration) -> [f64; 4] {

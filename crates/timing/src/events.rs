@@ -210,9 +210,68 @@ pub struct DynInfo {
     /// Its icache miss continues a sequential run of missing lines, which the fetch unit
     /// streams with `icache_misses_in_flight` misses outstanding instead of one at a time.
     pub fetch_stream: bool,
+    /// Which of its accesses spanned two cache lines, and the dirty lines they (and their
+    /// prefetches) pushed out of a cache.
+    pub lines: LineEvents,
     /// What a string instruction did in this execution (all zero for other instructions).
     pub string: StringWork,
 }
+
+// one cache line per executed instruction and timing worker
+const _: () = assert!(std::mem::size_of::<DynInfo>() <= 64);
+
+/// What one execution's data accesses did to cache lines, in one byte (so that `DynInfo`
+/// stays within a cache line): the dirty lines written back over each link, into L2
+/// (link 0), into L3 (1) and into DRAM (2), two bits each, so at most 3 per link are
+/// counted (an access, its line-crossing half and two prefetches could evict four:
+/// rare); and whether its loads, its stores spanned two lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineEvents(u8);
+
+impl LineEvents {
+    const WRITEBACKS: u8 = 0b0011_1111;
+    const LOAD_SPLIT: u8 = 1 << 6;
+    const STORE_SPLIT: u8 = 1 << 7;
+
+    /// Sets the write-backs per link (each saturating at 3).
+    pub fn set_writebacks(&mut self, counts: [u8; 3]) {
+        let mut bits = 0;
+        for (link, &n) in counts.iter().enumerate() {
+            bits |= n.min(3) << (2 * link);
+        }
+        self.0 = (self.0 & !Self::WRITEBACKS) | bits;
+    }
+
+    /// Write-backs over `link` (0: into L2, 1: into L3, 2: into DRAM).
+    pub fn writebacks(self, link: usize) -> u8 {
+        (self.0 >> (2 * link)) & 3
+    }
+
+    pub fn has_writebacks(self) -> bool {
+        self.0 & Self::WRITEBACKS != 0
+    }
+
+    pub fn set_load_split(&mut self) {
+        self.0 |= Self::LOAD_SPLIT;
+    }
+
+    pub fn set_store_split(&mut self) {
+        self.0 |= Self::STORE_SPLIT;
+    }
+
+    /// A load spanned two lines.
+    pub fn load_split(self) -> bool {
+        self.0 & Self::LOAD_SPLIT != 0
+    }
+
+    /// A store spanned two lines.
+    pub fn store_split(self) -> bool {
+        self.0 & Self::STORE_SPLIT != 0
+    }
+}
+
+// one cache line per executed instruction and timing worker
+const _: () = assert!(std::mem::size_of::<DynInfo>() <= 64);
 
 /// Which instructions of a batch a listener wants timed in detail
 /// ([`Listener::begin_batch`]).
@@ -332,5 +391,23 @@ impl<A: Listener, B: Listener> Listener for (A, B) {
     #[inline]
     fn samples(&self) -> bool {
         self.0.samples() || self.1.samples()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineEvents;
+
+    #[test]
+    fn line_events_keep_three_links_and_two_split_flags_apart() {
+        let mut e = LineEvents::default();
+        assert!(!e.has_writebacks() && !e.load_split() && !e.store_split());
+        e.set_store_split();
+        e.set_writebacks([1, 5, 2]);
+        assert_eq!((e.writebacks(0), e.writebacks(1), e.writebacks(2)), (1, 3, 2), "counts saturate at 3");
+        assert!(e.store_split() && !e.load_split(), "setting write-backs keeps the flags");
+        e.set_load_split();
+        e.set_writebacks([0, 0, 0]);
+        assert!(!e.has_writebacks() && e.load_split() && e.store_split());
     }
 }

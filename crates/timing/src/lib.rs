@@ -22,7 +22,7 @@ mod window;
 pub use calendar::Calendar;
 pub use config::{Acceleration, CoreConfig};
 pub use knob::{CoreKnob, KnobInfo, KnobScope, KNOBS};
-pub use events::{BatchPart, CommitCause, Details, DispatchCause, DynInfo, IssueCause, LatencyClass, Listener, StageTimes};
+pub use events::{BatchPart, CommitCause, Details, DispatchCause, DynInfo, IssueCause, LatencyClass, LineEvents, Listener, StageTimes};
 pub use model::Core;
 pub use prefetched::PrefetchedLines;
 pub use resolve::{resolve, resolve_block, InstrTiming, UnknownForm, Use};

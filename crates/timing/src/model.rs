@@ -16,7 +16,7 @@
 
 use crate::calendar::{ceil_pos, floor_pos, Calendar};
 use crate::config::CoreConfig;
-use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, StageTimes};
+use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, LineEvents, StageTimes};
 use crate::resolve::{InstrTiming, Use};
 use crate::prefetched::PrefetchedLines;
 use crate::thinning::Thinning;
@@ -79,6 +79,8 @@ pub struct Core {
     fetch_line_ready: f64,
     /// Line-fill bandwidth calendars (index 1 = into L1 from L2, 2 = into L2 from L3, 3 = from DRAM).
     fills: [Calendar; 4],
+    /// Write-back paths of their own (into L2, into L3), where the machine has them.
+    writeback_paths: [Calendar; 2],
     /// The share of miss events this variant times as not happening (rate knobs).
     thinning: Option<Thinning>,
 }
@@ -86,6 +88,7 @@ pub struct Core {
 impl Core {
     pub fn new(cfg: CoreConfig) -> Self {
         let fill_rates = cfg.fill_lines_per_cycle;
+        let writeback_paths = cfg.writeback_lines_per_cycle.map(|r| Calendar::new(r.unwrap_or(f64::INFINITY)));
         let calendars = cfg.group_capacity.iter().map(|&c| Calendar::new(c)).collect();
         let thinning = Thinning::from_weights(cfg.rate_weights);
         Self {
@@ -118,6 +121,7 @@ impl Core {
                 Calendar::new(cfg_fill(&fill_rates, 2)),
                 Calendar::new(cfg_fill(&fill_rates, 3)),
             ],
+            writeback_paths,
         }
     }
 
@@ -135,6 +139,9 @@ impl Core {
         }
         for (l, fill) in c.fills.iter_mut().enumerate().skip(1) {
             fill.set_capacity(cfg_fill(&cfg.fill_lines_per_cycle, l));
+        }
+        for (path, rate) in c.writeback_paths.iter_mut().zip(cfg.writeback_lines_per_cycle) {
+            path.set_capacity(rate.unwrap_or(f64::INFINITY));
         }
         c.rob.set_size(cfg.rob);
         c.scheduler.set_size(cfg.scheduler);
@@ -250,7 +257,9 @@ impl Core {
         // (a late prefetch) counts as a miss at the level the line comes from
         let mut load_level = dy.load_level;
         let (load_start, load_done, load_port) = if it.loads {
-            let (s, port) = self.place(&it.load_uses, addr_ready);
+            // a load spanning two lines takes the load pipes twice (or as the machine says)
+            let slots = if dy.lines.load_split() { 1.0 + self.cfg.split_load_extra } else { 1.0 };
+            let (s, port) = self.place_n(&it.load_uses, addr_ready, slots);
             let mut done = s + it.load_latency * scale + dy.load_extra_latency as f64;
             if dy.load_level > 0 {
                 let level = (dy.load_level as usize).min(3);
@@ -290,6 +299,11 @@ impl Core {
         } else {
             (dispatch, dispatch, None)
         };
+        // the dirty lines its fills evicted take the links' bandwidth as they leave
+        // (a store's at commit, with its write-allocate fill, below)
+        if dy.lines.has_writebacks() && !(it.stores && !it.loads) {
+            self.book_writebacks(dy.lines, if it.loads { load_start } else { dispatch });
+        }
         // a prefetch this instruction's access started leaves with the access
         if let (Some(line), 1..) = (dy.prefetch_line, dy.prefetch_level) {
             self.book_prefetch(line.get(), dy.prefetch_level, load_start);
@@ -359,7 +373,8 @@ impl Core {
             let (sa, _) = self.place(&it.store_address_uses, addr_ready);
             store_address = sa;
             let data = if it.compute_uses.is_empty() && !it.loads { data_ready } else { ready };
-            let (sd, _) = self.place(&it.store_data_uses, data);
+            let slots = if dy.lines.store_split() { 1.0 + self.cfg.split_store_extra } else { 1.0 };
+            let (sd, _) = self.place_n(&it.store_data_uses, data, slots);
             let written = fmax(sa, sd) + STORE_WRITE_CYCLES;
             complete = fmax(complete, written);
             if let Some(a) = dy.store_addr {
@@ -412,12 +427,16 @@ impl Core {
             self.load_buffer.push(commit + 1.0, 1);
         }
         if it.stores {
-            self.store_drain = fmax(self.store_drain + self.cfg.store_drain_gap, commit + 1.0);
+            let writes = if dy.lines.store_split() { 1.0 + self.cfg.split_store_extra } else { 1.0 };
+            self.store_drain = fmax(self.store_drain + self.cfg.store_drain_gap * writes, commit + 1.0);
             if dy.store_level > 0 {
                 // write-allocate: the line must arrive before the store can drain
                 let level = (dy.store_level as usize).min(3);
                 let filled = self.fill_line(level, commit);
                 self.store_drain = fmax(self.store_drain, filled + self.cfg.level_extra_latency[level]);
+            }
+            if !it.loads && dy.lines.has_writebacks() {
+                self.book_writebacks(dy.lines, commit);
             }
             self.store_buffer.push(self.store_drain, 1);
         }
@@ -534,6 +553,23 @@ impl Core {
         at
     }
 
+    /// Books the write-backs of one execution: each dirty line crosses its link once
+    /// (into L2, into L3, into DRAM), as early as the link has room from `t` on: on the
+    /// link's own write path where the machine has one, else on its fill bandwidth (always
+    /// for DRAM). Nothing waits for them (write-back buffers), but fills after them find
+    /// a shared link busy.
+    #[cold]
+    fn book_writebacks(&mut self, lines: LineEvents, t: f64) {
+        for link in 0..3 {
+            let own = link < 2 && self.cfg.writeback_lines_per_cycle[link].is_some();
+            let c = if own { &mut self.writeback_paths[link] } else { &mut self.fills[link + 1] };
+            for _ in 0..lines.writebacks(link) {
+                let at = c.earliest(t, self.base);
+                c.take(at, 1.0, self.base);
+            }
+        }
+    }
+
     /// Books the transfer of the line at address `line` that the prefetcher
     /// started at `t` from `level`, and records when it arrives in L1.
     #[inline(never)]
@@ -625,12 +661,18 @@ impl Core {
     /// Returns the start of the latest first uop and the group that delayed it.
     #[inline]
     fn place(&mut self, uses: &[Use], t: f64) -> (f64, Option<GroupId>) {
+        self.place_n(uses, t, 1.0)
+    }
+
+    /// [`Self::place`] with every use's count multiplied by `times` (an access split in two).
+    #[inline]
+    fn place_n(&mut self, uses: &[Use], t: f64, times: f64) -> (f64, Option<GroupId>) {
         let mut start = t;
         let mut binding = None;
         let base = self.base;
         for u in uses {
             let mut at = t;
-            let mut remaining = u.count;
+            let mut remaining = u.count * times;
             let mut first = true;
             while remaining > EPS {
                 let amount = remaining.min(1.0);

@@ -284,3 +284,60 @@ fn sequential_icache_misses_stream() {
     let t = run(&m, &Acceleration::nominal(&m), &b, &[first, first, first]);
     assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![12.0, 24.0, 37.0]);
 }
+
+#[test]
+fn a_load_spanning_two_lines_takes_the_load_port_twice() {
+    // one load port: independent loads issue one per cycle; with split_load_slots = 2 a
+    // split load books the port for two cycles, so four of them issue at 0, 2, 4, 6
+    let m = tiny_with("", "split_load_slots = 2");
+    let b = block(&m, "mov rax, [rsi]\nmov rbx, [rsi+64]\nmov rcx, [rsi+128]\nmov rdx, [rsi+192]");
+    let mut split = DynInfo::default();
+    split.lines.set_load_split();
+    let plain = run(&m, &Acceleration::nominal(&m), &b, &[]);
+    let t = run(&m, &Acceleration::nominal(&m), &b, &[split; 4]);
+    let starts = |t: &[StageTimes]| t.iter().map(|s| s.load_start).collect::<Vec<_>>();
+    assert_eq!(starts(&plain), vec![0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(starts(&t), vec![0.0, 2.0, 4.0, 6.0]);
+    // a machine without the penalty times them as plain loads
+    let t1 = run(&machine(), &Acceleration::nominal(&machine()), &b, &[split; 4]);
+    assert_eq!(starts(&t1), vec![0.0, 1.0, 2.0, 3.0]);
+}
+
+/// The tiny machine with large windows, an L1D and an L2 that fills 32 B (half a line)
+/// per cycle, and `l2_extra` in the L2's section.
+fn tiny_with_l2(l2_extra: &str) -> Machine {
+    let caches = format!(
+        "[[cache]]\nname = \"L1D\"\nlevel = 1\nkind = \"data\"\nsize_kib = 32\nways = 8\nline_bytes = 64\nlatency = 4\nbytes_per_cycle = 64\nreplacement = \"lru\"\n\
+         [[cache]]\nname = \"L2\"\nlevel = 2\nkind = \"unified\"\nsize_kib = 1024\nways = 8\nline_bytes = 64\nlatency = 14\nbytes_per_cycle = 32\nreplacement = \"lru\"\n{l2_extra}\n"
+    );
+    // windows big enough that bandwidth, not the 4-entry load buffer, sets the pace
+    let core = MACHINE.replace("rob = 8", "rob = 256").replace("scheduler = 8", "scheduler = 128").replace("load_buffer = 4", "load_buffer = 128");
+    let text = format!("{core}\n{caches}");
+    Machine::from_strs("tiny.toml", &text, FORMS).expect("tiny machine with an L2")
+}
+
+#[test]
+fn write_backs_share_the_fill_link_unless_the_level_has_a_path_of_its_own() {
+    // 200 loads that each bring a line from L2 (0.5 lines per cycle) and push a dirty line
+    // back: on a shared link every load moves two lines, 4 cycles each, 800 cycles in all;
+    // with a 64 B/cycle write path of its own the fills alone set the pace, 2 cycles each
+    const N: usize = 200;
+    let src: String = (0..N).map(|i| format!("mov rax, [rsi+{}]\n", 64 * i)).collect();
+    let mut dy = DynInfo { load_level: 1, ..Default::default() };
+    dy.lines.set_writebacks([1, 0, 0]);
+    let last_done = |m: &Machine| {
+        let b = block(m, &src);
+        run(m, &Acceleration::nominal(m), &b, &vec![dy; N]).last().unwrap().load_done
+    };
+    let shared = last_done(&tiny_with_l2(""));
+    let own = last_done(&tiny_with_l2("writeback_bytes_per_cycle = 64"));
+    let no_writebacks = {
+        let m = tiny_with_l2("");
+        let b = block(&m, &src);
+        let plain = DynInfo { load_level: 1, ..Default::default() };
+        run(&m, &Acceleration::nominal(&m), &b, &vec![plain; N]).last().unwrap().load_done
+    };
+    assert!((shared / (4.0 * N as f64) - 1.0).abs() < 0.05, "shared link: {shared} cycles for {N} loads");
+    assert!((own / (2.0 * N as f64) - 1.0).abs() < 0.05, "own write path: {own} cycles");
+    assert!((own - no_writebacks).abs() < 2.0, "own path {own} vs no write-backs {no_writebacks}");
+}

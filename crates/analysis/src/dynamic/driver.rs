@@ -17,6 +17,7 @@ use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, 
 use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{read_stream, trace_run, ExecutedInsn, GuestExit, InstructionStream, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream};
+use super::access_span::AccessSpan;
 use bottlenose_timing::{resolve, Acceleration, BatchPart, CoreConfig, CoreKnob, DynInfo, InstrTiming, StringWork, UnknownForm};
 use serde::Serialize;
 use std::num::NonZeroU64;
@@ -402,6 +403,10 @@ impl Front {
                 }
             }
         }
+        // dirty lines the string's fills pushed out take the same links
+        for (f, wb) in fills.iter_mut().zip(self.functional.caches.take_writebacks()) {
+            *f = f.saturating_add(wb as u32);
+        }
         info.load_extra_latency = tlb as f32;
         info.string = StringWork { elements: run.elements, fills };
     }
@@ -414,7 +419,11 @@ impl Front {
     fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction, info: &mut DynInfo) {
         let inst = &stat.inst;
         self.fetch(insn.vaddr, stat, info);
+        // QEMU reports a wide access in pieces (a ymm load as 8-byte reads), so a line split
+        // is judged on the instruction's contiguous span of loads and of stores
+        let (mut loads, mut stores) = (AccessSpan::default(), AccessSpan::default());
         for m in insn.mem() {
+            if m.is_store { &mut stores } else { &mut loads }.add(m.vaddr, m.size as u64);
             let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
             let level = level_index(o.level);
             if m.is_store {
@@ -429,6 +438,14 @@ impl Front {
                 }
                 info.load_extra_latency += o.tlb_cycles as f32;
             }
+        }
+        info.lines.set_writebacks(self.functional.caches.take_writebacks());
+        let line_shift = self.functional.caches.data_line_shift();
+        if loads.spans_two_lines(line_shift) {
+            info.lines.set_load_split();
+        }
+        if stores.spans_two_lines(line_shift) {
+            info.lines.set_store_split();
         }
         let started = self.functional.caches.take_prefetches();
         if let Some(&(line, from)) = started.as_slice().first() {

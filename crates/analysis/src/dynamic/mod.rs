@@ -1,6 +1,7 @@
 //! Dynamic analysis: one functional stream (decoded once, caches and
 //! predictors simulated once) drives several timing variants in parallel.
 
+mod access_span;
 mod driver;
 mod engine;
 mod illegal;

@@ -10,12 +10,18 @@
 //! the levels nearest first and stops at the first hit; every level it missed
 //! on the way is filled (so on a hit at level k, levels < k are filled; a DRAM
 //! access fills all levels). Evictions from an outer level do *not*
-//! back-invalidate inner levels, and evictions from inner levels do not write
-//! anything outward (tags only: no dirty state or write-backs are modelled).
-//! This is the simplest policy that behaves like real hierarchies for working
-//! sets that fit or do not fit a level, which is what the timing model needs.
+//! back-invalidate inner levels. This is the simplest policy that behaves like
+//! real hierarchies for working sets that fit or do not fit a level, which is
+//! what the timing model needs.
 //!
-//! Stores are write-allocate: a store miss fills the line like a load.
+//! Stores are write-allocate and write-back: a store miss fills the line like a
+//! load, and the store makes the L1D line dirty. A dirty line evicted from a level
+//! is written to the next one (which then holds it dirty, allocating it if it had
+//! dropped the line, which may evict a dirty line in turn); from the last level it
+//! goes to DRAM. Each write-back is counted per link (L1->L2, L2->L3, L3->DRAM) and
+//! handed to the timing model ([`CacheHierarchy::take_writebacks`]), because it
+//! takes the same bandwidth as a fill: a stream that writes moves twice the lines
+//! of one that only reads.
 //! An access that crosses a line boundary touches both lines and reports the
 //! worse (farther) level.
 //!
@@ -84,6 +90,8 @@ pub struct CacheStats {
     pub prefetch_fills: u64,
     /// Of those, lines that came from DRAM.
     pub prefetch_dram: u64,
+    /// Dirty lines written back over each link: L1D->L2, L2->L3, L3->DRAM.
+    pub writebacks: [u64; 3],
 }
 
 #[derive(Debug, Clone)]
@@ -94,6 +102,8 @@ struct Level {
     latency: f64,
     line_shift: u32,
     cache: SetAssoc,
+    /// Per slot of `cache`: the line was written since it was filled.
+    dirty: Vec<bool>,
 }
 
 /// Up to three cache indices from nearest to farthest.
@@ -140,6 +150,10 @@ pub struct CacheHierarchy {
     /// The prefetches that brought a line from beyond L1 since
     /// [`CacheHierarchy::take_prefetches`] last read them.
     pending: PendingPrefetches,
+    /// Write-backs per link (L1D->L2, L2->L3, L3->DRAM): since the start, and since
+    /// [`CacheHierarchy::take_writebacks`] last read them.
+    writebacks: [u64; 3],
+    pending_writebacks: [u8; 3],
 }
 
 /// A snapshot of the hierarchy's counters ([`CacheHierarchy::counts`]).
@@ -152,6 +166,7 @@ pub struct CacheCounts {
     inst_fetches: u64,
     prefetch_fills: u64,
     prefetch_dram: u64,
+    writebacks: [u64; 3],
 }
 
 /// Prefetched lines waiting for the timing model: at most a few per
@@ -192,6 +207,7 @@ fn build_level(p: &CacheParams) -> Level {
         latency: p.latency,
         line_shift: line_shift(p),
         cache: SetAssoc::with_entries(lines, p.ways as usize, p.replacement),
+        dirty: Vec::new(),
     }
 }
 
@@ -233,6 +249,9 @@ impl CacheHierarchy {
                 }
             }
         }
+        for l in &mut levels {
+            l.dirty = vec![false; l.cache.sets() * l.cache.ways()];
+        }
         let shift_of = |p: &Path| if p.len > 0 { levels[p.idx[0] as usize].line_shift } else { 6 };
         let data_line_shift = shift_of(&data);
         let inst_line_shift = shift_of(&inst);
@@ -257,6 +276,8 @@ impl CacheHierarchy {
             prefetch_fills: 0,
             prefetch_dram: 0,
             pending: PendingPrefetches::default(),
+            writebacks: [0; 3],
+            pending_writebacks: [0; 3],
         }
     }
 
@@ -277,6 +298,7 @@ impl CacheHierarchy {
             inst_fetches: self.inst_fetches,
             prefetch_fills: self.prefetch_fills,
             prefetch_dram: self.prefetch_dram,
+            writebacks: self.writebacks,
         }
     }
 
@@ -289,6 +311,7 @@ impl CacheHierarchy {
         self.inst_fetches = c.inst_fetches;
         self.prefetch_fills = c.prefetch_fills;
         self.prefetch_dram = c.prefetch_dram;
+        self.writebacks = c.writebacks;
     }
 
     /// log2 of the L1D line size (the unit prefetches are made in).
@@ -326,24 +349,71 @@ impl CacheHierarchy {
         parts.join("; ")
     }
 
-    /// Walk a side's levels for one address; counts misses and fills.
+    /// Walk a side's levels for one address; counts misses and fills. Returns the
+    /// level that held the line and the slot of the line in the side's first cache.
     #[inline]
-    fn walk(&mut self, side: usize, addr: u64) -> MemLevel {
+    fn walk(&mut self, side: usize, addr: u64) -> (MemLevel, usize) {
         let path = self.paths[side];
+        let mut first_slot = usize::MAX;
         for i in 0..path.len as usize {
-            let lv = &mut self.levels[path.idx[i] as usize];
-            if lv.cache.access(addr >> lv.line_shift).hit {
-                return path.mem[i];
+            let (hit, slot) = self.access_at(side, i, addr);
+            if i == 0 {
+                first_slot = slot;
+            }
+            if hit {
+                return (path.mem[i], first_slot);
             }
             self.misses[side][i] += 1;
         }
-        MemLevel::Dram
+        (MemLevel::Dram, first_slot)
+    }
+
+    /// Looks `addr` up at position `i` of a side's path, filling it on a miss; a dirty
+    /// line the fill evicts is written back outward. Returns (hit, slot).
+    #[inline]
+    fn access_at(&mut self, side: usize, i: usize, addr: u64) -> (bool, usize) {
+        let lv = &mut self.levels[self.paths[side].idx[i] as usize];
+        let a = lv.cache.access(addr >> lv.line_shift);
+        if !a.hit {
+            // the slot held the victim until now: its dirty bit is the victim's
+            let victim_dirty = std::mem::replace(&mut lv.dirty[a.slot], false);
+            if let (Some(victim), true) = (a.evicted, victim_dirty) {
+                let victim_addr = victim << lv.line_shift;
+                self.write_back(side, i, victim_addr);
+            }
+        }
+        (a.hit, a.slot)
+    }
+
+    /// A dirty line leaves position `i` of a side's path: the next level holds it
+    /// dirty (allocating it if needed, which may write back in turn), or DRAM takes it.
+    #[cold]
+    fn write_back(&mut self, side: usize, i: usize, addr: u64) {
+        let path = self.paths[side];
+        // the link into the next level (0: into L2, 1: into L3), or to DRAM (2) from the last
+        let link = if i + 1 < path.len as usize { (path.mem[i + 1] as usize).clamp(1, 2) - 1 } else { 2 };
+        self.writebacks[link] += 1;
+        self.pending_writebacks[link] = self.pending_writebacks[link].saturating_add(1);
+        if i + 1 < path.len as usize {
+            let (_, slot) = self.access_at(side, i + 1, addr);
+            self.levels[path.idx[i + 1] as usize].dirty[slot] = true;
+        }
+    }
+
+    /// The write-backs since the last call, per link (L1D->L2, L2->L3, L3->DRAM),
+    /// once: the timing model books their transfers on the links' bandwidth.
+    #[inline]
+    pub fn take_writebacks(&mut self) -> [u8; 3] {
+        std::mem::take(&mut self.pending_writebacks)
     }
 
     #[inline]
-    fn data_line(&mut self, addr: u64) -> MemLevel {
+    fn data_line(&mut self, addr: u64, is_store: bool) -> MemLevel {
         let line = addr >> self.data_line_shift;
-        let lvl = self.walk(DATA, addr);
+        let (lvl, slot) = self.walk(DATA, addr);
+        if is_store {
+            self.levels[self.paths[DATA].idx[0] as usize].dirty[slot] = true;
+        }
         if self.prefetch.runs() {
             let wanted = self.prefetch.observe(line, lvl != MemLevel::L1);
             for &pl in wanted.as_slice() {
@@ -362,8 +432,7 @@ impl CacheHierarchy {
         let addr = line << self.data_line_shift;
         let path = self.paths[DATA];
         for i in 0..path.len as usize {
-            let lv = &mut self.levels[path.idx[i] as usize];
-            if lv.cache.access(addr >> lv.line_shift).hit {
+            if self.access_at(DATA, i, addr).0 {
                 if i > 0 {
                     self.prefetch_fills += 1;
                 }
@@ -395,27 +464,30 @@ impl CacheHierarchy {
         let last = addr.wrapping_add(size.saturating_sub(1) as u64);
         let line = addr >> self.data_line_shift;
         if last >> self.data_line_shift == line {
-            if let Some(l1) = self.levels.get(self.first[DATA]) {
-                if l1.cache.is_mru(line) {
+            if let Some(l1) = self.levels.get_mut(self.first[DATA]) {
+                if let Some(slot) = l1.cache.mru_slot(line) {
+                    if is_store {
+                        l1.dirty[slot] = true;
+                    }
                     return MemLevel::L1;
                 }
             }
         }
-        self.data_access_slow(addr, last)
+        self.data_access_slow(addr, last, is_store)
     }
 
     #[inline(never)]
-    fn data_access_slow(&mut self, addr: u64, last: u64) -> MemLevel {
+    fn data_access_slow(&mut self, addr: u64, last: u64, is_store: bool) -> MemLevel {
         if self.paths[DATA].len == 0 {
             return MemLevel::Dram;
         }
         if self.perfect_data {
             return MemLevel::L1;
         }
-        let first = self.data_line(addr);
+        let first = self.data_line(addr, is_store);
         if (addr ^ last) >> self.data_line_shift != 0 {
             self.line_crossings += 1;
-            let second = self.data_line(last);
+            let second = self.data_line(last, is_store);
             return first.max(second);
         }
         first
@@ -441,7 +513,7 @@ impl CacheHierarchy {
         if self.perfect_inst {
             return MemLevel::L1;
         }
-        self.walk(INST, addr)
+        self.walk(INST, addr).0
     }
 
     /// Load-to-use latency of a data access served at `level` (L1D's latency for
@@ -522,6 +594,7 @@ impl CacheHierarchy {
             prefetcher: self.prefetch.describe(),
             prefetch_fills: self.prefetch_fills,
             prefetch_dram: self.prefetch_dram,
+            writebacks: self.writebacks,
         }
     }
 

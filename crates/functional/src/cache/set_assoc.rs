@@ -196,6 +196,13 @@ impl SetAssoc {
         self.mru[self.set_of(key)] == key
     }
 
+    /// The slot of `key` when it is the most recently used key of its set.
+    #[inline(always)]
+    pub fn mru_slot(&self, key: u64) -> Option<usize> {
+        let set = self.set_of(key);
+        (self.mru[set] == key).then(|| set * self.ways + self.mru_way[set] as usize)
+    }
+
     /// Mark a slot most recently used.
     pub fn touch(&mut self, slot: usize) {
         let set = slot / self.ways;

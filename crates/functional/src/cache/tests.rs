@@ -282,3 +282,54 @@ fn the_derived_stream_distance_is_dram_in_flight_lines_within_an_eighth_of_l1d()
     let fixed = bottlenose_machine::PrefetchParams { stream_distance_lines: Some(100), ..auto };
     assert_eq!(fixed.distance_lines(&p.memory, &p.caches), 100);
 }
+
+/// Writes `bytes` from `base` with one 8-byte store per line.
+fn store_stream(c: &mut CacheHierarchy, base: u64, bytes: u64) {
+    for a in (0..bytes).step_by(64) {
+        c.data_access(base + a, 8, true);
+    }
+}
+
+#[test]
+fn stores_write_back_dirty_lines_when_they_leave_l1() {
+    // 64 KiB of stores into a 32 KiB L1D (512 lines): every line past the first 512
+    // evicts a dirty one, so 1024 - 512 lines go to L2; L2 (256 KiB) keeps them all
+    let mut c = CacheHierarchy::new(&skylake_like());
+    store_stream(&mut c, 0x100_0000, 64 * KIB);
+    assert_eq!(c.stats().writebacks, [512, 0, 0]);
+    assert_eq!(c.take_writebacks(), [255, 0, 0], "pending counts saturate at u8::MAX");
+    assert_eq!(c.take_writebacks(), [0, 0, 0], "taken once");
+    // a read-only pass over another 64 KiB pushes out the other 512 dirty lines, and
+    // writes nothing itself
+    for a in (0..64 * KIB).step_by(64) {
+        c.data_access(0x200_0000 + a, 8, false);
+    }
+    assert_eq!(c.stats().writebacks, [1024, 0, 0]);
+    for a in (0..64 * KIB).step_by(64) {
+        c.data_access(0x300_0000 + a, 8, false);
+    }
+    assert_eq!(c.stats().writebacks, [1024, 0, 0], "clean lines leave without a write-back");
+}
+
+#[test]
+fn loads_alone_never_write_back() {
+    let mut c = CacheHierarchy::new(&skylake_like());
+    for a in (0..1024 * KIB).step_by(64) {
+        c.data_access(0x100_0000 + a, 8, false);
+    }
+    assert_eq!(c.stats().writebacks, [0, 0, 0]);
+}
+
+#[test]
+fn write_backs_cascade_from_l2_to_l3() {
+    // 512 KiB of stores (8192 lines), LRU everywhere: L1D writes back 8192 - 512 lines;
+    // L2 (4096 lines) got each line on its demand miss and holds it dirty from the
+    // L1 write-back on (512 lines later, which also makes it the most recent of its
+    // set); it evicts 8192 - 4096 lines, each after that, so each is dirty; the 8 MiB
+    // L3 keeps everything
+    let mut c = CacheHierarchy::new(&skylake_like_with(Replacement::Lru));
+    store_stream(&mut c, 0x100_0000, 512 * KIB);
+    assert_eq!(c.stats().writebacks, [8192 - 512, 8192 - 4096, 0]);
+    // misses are demand misses only: the write-backs found their lines in L2
+    assert_eq!(l(&c, "L2"), (8192, 8192));
+}
