@@ -425,6 +425,13 @@ END \name
 .macro ST_Y off
         vmovups [r10+\off], ymm1
 .endm
+/* 32-byte accesses at offset 48 in their line: each one spans two cache lines */
+.macro LD_YS off
+        vmovups ymm0, [r9+\off+48]
+.endm
+.macro ST_YS off
+        vmovups [r10+\off+48], ymm1
+.endm
 /* one FP load and one integer load */
 .macro LD_SD_Q off
         vmovsd xmm0, [r9+\off]
@@ -448,6 +455,10 @@ END \name
         MIX mix_y_l1s0       LD_Y   ST_Y   1  0  48
         MIX mix_y_l0s1       LD_Y   ST_Y   0  1  48
         MIX mix_y_l2s1       LD_Y   ST_Y   2  1  16
+        MIX mix_ysplit_l1s0  LD_YS  ST_YS  1  0  48
+        MIX mix_ysplit_l0s1  LD_YS  ST_YS  0  1  48
+        MIX mix_ysplit_l2s1  LD_YS  ST_YS  2  1  16
+        MIX mix_ysplit_l1s1  LD_YS  ST_YS  1  1  24
         /* 1 FP + 1 int load per group (2 loads), plus 1 FP store */
         MIX mix_fpint_l2s0   LD_SD_Q ST_SD 1  0  24
         MIX mix_fpint_l2s1   LD_SD_Q ST_SD 1  1  24

@@ -94,6 +94,10 @@ typedef void (*kernel_fn)(long n, void *buf);
     X(mix_y_l1s0, 48, 0, "vmovups ymm loads only (per load)")                             \
     X(mix_y_l0s1, 48, 0, "vmovups ymm stores only (per store)")                           \
     X(mix_y_l2s1, 16, 0, "2 ymm loads + 1 ymm store (per group)")                         \
+    X(mix_ysplit_l1s0, 48, 0, "vmovups ymm loads spanning two lines (per load)")          \
+    X(mix_ysplit_l0s1, 48, 0, "vmovups ymm stores spanning two lines (per store)")        \
+    X(mix_ysplit_l2s1, 16, 0, "2 line-split ymm loads + 1 line-split store (per group)")  \
+    X(mix_ysplit_l1s1, 24, 0, "1 line-split ymm load + 1 line-split store (per group)")   \
     X(mix_fpint_l2s0, 24, 0, "1 vmovsd load + 1 int load (per group)")                    \
     X(mix_fpint_l2s1, 24, 0, "1 vmovsd load + 1 int load + 1 vmovsd store (per group)")   \
     X(loop_tight, 1, 0, "empty loop: dec/jnz (per taken branch)")                         \
