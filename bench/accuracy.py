@@ -15,10 +15,10 @@ For every kernel (binary bench/out/bin/NAME built by bench/kernels/build.sh):
 
   measured           bench/out/bin/NAME measure: rdtsc, calibrated to core cycles,
                      minimum over repetitions (bench/harness/README.md)
-  bottlenose run     bottlenose run --machine host --roi markers --warm -- NAME model 1:
-                     one warm-up call (caches and predictors kept warm outside the ROI),
-                     then ONE call of kernel() between the ROI markers -> cycles per call,
-                     bottlenecks[0]
+  bottlenose run     bottlenose run --machine host --roi markers --warm -- NAME model W:
+                     W warm-up calls (caches and predictors kept warm outside the ROI; 1,
+                     or the kernel's `MODEL_WARMUP: W` comment), then ONE call of kernel()
+                     between the ROI markers -> cycles per call, bottlenecks[0]
   bn run no prefetcher  the same with --prefetcher none --no-sensitivity (extra column: what
                      the machine's default prefetchers buy)
   bn run skylake, bn run skylake-calibrated
@@ -368,11 +368,21 @@ def bottleneck_text(bs: list[dict], sensitivity: list[dict] | None = None) -> st
     return "+".join(b["resources"]) + f" (+{100 * b['speedup']:.1f}%)"
 
 
+def model_warmup_calls(name: str) -> int:
+    """Calls before the modelled one: 1, or what the kernel's source asks with a
+    `MODEL_WARMUP: N` comment (streaming kernels whose steady state, the caches full of the
+    previous calls' lines rather than of setup's, takes more than one call to reach)."""
+    src = BENCH / "kernels" / f"{name}.c"
+    m = re.search(r"MODEL_WARMUP:\s*(\d+)", src.read_text()) if src.exists() else None
+    return int(m.group(1)) if m else 1
+
+
 def bottlenose_run(name: str, extra: list[str], tag: str, machine: str | None = None) -> dict:
     RUNS.mkdir(parents=True, exist_ok=True)
     out = RUNS / f"{name}.{tag}.json"
+    warm = str(model_warmup_calls(name))
     cmd = [str(BN), "run", "--machine", machine or HOST["machine_arg"], "--roi", "markers", "--warm", "--format", "json",
-           "-o", str(out), "--quiet", *extra, "--", str(BIN / name), "model", "1"]
+           "-o", str(out), "--quiet", *extra, "--", str(BIN / name), "model", warm]
     t0 = time.monotonic()
     run(cmd, timeout=1800)
     wall = time.monotonic() - t0
@@ -390,7 +400,7 @@ def bottlenose_run(name: str, extra: list[str], tag: str, machine: str | None = 
         "l1d_miss_rate": next((c["miss_rate"] for c in d.get("functional", {}).get("caches", {}).get("levels", [])
                                if c["name"] == "L1D"), None),
         "stall_causes": d.get("stall_causes"),
-        "command": " ".join(cmd[:-3] + [f"bench/out/bin/{name}", "model", "1"]),
+        "command": " ".join(cmd[:-3] + [f"bench/out/bin/{name}", "model", warm]),
         "wall_s": round(wall, 2),
     }
 
