@@ -243,6 +243,10 @@ fn code_in_anonymous_memory_is_jit() {
     let jnz = ["[jit]".to_string(), format!("{:x}", loop_at + 4), "jne".into()];
     assert!(text.lines().any(|l| l.split_whitespace().take(3).eq(jnz.iter().map(String::as_str))), "{jnz:?} in\n{text}");
     assert!(text.contains(&format!("Hottest loop at 0x{loop_at:x} in [jit], function [jit]")), "{text}");
+    // and its share of the cycles by file as the JSON's files have it
+    let jit_share = v["files"].as_array().unwrap().iter().find(|f| f["dso"].is_null()).unwrap()["share"].as_f64().unwrap();
+    let by_file = text.lines().find(|l| l.starts_with("  by file: ")).unwrap_or_else(|| panic!("{text}"));
+    assert!(by_file.contains(&format!("[jit] {:.1}%", jit_share * 100.0)), "{by_file}");
 }
 
 /// Runs `bottlenose run --roi SPEC` and returns its stderr, which must be one

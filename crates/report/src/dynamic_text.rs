@@ -147,6 +147,20 @@ fn functions(o: &mut String, r: &DynamicReport) {
     o.push_str("Functions (by cycles):\n");
     indent(o, &t.render());
     hidden(o, shown.len() < r.functions.len(), 1.0 - shown.iter().map(|f| f.share).sum::<f64>(), "functions");
+    // where the cycles are by file, and how much of a file has no symbol to name it
+    let files: Vec<String> = r
+        .files
+        .iter()
+        .filter(|f| f.share >= MIN_ROW_SHARE)
+        .map(|f| {
+            let unnamed = f.share - f.named_share;
+            let note = if f.dso.is_some() && unnamed >= MIN_ROW_SHARE { format!(" ({:.1}% without a symbol, named file+0xSTART)", unnamed * 100.0) } else { String::new() };
+            format!("{} {:.1}%{note}", file_of(f.dso.as_deref()), f.share * 100.0)
+        })
+        .collect();
+    if !files.is_empty() {
+        let _ = writeln!(o, "  by file: {}", files.join(", "));
+    }
     o.push('\n');
 }
 
