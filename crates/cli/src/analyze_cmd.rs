@@ -44,7 +44,7 @@ pub enum Syntax {
 #[derive(Args)]
 #[command(after_help = "Examples:
   bottlenose analyze examples/jacobi.s                      # a loop body (a file that is one loop), skylake
-  bottlenose analyze kernel.s --machine zen4 --format json  # llvm-mca style # LLVM-MCA-BEGIN/END regions supported
+  bottlenose analyze kernel.s --machine zen4 --format json  # llvm-mca style; LLVM-MCA-BEGIN/END regions supported
   bottlenose analyze --hex 'c5 fb 58 c1 ff c9 75 f8'         # raw bytes
   bottlenose analyze ./prog --function dot                  # each loop of a function of an ELF binary
   bottlenose analyze kernel.s                               # gcc -S output: each loop, the hottest marked

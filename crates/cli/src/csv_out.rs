@@ -34,12 +34,19 @@ pub fn instructions(report: &Value) -> Result<String> {
     Ok(String::from_utf8(w.into_inner()?)?)
 }
 
-/// Hotspot rows of a run: function, file, line, cycles, share.
+/// Hotspot rows of a run: the process they are in (pid and program: a run
+/// that started others details the one with the most cycles), function,
+/// file, line, cycles, share.
 pub fn hotspots(report: &Value) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["function", "file", "line", "cycles", "share"])?;
+    w.write_record(["pid", "program", "function", "file", "line", "cycles", "share"])?;
+    let detailed = report["processes"].as_array().and_then(|ps| ps.iter().find(|p| p["detailed"] == Value::Bool(true)));
+    let pid = detailed.and_then(|p| p["pid"].as_u64()).map(|p| p.to_string()).unwrap_or_default();
+    let program = detailed.and_then(|p| p["program"].as_str()).or(report["program"].as_str()).unwrap_or("");
     for h in report["hotspots"].as_array().into_iter().flatten() {
         w.write_record([
+            pid.as_str(),
+            program,
             h["function"].as_str().unwrap_or(""),
             h["file"].as_str().unwrap_or(""),
             &h["line"].as_u64().map(|l| l.to_string()).unwrap_or_default(),

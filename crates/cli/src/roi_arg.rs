@@ -56,16 +56,18 @@ fn function(spec: &str, program: &Path) -> Result<(Roi, Option<RoiPlacement>)> {
     let mut files: Vec<PathBuf> = vec![program.to_path_buf()];
     match library {
         Some(l) => {
-            let named: Vec<&PathBuf> = libraries.iter().filter(|p| file_name(p) == l || p.ends_with(l)).collect();
-            let Some(&found) = named.first() else {
+            let named = libraries.iter().find(|p| file_name(p) == l || p.ends_with(l)).cloned();
+            // not loaded at start: a library the program dlopens, by its path or
+            // where dlopen looks for a bare name
+            let Some(found) = named.or_else(|| dlopen_candidate(l, program)) else {
                 let known: Vec<String> = libraries.iter().map(|p| file_name(p)).collect();
                 bail!(
-                    "--roi function:{spec}: {} does not load a library '{l}' (it loads: {})",
+                    "--roi function:{spec}: {} does not load a library '{l}' at start (it loads: {}), and dlopen would not find one (LD_LIBRARY_PATH, its run path, the ld.so cache, the system directories): name a library it dlopens by its path, function:/path/to/{l}!{name}",
                     program.display(),
                     if known.is_empty() { "none".to_string() } else { known.join(", ") }
                 );
             };
-            files = vec![found.clone()];
+            files = vec![found];
         }
         None => files.extend(libraries),
     }
@@ -83,7 +85,7 @@ fn function(spec: &str, program: &Path) -> Result<(Roi, Option<RoiPlacement>)> {
         0 => bail!(
             "--roi function:{spec}: no function '{name}' in {}{}{}",
             program.display(),
-            if library.is_some() { "" } else { " or the libraries it loads" },
+            if library.is_some() { "" } else { " or the libraries it loads at start (for a library it dlopens, name it: function:LIBRARY!NAME)" },
             if similar.is_empty() { String::new() } else { format!(" (similar: {})", similar.join(", ")) }
         ),
         1 => {}
@@ -112,6 +114,52 @@ fn function(spec: &str, program: &Path) -> Result<(Roi, Option<RoiPlacement>)> {
     let is_main = path.as_path() == program;
     let roi = Roi::Function { name: name.to_string(), dso: (!is_main).then(|| p.name().to_string()), start: f.start, end: f.end };
     Ok((roi, Some(placement(&path, offset, f.start))))
+}
+
+/// The file dlopen would open for `library`: a path (with a `/`) as given;
+/// a bare name from LD_LIBRARY_PATH, the program's run path, the ld.so cache
+/// and the system directories, in dlopen's order.
+fn dlopen_candidate(library: &str, program: &Path) -> Option<PathBuf> {
+    if library.contains('/') {
+        let p = PathBuf::from(library);
+        return p.is_file().then_some(p);
+    }
+    let env_dirs: Vec<PathBuf> = std::env::var_os("LD_LIBRARY_PATH").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
+    let system = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"].map(PathBuf::from);
+    let in_dirs = |dirs: &[PathBuf]| dirs.iter().map(|d| d.join(library)).find(|p| p.is_file());
+    in_dirs(&env_dirs).or_else(|| in_dirs(&run_paths(program))).or_else(|| ld_cache(library)).or_else(|| in_dirs(&system))
+}
+
+/// The directories of the program's DT_RUNPATH (or DT_RPATH), `$ORIGIN` replaced.
+fn run_paths(program: &Path) -> Vec<PathBuf> {
+    use object::read::elf::{Dyn, ElfFile64};
+    use object::Endianness;
+    let Ok(data) = std::fs::read(program) else { return Vec::new() };
+    let Ok(elf) = ElfFile64::<Endianness>::parse(&*data) else { return Vec::new() };
+    let (endian, sections) = (elf.endian(), elf.elf_section_table());
+    let Ok(Some((entries, link))) = sections.dynamic(endian, &*data) else { return Vec::new() };
+    let Ok(strings) = sections.strings(endian, &*data, link) else { return Vec::new() };
+    let origin = program.canonicalize().ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
+    entries
+        .iter()
+        .filter(|d| matches!(d.tag32(endian), Some(object::elf::DT_RUNPATH | object::elf::DT_RPATH)))
+        .filter_map(|d| d.string(endian, strings).ok())
+        .flat_map(|s| String::from_utf8_lossy(s).split(':').map(str::to_string).collect::<Vec<_>>())
+        .map(|dir| PathBuf::from(dir.replace("$ORIGIN", &origin.to_string_lossy()).replace("${ORIGIN}", &origin.to_string_lossy())))
+        .collect()
+}
+
+/// `library`'s path in the ld.so cache, as `ldconfig -p` lists it.
+fn ld_cache(library: &str) -> Option<PathBuf> {
+    // /sbin is not on every user's PATH
+    let out = ["ldconfig", "/sbin/ldconfig"]
+        .iter()
+        .find_map(|c| std::process::Command::new(c).arg("-p").stdin(std::process::Stdio::null()).output().ok().filter(|o| o.status.success()))?;
+    // "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1"
+    String::from_utf8_lossy(&out.stdout).lines().find_map(|line| {
+        let (name, rest) = line.trim().split_once(' ')?;
+        (name == library && rest.contains("x86-64")).then(|| rest.rsplit("=> ").next().map(PathBuf::from)).flatten()
+    })
 }
 
 fn file_name(p: &Path) -> String {

@@ -179,3 +179,46 @@ fn host_uses_the_calibration_in_the_cache() {
     assert!((cpi(&calibrated) - 16.0).abs() < 0.05, "{}", cpi(&calibrated));
     assert!(cpi(&plain_model) < 10.0, "{}", cpi(&plain_model));
 }
+
+/// Every example of `analyze --help` and `machines --help` runs as shown, in a
+/// directory holding the files they name (jacobi.s from the examples, kernel.s
+/// as `gcc -S` writes it for examples/dot.c, k.s a loop body, ./prog with dot,
+/// my-core.toml a machine file), and writes what it says.
+#[test]
+fn analyze_and_machines_help_examples_run_as_shown() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::create_dir(d.path().join("examples")).unwrap();
+    std::fs::copy(repo.join("examples/jacobi.s"), d.path().join("examples/jacobi.s")).unwrap();
+    let dot = repo.join("examples/dot.c");
+    let gcc = |args: &[&str]| assert!(Command::new("gcc").current_dir(d.path()).args(args).arg(&dot).status().unwrap().success());
+    gcc(&["-O2", "-S", "-o", "kernel.s"]);
+    gcc(&["-O2", "-g", "-o", "prog"]);
+    std::fs::write(d.path().join("k.s"), "loop:\n  vmulpd %ymm1, %ymm2, %ymm3\n  vaddpd (%rdi), %ymm3, %ymm0\n  addq $32, %rdi\n  decq %rcx\n  jnz loop\n").unwrap();
+    // a machine file and the form table it names beside it
+    std::fs::copy(repo.join("machines/skylake.toml"), d.path().join("my-core.toml")).unwrap();
+    std::fs::copy(repo.join("machines/skylake.forms.toml"), d.path().join("skylake.forms.toml")).unwrap();
+    let mut examples = Vec::new();
+    for sub in ["analyze", "machines"] {
+        let help = bn(&[sub, "--help"]);
+        let help = String::from_utf8_lossy(&help.stdout).into_owned();
+        let mine: Vec<String> = help
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix(&format!("bottlenose {sub}")))
+            .map(|l| format!("{sub}{}", l.split(" # ").next().unwrap().trim_end()))
+            .collect();
+        assert!(mine.len() >= 5, "{sub}: {help}");
+        examples.extend(mine);
+    }
+    for ex in &examples {
+        let args = shlex::split(ex).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_bottlenose")).current_dir(d.path()).env("BOTTLENOSE_MACHINE", "skylake").args(&args).output().unwrap();
+        assert!(out.status.success(), "`bottlenose {ex}`: {}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if ex.contains("--format json") {
+            serde_json::from_str::<serde_json::Value>(&stdout).unwrap_or_else(|e| panic!("`bottlenose {ex}` writes JSON ({e})"));
+        } else {
+            assert!(stdout.lines().count() > 2, "`bottlenose {ex}`: {stdout}");
+        }
+    }
+}

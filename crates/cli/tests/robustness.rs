@@ -263,3 +263,44 @@ fn the_text_report_lists_the_processes() {
     assert_eq!(rows.iter().filter(|r| r.starts_with('*')).count(), 1, "one process detailed: {text}");
     assert!(rows[0].contains(" start ") && rows[0].contains(" sh "), "{text}");
 }
+
+/// The HTML page and the CSV table of a run that started others say which
+/// process they detail: the page has the process table with that one marked,
+/// the CSV rows carry its pid and program.
+#[test]
+fn html_and_csv_name_the_process_they_detail() {
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let (csv_path, html_path) = (d.path().join("r.csv"), d.path().join("r.html"));
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "-q", "--no-sensitivity", "--no-views", "--format", "csv", "-o"])
+        .arg(&csv_path)
+        .arg("--html")
+        .arg(&html_path)
+        .args(["--", "sh", "-c", "/bin/true | /bin/true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let at = html.find("<section id=\"processes\">").unwrap_or_else(|| panic!("no processes section"));
+    let section = &html[at..at + html[at..].find("</section>").unwrap()];
+    let rows: Vec<Vec<String>> = section
+        .split("<tr>")
+        .skip(2)
+        .map(|r| r.split("<td").skip(1).map(|c| c[c.find('>').unwrap() + 1..c.find("</td>").unwrap()].to_string()).collect())
+        .collect();
+    // sh, its two forks and the two /bin/true they exec
+    assert!(rows.len() >= 3, "{section}");
+    assert_eq!(rows.iter().filter(|r| r[3] == "exec" && r[4] == "/bin/true").count(), 2, "{section}");
+    let marked: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "*").collect();
+    assert_eq!(marked.len(), 1, "{section}");
+    let (pid, program) = (&marked[0][1], &marked[0][4]);
+    assert!(section.contains(&format!("are process {pid} ({program})")), "{section}");
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    assert_eq!(&reader.headers().unwrap().iter().take(2).collect::<Vec<_>>(), &["pid", "program"]);
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert!(!records.is_empty(), "{csv}");
+    assert!(records.iter().all(|r| &r[0] == pid && &r[1] == program), "{csv}");
+}

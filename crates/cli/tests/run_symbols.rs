@@ -104,6 +104,21 @@ fn stripped_pie_and_its_library_are_named_by_file() {
     assert_eq!((l["dso"].as_str(), l["function"].as_str()), (Some("libdemo.so"), Some("libdemo.so!lib_sum")), "{l}");
     assert!((sum..sum + sum_size).contains(&hex(&l["head"])), "{l}");
     assert_eq!(v["hottest_loop_head"], l["head"]);
+    // by file: every cycle is in a file (no JIT here); the stripped executable's
+    // code has no symbol but what .dynsym keeps; libdemo's runs in lib_sum
+    // (.dynsym) but for its few start-up instructions (_init, frame_dummy: .symtab
+    // only); libc's in its functions (glibc's debug file, libc6-dbg)
+    let files = v["files"].as_array().unwrap();
+    let file = |name: &str| files.iter().find(|f| f["dso"] == name).unwrap_or_else(|| panic!("no {name} in {files:#?}"));
+    let share = |f: &Value, k: &str| f[k].as_f64().unwrap();
+    assert!((files.iter().map(|f| share(f, "share")).sum::<f64>() - 1.0).abs() < 1e-9, "{files:#?}");
+    assert!(files.iter().all(|f| f["dso"].is_string()), "{files:#?}");
+    let lib = file("libdemo.so");
+    assert!(share(lib, "named_share") > 0.95 * share(lib, "share"), "{lib}");
+    let libc = file("libc.so.6");
+    assert!(share(libc, "share") > 0.0 && share(libc, "named_share") == share(libc, "share"), "{libc}");
+    let prog = file("prog");
+    assert!(share(prog, "named_share") < 0.5 * share(prog, "share"), "{prog}");
 }
 
 #[test]
@@ -118,9 +133,120 @@ fn roi_on_a_library_function() {
         assert_eq!(hex(&v["roi"]["start"]), sum);
         let n = v["instructions_simulated"].as_u64().unwrap();
         // the loop body is a few instructions per element; nothing of main or fill
-        assert!(n >= CALLS * N && n < CALLS * N * 8, "{spec}: {n}");
+        assert!((CALLS * N..CALLS * N * 8).contains(&n), "{spec}: {n}");
         assert!(v["functions"].as_array().unwrap().iter().all(|f| f["function"] == "libdemo.so!lib_sum"), "{}", v["functions"]);
     }
+}
+
+const PLUGIN_MAIN_C: &str = r#"
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    static long a[20000];
+    for (long i = 0; i < 20000; i++) a[i] = i ^ 5;
+    void *h = dlopen(argc > 1 ? argv[1] : "libplug.so", RTLD_NOW);
+    if (!h) { fprintf(stderr, "%s\n", dlerror()); return 2; }
+    long (*sum)(const long *, long) = (long (*)(const long *, long))dlsym(h, "lib_sum");
+    long s = 0;
+    for (int r = 0; r < 3; r++) s += sum(a, 20000);
+    printf("%ld\n", s);
+    return 0;
+}
+"#;
+
+/// A library the program dlopens (not mapped at start, so ldd does not list
+/// it) is named by its path, or by its file name where dlopen finds it (here
+/// through the program's run path).
+#[test]
+fn roi_on_a_function_of_a_dlopened_library() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("lib.c"), LIB_C).unwrap();
+    std::fs::write(d.path().join("main.c"), PLUGIN_MAIN_C).unwrap();
+    let lib = d.path().join("libplug.so");
+    sh(Command::new("gcc").args(["-O1", "-shared", "-fPIC", "-o"]).arg(&lib).arg(d.path().join("lib.c")));
+    let exe = d.path().join("host");
+    sh(Command::new("gcc").args(["-O1", "-Wl,-rpath,$ORIGIN", "-o"]).arg(&exe).arg(d.path().join("main.c")).arg("-ldl"));
+    let ldd = Command::new("ldd").arg(&exe).output().unwrap();
+    assert!(!String::from_utf8_lossy(&ldd.stdout).contains("libplug"), "loaded by dlopen only");
+    let (sum, _) = nm(&lib, "lib_sum");
+    let by_path = format!("function:{}!lib_sum", lib.display());
+    for spec in ["function:libplug.so!lib_sum", by_path.as_str()] {
+        let v = run(&["--roi", spec], &exe);
+        assert_eq!(v["roi"]["entries"], CALLS, "{spec}: {}", v["roi"]);
+        assert_eq!(v["roi"]["dso"], "libplug.so");
+        assert_eq!(hex(&v["roi"]["start"]), sum);
+        let n = v["instructions_simulated"].as_u64().unwrap();
+        assert!(n >= CALLS * N && n < CALLS * N * 8, "{spec}: {n}");
+        assert!(v["functions"].as_array().unwrap().iter().all(|f| f["function"] == "libplug.so!lib_sum"), "{}", v["functions"]);
+    }
+    // without the library's name the function is not found, and the error says how to name it
+    let e = roi_error("function:lib_sum", &exe);
+    assert!(e.contains("no function 'lib_sum'") && e.contains("dlopen"), "{e}");
+    let e = roi_error("function:libnoplug.so!lib_sum", &exe);
+    assert!(e.contains("'libnoplug.so'") && e.contains("function:/path/to/libnoplug.so!lib_sum"), "{e}");
+}
+
+/// Writes a counting loop into anonymous executable memory, runs it and
+/// prints where the loop starts (the guest's address: the program's own
+/// pointer). Its 3-instruction body runs `JIT_N` times.
+const JIT_C: &str = r#"
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+int main(void) {
+    /* xor eax,eax; mov ecx,JIT_N; L: add eax,ecx; dec ecx; jnz L; ret */
+    unsigned char code[] = {0x31, 0xc0, 0xb9, 0xa0, 0x86, 0x01, 0x00, 0x01, 0xc8, 0xff, 0xc9, 0x75, 0xfa, 0xc3};
+    unsigned char *p = mmap(0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 2;
+    memcpy(p, code, sizeof code);
+    int r = ((int (*)(void))p)();
+    printf("%lx %d\n", (unsigned long)(p + 7), r);
+    return 0;
+}
+"#;
+/// The loop count in JIT_C's `mov ecx` (0x186a0).
+const JIT_N: u64 = 100_000;
+
+#[test]
+fn code_in_anonymous_memory_is_jit() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = common::compile(d.path(), "jit", JIT_C, &["-O1"]);
+    let (out, v) = common::run_report(&["--no-sensitivity", "--no-idealize", "--no-views"], &exe, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (loop_at, sum) = stdout.trim().split_once(' ').unwrap();
+    // the sum of 1..=JIT_N, truncated to 32 bits as eax holds it
+    assert_eq!(sum.parse::<i64>().unwrap(), (JIT_N * (JIT_N + 1) / 2) as u32 as i32 as i64);
+    let loop_at = u64::from_str_radix(loop_at, 16).unwrap();
+    let functions = v["functions"].as_array().unwrap();
+    let jit = functions.iter().find(|f| f["function"] == "[jit]").unwrap_or_else(|| panic!("no [jit] in {functions:#?}"));
+    assert!(jit["instructions"].as_u64().unwrap() >= 3 * JIT_N, "{jit}");
+    // its loop has no file: the guest address the program printed
+    let l = v["loops"].as_array().unwrap().iter().find(|l| l["function"] == "[jit]").unwrap_or_else(|| panic!("{}", v["loops"]));
+    assert_eq!(l["dso"], Value::Null, "{l}");
+    assert_eq!(hex(&l["head"]), loop_at, "{l}");
+    assert!(l["iterations"].as_u64().unwrap() >= JIT_N - 1, "{l}");
+    // nothing else is left without a name
+    for f in functions {
+        let name = f["function"].as_str().unwrap();
+        assert!(!["[unknown]", "[shared]", "[unmapped]"].contains(&name), "{name}");
+    }
+    // the text report names the file column of a JIT instruction [jit]
+    let text = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "-q", "--no-sensitivity", "--no-idealize", "--no-views", "--"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stderr);
+    // the loop's jnz (after the 2-byte add and dec) takes its cycles at retirement
+    let jnz = ["[jit]".to_string(), format!("{:x}", loop_at + 4), "jne".into()];
+    assert!(text.lines().any(|l| l.split_whitespace().take(3).eq(jnz.iter().map(String::as_str))), "{jnz:?} in\n{text}");
+    assert!(text.contains(&format!("Hottest loop at 0x{loop_at:x} in [jit], function [jit]")), "{text}");
+    // and its share of the cycles by file as the JSON's files have it
+    let jit_share = v["files"].as_array().unwrap().iter().find(|f| f["dso"].is_null()).unwrap()["share"].as_f64().unwrap();
+    let by_file = text.lines().find(|l| l.starts_with("  by file: ")).unwrap_or_else(|| panic!("{text}"));
+    assert!(by_file.contains(&format!("[jit] {:.1}%", jit_share * 100.0)), "{by_file}");
 }
 
 /// Runs `bottlenose run --roi SPEC` and returns its stderr, which must be one

@@ -235,4 +235,28 @@ fn per_hotspot_verdicts_tell_two_functions_apart() {
     let run_chain = causes(&v).iter().find(|c| c["cause"]["kind"] == "dependency_chain").expect("run-level chain");
     let action = run_chain["action"].as_str().unwrap();
     assert!(action.contains("in two!chain") && action.contains("mulsd"), "{action}");
+    // the chain's steps (`mulsd xmm0, xmm1 at 0x1189 (4 cycles)`) and the
+    // loop's and its function's verdicts name the addresses objdump shows
+    // in the (PIE) file, inside chain as nm places it, not QEMU's guest addresses
+    let (start, size) = nm_symbol(&exe, "chain");
+    let steps = &first["evidence"]["recurrence"]["steps"];
+    for text in [action.to_string(), steps.to_string(), the_loop["name"].to_string()] {
+        let addresses: Vec<u64> = text.match_indices("0x").map(|(i, _)| u64::from_str_radix(&text[i + 2..].chars().take_while(char::is_ascii_hexdigit).collect::<String>(), 16).unwrap()).collect();
+        assert!(!addresses.is_empty(), "{text}");
+        for a in addresses {
+            assert!((start..start + size).contains(&a), "0x{a:x} in chain (0x{start:x}, {size} bytes): {text}");
+        }
+    }
+}
+
+/// `(start, size)` of `name` by nm.
+fn nm_symbol(path: &std::path::Path, name: &str) -> (u64, u64) {
+    let out = Command::new("nm").args(["-S", "--defined-only"]).arg(path).output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.len() == 4 && f[3] == name)
+        .map(|f| (u64::from_str_radix(f[0], 16).unwrap(), u64::from_str_radix(f[1], 16).unwrap()))
+        .unwrap_or_else(|| panic!("nm: no {name} in {}", path.display()))
 }

@@ -91,13 +91,27 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
 
     o.push_str(&crate::accounting_text::render_accounting(&r.accounting));
 
-    let mut t = Table::new(&["address", "instruction", "executions", "cycles", "share", "mispredicts"]).left(0).left(1);
+    let mut t = Table::new(&["file", "address", "instruction", "executions", "cycles", "share", "mispredicts"]).left(0).left(1).left(2);
     for h in r.hot_instructions.iter().take(15) {
-        t.row(vec![h.address.clone(), h.asm.clone(), count(h.executions), cycles(h.cycles), format!("{:.1}%", h.share * 100.0), count(h.mispredicts)]);
+        t.row(vec![
+            file_of(h.dso.as_deref()).to_string(),
+            h.address.clone(),
+            h.asm.clone(),
+            count(h.executions),
+            cycles(h.cycles),
+            format!("{:.1}%", h.share * 100.0),
+            count(h.mispredicts),
+        ]);
     }
     o.push_str("Hottest instructions (cycles charged at retirement):\n");
     indent(&mut o, &t.render());
     o
+}
+
+/// The file an address of the report is in, as its tables name it: code
+/// outside every file (anonymous memory) is JIT code, at its guest address.
+pub fn file_of(dso: Option<&str>) -> &str {
+    dso.unwrap_or(bottlenose_attribution::JIT)
 }
 
 /// The first cause the verdict gives for a function: its own hotspot verdict,
@@ -133,6 +147,20 @@ fn functions(o: &mut String, r: &DynamicReport) {
     o.push_str("Functions (by cycles):\n");
     indent(o, &t.render());
     hidden(o, shown.len() < r.functions.len(), 1.0 - shown.iter().map(|f| f.share).sum::<f64>(), "functions");
+    // where the cycles are by file, and how much of a file has no symbol to name it
+    let files: Vec<String> = r
+        .files
+        .iter()
+        .filter(|f| f.share >= MIN_ROW_SHARE)
+        .map(|f| {
+            let unnamed = f.share - f.named_share;
+            let note = if f.dso.is_some() && unnamed >= MIN_ROW_SHARE { format!(" ({:.1}% without a symbol, named file+0xSTART)", unnamed * 100.0) } else { String::new() };
+            format!("{} {:.1}%{note}", file_of(f.dso.as_deref()), f.share * 100.0)
+        })
+        .collect();
+    if !files.is_empty() {
+        let _ = writeln!(o, "  by file: {}", files.join(", "));
+    }
     o.push('\n');
 }
 
@@ -170,9 +198,10 @@ fn hottest_loop(o: &mut String, r: &DynamicReport) {
     if r.hottest_loop.is_empty() {
         return;
     }
+    let file = file_of(l.dso.as_deref());
     let _ = writeln!(
         o,
-        "Hottest loop at {} in {} ({} iterations, {:.1}% of cycles): resource usage per instruction",
+        "Hottest loop at 0x{} in {file}, function {} ({} iterations, {:.1}% of cycles): resource usage per instruction",
         l.head,
         l.function.as_deref().unwrap_or("?"),
         count(l.iterations),
@@ -189,7 +218,9 @@ fn hottest_loop(o: &mut String, r: &DynamicReport) {
     }
     cols.sort_by(|a, b| b.1.total_cmp(&a.1));
     cols.truncate(8);
-    let mut header = vec!["address", "instruction", "cycles", "uops", "lat"];
+    // a loop is in one file: the column's title names it
+    let address = format!("address in {file}");
+    let mut header = vec![address.as_str(), "instruction", "cycles", "uops", "lat"];
     header.extend(cols.iter().map(|c| c.0.as_str()));
     let mut t = Table::new(&header).left(0).left(1);
     let shown: Vec<_> = r.hottest_loop.iter().filter(|row| loop_row_matters(row)).collect();

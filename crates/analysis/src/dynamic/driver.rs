@@ -6,7 +6,7 @@ use super::engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
 use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiPlacement, RoiTracker};
 use super::sampling::{self, LiveEstimate, Sampler, SamplingOptions};
-use super::symbolize::{attribute_run, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
+use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
 use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
 use crate::knobs::Knob;
@@ -213,6 +213,8 @@ pub struct DynamicReport {
     /// Source lines (or functions without line information) by cycles.
     pub hotspots: Vec<HotspotRow>,
     pub functions: Vec<HotspotRow>,
+    /// Cycles by file (perf's `--sort dso`), most first: every cycle, not the top rows only.
+    pub files: Vec<super::symbolize::FileShare>,
     pub loops: Vec<LoopReport>,
     /// The per-instruction resource table of the hottest loop (Gus Table 1).
     pub hottest_loop: Vec<LoopTableRow>,
@@ -1072,6 +1074,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         hot_instructions: hot,
         hotspots,
         functions,
+        files: cycles_by_file(&space, &statics, &cost),
         loops,
         hottest_loop,
         hottest_loop_head,

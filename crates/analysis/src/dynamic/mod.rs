@@ -17,4 +17,5 @@ pub use driver::{
     SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
 };
 pub use engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
+pub use symbolize::FileShare;
 pub use roi::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};

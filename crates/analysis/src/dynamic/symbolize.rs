@@ -71,6 +71,46 @@ pub(crate) fn dso_name(space: &AddressSpace, addr: u64) -> Option<String> {
     space.dso_address(addr).map(|(d, _)| d.to_string())
 }
 
+/// The cycles of the code of one file.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileShare {
+    /// The file (`None`: JIT code in anonymous memory, or unmapped code).
+    pub dso: Option<String>,
+    pub cycles: f64,
+    /// Of the run's cycles.
+    pub share: f64,
+    /// The part of `share` in code a symbol names (the rest is named by
+    /// address ranges: `file+0x...`).
+    pub named_share: f64,
+}
+
+/// Every executed instruction's cycles by the file it is in, most first.
+pub(crate) fn cycles_by_file(space: &AddressSpace, statics: &[StaticInstruction], cost: &InstructionCost) -> Vec<FileShare> {
+    let mut files: Vec<FileShare> = Vec::new();
+    for (i, s) in statics.iter().enumerate() {
+        let c = cost.get(i);
+        if c.executions == 0 {
+            continue;
+        }
+        let dso = dso_name(space, s.inst.address);
+        let named = if space.symbol_start(s.inst.address).is_some() { c.cycles } else { 0.0 };
+        match files.iter_mut().find(|f| f.dso == dso) {
+            Some(f) => {
+                f.cycles += c.cycles;
+                f.named_share += named;
+            }
+            None => files.push(FileShare { dso, cycles: c.cycles, share: 0.0, named_share: named }),
+        }
+    }
+    let total = files.iter().map(|f| f.cycles).sum::<f64>().max(1e-9);
+    for f in &mut files {
+        f.share = f.cycles / total;
+        f.named_share /= total;
+    }
+    files.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
+    files
+}
+
 /// Hotspots, functions, loops, the hottest loop's table, its head (as shown)
 /// and its guest address.
 pub(crate) type Attributed = (Vec<HotspotRow>, Vec<HotspotRow>, Vec<LoopReport>, Vec<LoopTableRow>, Option<String>, Option<u64>);

@@ -186,7 +186,7 @@ impl<'r> ByAddress<'r> {
     }
 
     /// The instruction as objdump shows it: decoded again at its file address.
-    fn shown(&self, inst: &DecodedInst) -> DecodedInst {
+    pub(crate) fn shown(&self, inst: &DecodedInst) -> DecodedInst {
         let (at, _) = (self.objdump)(inst.address);
         bottlenose_decode::decode_one(&inst.bytes, at).unwrap_or_else(|_| inst.clone())
     }

@@ -4,6 +4,7 @@
 //! and `--html` produce the same page. Sections appear when their data exists.
 
 mod heatmap;
+mod processes;
 mod sampling;
 mod sections;
 mod stacks;
@@ -96,6 +97,7 @@ fn region_name(r: &Value, i: usize) -> String {
 fn region_body(body: &mut String, report: &Value) {
     // what is slow and why, then where, then the views the verdict rests on
     sections::summary(body, report);
+    processes::processes(body, report);
     sampling::sampling(body, report);
     verdict::verdict(body, report);
     tables::static_loops(body, report);

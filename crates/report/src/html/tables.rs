@@ -20,11 +20,12 @@ pub fn instructions(o: &mut String, r: &Value) {
         o.push_str("</section>\n");
     }
     if let Some(rows) = r["hot_instructions"].as_array().filter(|a| !a.is_empty()) {
-        let _ = write!(o, "<section id=\"hot-instructions\"><h2>Hottest instructions</h2><table data-page=\"{PAGE_ROWS}\"><thead><tr><th class=\"l\">address</th><th class=\"l\">instruction</th><th>executions</th><th>cycles</th><th>share</th><th>mispredicts</th></tr></thead><tbody>");
+        let _ = write!(o, "<section id=\"hot-instructions\"><h2>Hottest instructions</h2><table data-page=\"{PAGE_ROWS}\"><thead><tr><th class=\"l\">file</th><th class=\"l\">address</th><th class=\"l\">instruction</th><th>executions</th><th>cycles</th><th>share</th><th>mispredicts</th></tr></thead><tbody>");
         for h in rows.iter().take(MAX_ROWS) {
             let _ = write!(
                 o,
-                "<tr><td class=\"l\">{}</td><td class=\"asm\">{}</td><td>{}</td><td>{}</td><td style=\"background:{}\">{:.1}%</td><td>{}</td></tr>",
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"asm\">{}</td><td>{}</td><td>{}</td><td style=\"background:{}\">{:.1}%</td><td>{}</td></tr>",
+                esc(crate::dynamic_text::file_of(h["dso"].as_str())),
                 esc(h["address"].as_str().unwrap_or("")),
                 esc(h["asm"].as_str().unwrap_or("")),
                 crate::numbers::cycles(num(&h["executions"])),
@@ -44,7 +45,12 @@ pub fn instructions(o: &mut String, r: &Value) {
 pub fn hottest_loop(o: &mut String, r: &Value) {
     let Some(rows) = r["hottest_loop"].as_array().filter(|a| !a.is_empty()) else { return };
     let head = r["hottest_loop_head"].as_str().unwrap_or("?");
-    let _ = write!(o, "<section id=\"hottest-loop\"><h2>Hottest loop (head {})</h2>", esc(head));
+    // the file the loop is in (its row of the loops); a static block's loop has none
+    let place = match r["loops"].as_array().and_then(|ls| ls.iter().find(|l| l["head"].as_str() == Some(head) && l.get("dso").is_some())) {
+        Some(l) => format!("0x{head} in {}", crate::dynamic_text::file_of(l["dso"].as_str())),
+        None => head.to_string(),
+    };
+    let _ = write!(o, "<section id=\"hottest-loop\"><h2>Hottest loop (head {})</h2>", esc(&place));
     let matters = |row: &Value| {
         !row["share"].is_number()
             || num(&row["share"]) >= MIN_ROW_SHARE
