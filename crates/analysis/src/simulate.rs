@@ -58,8 +58,15 @@ pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations
         for (i, (it, dy)) in block.iter().zip(&dyns).enumerate() {
             // read in place: a copy of the whole record would load it in wide
             // pieces right after the model's narrow stores (a store-forwarding stall)
-            let t = if L::DETAILS { core.step(it, dy) } else { core.step_fast(it, dy) };
-            listener.on_instruction(i, &t);
+            let t = if L::DETAILS {
+                let (t, d) = core.step(it, dy);
+                listener.on_detailed(i, &t, &d);
+                t
+            } else {
+                let t = core.step_fast(it, dy);
+                listener.on_instruction(i, &t);
+                t
+            };
             last_commit = t.commit;
         }
         ends.push(last_commit);

@@ -60,6 +60,11 @@ fn block(m: &Machine, src: &str) -> Vec<InstrTiming> {
 }
 
 fn run(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<StageTimes> {
+    run_detailed(m, acc, b, dyns).into_iter().map(|(t, _)| t).collect()
+}
+
+/// The stage times and the details of the detailed step.
+fn run_detailed(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<(StageTimes, StageDetails)> {
     let mut core = Core::new(CoreConfig::new(m, acc));
     b.iter().enumerate().map(|(i, it)| core.step(it, dyns.get(i).unwrap_or(&DynInfo::default()))).collect()
 }
@@ -159,8 +164,8 @@ fn a_load_of_a_prefetched_line_waits_until_it_arrives() {
         DynInfo { load_addr: NonZeroU64::new(line + 8), ..Default::default() },
     ];
     let without = [DynInfo { load_addr: NonZeroU64::new(0x1000), ..Default::default() }, with[1]];
-    let plain = run(&m, &Acceleration::nominal(&m), &b, &without);
-    let t = run(&m, &Acceleration::nominal(&m), &b, &with);
+    let plain: Vec<StageDetails> = run_detailed(&m, &Acceleration::nominal(&m), &b, &without).into_iter().map(|(_, d)| d).collect();
+    let t: Vec<StageDetails> = run_detailed(&m, &Acceleration::nominal(&m), &b, &with).into_iter().map(|(_, d)| d).collect();
     let dram = cfg.level_extra_latency[3];
     assert!(dram > 0.0);
     // the line arrives a DRAM access after the first load started: the second load waits for it
@@ -249,8 +254,9 @@ fn one_fetch_block_per_cycle() {
     let t = run(&m, &Acceleration::nominal(&m), &b, &[new_block; 4]);
     assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0, 3.0]);
     assert_eq!(t[1].dispatch_cause, DispatchCause::Fetch);
-    assert_eq!(t[1].fetch_block_stall, 0.5);
-    assert_eq!(t[1].btb_stall, 0.5, "charged with branch handling, not the icache");
+    let details = run_detailed(&m, &Acceleration::nominal(&m), &b, &[new_block; 4]);
+    assert_eq!(details[1].1.fetch_block_stall, 0.5);
+    assert_eq!(details[1].1.btb_stall, 0.5, "charged with branch handling, not the icache");
     // a 2-cycle bubble (say, after a return) before the third block
     let mut bubbled = [new_block; 4];
     bubbled[2].fetch_bubble = 2.0;
