@@ -41,19 +41,20 @@ impl CpiCounts {
     #[inline]
     pub(crate) fn commit_gap(&mut self, gap: &CommitGap, dispatch: &DispatchGap) {
         let c = &mut self.stacks[COMMIT];
-        let (g0, g1, r) = (gap.start, gap.end, gap.dispatched);
+        let (start, end, dispatched) = (gap.start, gap.end, gap.dispatched);
         // the ROB was empty until the instruction dispatched: its own dispatch gap
-        if r > g0 {
+        if dispatched > start {
             let d = dispatch;
-            let part = |a: f64, b: f64| fmax(fmin(b, r) - fmax(a, g0), 0.0);
+            // the part of [from, to) in the commit gap before the dispatch
+            let part = |from: f64, to: f64| fmax(fmin(to, dispatched) - fmax(from, start), 0.0);
             c[Component::Bpred as usize] += part(d.previous_end, d.resteer) + part(d.resteer, d.btb_end);
             c[Component::Icache as usize] += part(d.btb_end, d.fetch_end);
             c[if d.store_buffer { Component::DcacheStores } else { Component::Other } as usize] += part(d.fetch_end, d.slot);
             c[Component::Other as usize] += part(f64::MIN, d.previous_end);
         }
         // then it waited for its own result: dependence, its penalty, dependence
-        let s = fmax(r, g0);
-        c[Component::Dependence as usize] += (gap.penalty_from - s) + (g1 - gap.penalty_end);
+        let waits_from = fmax(dispatched, start);
+        c[Component::Dependence as usize] += (gap.penalty_from - waits_from) + (end - gap.penalty_end);
         c[gap.penalty as usize] += gap.penalty_end - gap.penalty_from;
     }
 

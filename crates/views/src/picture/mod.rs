@@ -206,40 +206,40 @@ impl Picture {
 
     /// The lost dispatch slots between the previous instruction and this one.
     fn dispatch_gap(&mut self, g: &DispatchGap, wrong_path: f64, mispredict_penalty: f64) {
-        let DispatchGap { previous_end: t0, resteer: t1, btb_end: b, fetch_end: t2, slot: t3, store_buffer } = *g;
-        if t1 > t0 {
-            let resolve = fmax(t1 - mispredict_penalty, t0);
-            self.counts.topdown.mispredict(wrong_path, t1 - resolve);
-            self.counts.cpi.dispatch_lost(Component::Bpred, wrong_path + (t1 - resolve));
-            self.mark_dispatch_stall(t0, Component::Bpred);
-            if resolve > t0 + wrong_path + EPS {
+        let DispatchGap { previous_end, resteer, btb_end, fetch_end, slot, store_buffer } = *g;
+        if resteer > previous_end {
+            let resolved = fmax(resteer - mispredict_penalty, previous_end);
+            self.counts.topdown.mispredict(wrong_path, resteer - resolved);
+            self.counts.cpi.dispatch_lost(Component::Bpred, wrong_path + (resteer - resolved));
+            self.mark_dispatch_stall(previous_end, Component::Bpred);
+            if resolved > previous_end + wrong_path + EPS {
                 // the wrong path filled the ROB: dispatch waited behind its head
-                self.counts.topdown.backend(resolve - (t0 + wrong_path));
-                self.charge_heads(t0 + wrong_path, resolve);
-                self.mark_dispatch_stall(resolve, Component::Bpred);
+                self.counts.topdown.backend(resolved - (previous_end + wrong_path));
+                self.charge_heads(previous_end + wrong_path, resolved);
+                self.mark_dispatch_stall(resolved, Component::Bpred);
             }
         }
-        if t2 > t1 {
-            self.counts.cpi.dispatch_lost(Component::Bpred, b - t1);
-            self.counts.cpi.dispatch_lost(Component::Icache, t2 - b);
-            self.counts.topdown.frontend(t1, t2);
-            if b > t1 {
-                self.mark_dispatch_stall(t1, Component::Bpred);
+        if fetch_end > resteer {
+            self.counts.cpi.dispatch_lost(Component::Bpred, btb_end - resteer);
+            self.counts.cpi.dispatch_lost(Component::Icache, fetch_end - btb_end);
+            self.counts.topdown.frontend(resteer, fetch_end);
+            if btb_end > resteer {
+                self.mark_dispatch_stall(resteer, Component::Bpred);
             }
-            if t2 > b {
-                self.mark_dispatch_stall(b, Component::Icache);
+            if fetch_end > btb_end {
+                self.mark_dispatch_stall(btb_end, Component::Icache);
             }
         }
-        if t3 > t2 {
-            self.counts.topdown.backend(t3 - t2);
+        if slot > fetch_end {
+            self.counts.topdown.backend(slot - fetch_end);
             if store_buffer {
-                self.counts.cpi.dispatch_lost(Component::DcacheStores, t3 - t2);
-                self.mark_dispatch_stall(t2, Component::DcacheStores);
+                self.counts.cpi.dispatch_lost(Component::DcacheStores, slot - fetch_end);
+                self.mark_dispatch_stall(fetch_end, Component::DcacheStores);
             } else {
-                self.charge_heads(t2, t3);
+                self.charge_heads(fetch_end, slot);
             }
         }
-        self.ring.cell(floor_i(t3)).dispatch_stall = Mark::blame(None);
+        self.ring.cell(floor_i(slot)).dispatch_stall = Mark::blame(None);
     }
 
     /// Sweeps every cycle before `to`.
@@ -289,9 +289,9 @@ impl Picture {
             self.restart(d);
         }
         self.booked += 1;
-        let t0 = self.slot_end;
+        let previous_end = self.slot_end;
         // sweep in batches: cycles before the dispatch point are final
-        let bound = floor_i(t0);
+        let bound = floor_i(previous_end);
         if bound > self.fin + 64 {
             self.sweep_to(bound);
         }
@@ -302,28 +302,27 @@ impl Picture {
         let fused = f.fused;
 
         // ---- dispatch: the lost slots before this instruction -----------------
-        let gap = DispatchGap::new(t0, t, d);
-        if d.slot > t0 + EPS {
+        let gap = DispatchGap::new(previous_end, t, d);
+        if d.slot > previous_end + EPS {
             self.dispatch_gap(&gap, d.wrong_path, p.mispredict_penalty);
         }
         self.slot_end = d.slot + fused as f64 * p.dispatch_gap;
 
         // ---- commit: the lost commit slots and the ROB-head timeline ----------
         if fused > 0 {
-            let g0 = self.commit_end;
-            let g1 = d.commit_slot;
-            if g1 > g0 + EPS {
-                let dispatched = fmin(d.slot, g1);
-                let start = fmax(dispatched, g0);
-                let penalty_from = fclamp(d.penalty_from, start, g1);
+            let (start, end) = (self.commit_end, d.commit_slot);
+            if end > start + EPS {
+                let dispatched = fmin(d.slot, end);
+                let waits_from = fmax(dispatched, start);
+                let penalty_from = fclamp(d.penalty_from, waits_from, end);
                 let own_miss = matches!(d.self_class, LatencyClass::L2 | LatencyClass::L3 | LatencyClass::Dram);
-                let penalty_end = fclamp(if own_miss { d.load_done } else { t.ready }, penalty_from, g1);
+                let penalty_end = fclamp(if own_miss { d.load_done } else { t.ready }, penalty_from, end);
                 let penalty = Component::of_latency(d.self_class);
-                let commit = CommitGap { start: g0, end: g1, dispatched, penalty_from, penalty_end, penalty };
+                let commit = CommitGap { start, end, dispatched, penalty_from, penalty_end, penalty };
                 self.counts.cpi.commit_gap(&commit, &gap);
-                self.heads.push_wait(start, penalty_from, penalty_end, penalty, self.slot_end);
+                self.heads.push_wait(waits_from, penalty_from, penalty_end, penalty, self.slot_end);
             }
-            self.commit_end = fmax(g1, g0) + fused as f64 * p.commit_gap;
+            self.commit_end = fmax(end, start) + fused as f64 * p.commit_gap;
         }
 
         // ---- execution: uops per cycle, loads in flight, issue slots -----------
