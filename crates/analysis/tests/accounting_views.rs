@@ -194,7 +194,8 @@ fn batched(
                 dy.mispredicted = missing && branches % 3 == 0;
             }
             if details {
-                let (t, d) = core.step(it, &dy);
+                let mut d = bottlenose_timing::StageDetails::default();
+                let t = core.step(it, &dy, &mut d);
                 cost.on_instruction(k, &t);
                 views.on_detailed(k, &t, &d);
             } else {

@@ -157,23 +157,23 @@ impl Core {
         self.last_commit + 1.0
     }
 
-    /// Times one executed instruction: its stage times and the details the
-    /// accounting views read.
+    /// Times one executed instruction: returns its stage times and writes the
+    /// details the accounting views read into `details` (the caller's buffer:
+    /// the listener then reads both where they were written, no copy).
     #[inline]
-    pub fn step(&mut self, it: &InstrTiming, dy: &DynInfo) -> (StageTimes, StageDetails) {
-        self.step_impl::<true>(it, dy)
+    pub fn step(&mut self, it: &InstrTiming, dy: &DynInfo, details: &mut StageDetails) -> StageTimes {
+        self.step_impl::<true>(it, dy, Some(details))
     }
 
     /// Times one executed instruction: its stage times only. Same timing as
     /// [`Core::step`], less work: for variants nobody listens to in detail.
     #[inline]
     pub fn step_fast(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
-        self.step_impl::<false>(it, dy).0
+        self.step_impl::<false>(it, dy, None)
     }
 
-    /// The step; without `DETAILS` the details are not computed and come back
-    /// as their default (which [`Core::step_fast`] drops).
-    fn step_impl<const DETAILS: bool>(&mut self, it: &InstrTiming, dy: &DynInfo) -> (StageTimes, StageDetails) {
+    /// The step; with `DETAILS` (and only then) `details_out` is given and filled.
+    fn step_impl<const DETAILS: bool>(&mut self, it: &InstrTiming, dy: &DynInfo, details_out: Option<&mut StageDetails>) -> StageTimes {
         let thinned;
         let dy = match &mut self.thinning {
             Some(t) => {
@@ -443,30 +443,28 @@ impl Core {
             self.store_buffer.push(self.store_drain, 1);
         }
 
-        let times = StageTimes { dispatch, issue, ready, complete, commit, dispatch_cause, issue_cause, commit_cause, mispredicted: dy.mispredicted };
-        if !DETAILS {
-            return (times, StageDetails::default());
+        if let (true, Some(out)) = (DETAILS, details_out) {
+            *out = StageDetails {
+                slot,
+                resteer,
+                fetch_stall: (fetched - resteer).max(0.0) as f32,
+                // fetch-block limits (taken branches, window crossings) and taken-branch bubbles are
+                // branch handling, not instruction-cache misses: the views charge them with the BTB part
+                btb_stall: (dy.btb_stall as f64 + block_stall).min(fetched - resteer).max(0.0) as f32,
+                fetch_block_stall: block_stall as f32,
+                load_level: if it.loads { load_level } else { 0 },
+                self_class,
+                wait_class,
+                load_start,
+                load_done,
+                operands: wait_on,
+                wait_from,
+                penalty_from,
+                commit_slot,
+                wrong_path,
+            };
         }
-        let details = StageDetails {
-            slot,
-            resteer,
-            fetch_stall: (fetched - resteer).max(0.0) as f32,
-            // fetch-block limits (taken branches, window crossings) and taken-branch bubbles are
-            // branch handling, not instruction-cache misses: the views charge them with the BTB part
-            btb_stall: (dy.btb_stall as f64 + block_stall).min(fetched - resteer).max(0.0) as f32,
-            fetch_block_stall: block_stall as f32,
-            load_level: if it.loads { load_level } else { 0 },
-            self_class,
-            wait_class,
-            load_start,
-            load_done,
-            operands: wait_on,
-            wait_from,
-            penalty_from,
-            commit_slot,
-            wrong_path,
-        };
-        (times, details)
+        StageTimes { dispatch, issue, ready, complete, commit, dispatch_cause, issue_cause, commit_cause, mispredicted: dy.mispredicted }
     }
 
     /// Cycles of `[t0, resolve)` in which a mispredicted branch's wrong path

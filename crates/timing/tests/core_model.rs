@@ -66,7 +66,14 @@ fn run(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> 
 /// The stage times and the details of the detailed step.
 fn run_detailed(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<(StageTimes, StageDetails)> {
     let mut core = Core::new(CoreConfig::new(m, acc));
-    b.iter().enumerate().map(|(i, it)| core.step(it, dyns.get(i).unwrap_or(&DynInfo::default()))).collect()
+    b.iter()
+        .enumerate()
+        .map(|(i, it)| {
+            let mut d = StageDetails::default();
+            let t = core.step(it, dyns.get(i).unwrap_or(&DynInfo::default()), &mut d);
+            (t, d)
+        })
+        .collect()
 }
 
 #[test]

@@ -282,17 +282,19 @@ fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<
                 let t = core.step_fast(&table[r.id as usize], &r.info);
                 l.on_instruction(r.id as usize, &t);
             }
+            let mut details = StageDetails::default();
             for r in &records[detailed_from..] {
-                let (t, d) = core.step(&table[r.id as usize], &r.info);
-                l.on_detailed(r.id as usize, &t, &d);
+                let t = core.step(&table[r.id as usize], &r.info, &mut details);
+                l.on_detailed(r.id as usize, &t, &details);
             }
         }
         Sink::Thread(lt) => {
             let mut times = lt.buffer();
             times.reserve(batch.records.len());
             for r in &batch.records {
-                let (t, d) = core.step(&table[r.id as usize], &r.info);
-                times.push((r.id, t, d));
+                let mut details = StageDetails::default();
+                let t = core.step(&table[r.id as usize], &r.info, &mut details);
+                times.push((r.id, t, details));
             }
             // the listener thread only stops by panicking; finish() reports that
             let _ = lt.tx.send(times);
