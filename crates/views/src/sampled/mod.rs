@@ -381,3 +381,6 @@ impl<V: Windowed> Listener for Sampled<V> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
