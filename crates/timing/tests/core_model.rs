@@ -63,6 +63,11 @@ fn run(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> 
     run_detailed(m, acc, b, dyns).into_iter().map(|(t, _)| t).collect()
 }
 
+/// The details of the detailed step.
+fn run_details(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<StageDetails> {
+    run_detailed(m, acc, b, dyns).into_iter().map(|(_, d)| d).collect()
+}
+
 /// The stage times and the details of the detailed step.
 fn run_detailed(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<(StageTimes, StageDetails)> {
     let mut core = Core::new(CoreConfig::new(m, acc));
@@ -306,13 +311,13 @@ fn a_load_spanning_two_lines_takes_the_load_port_twice() {
     let b = block(&m, "mov rax, [rsi]\nmov rbx, [rsi+64]\nmov rcx, [rsi+128]\nmov rdx, [rsi+192]");
     let mut split = DynInfo::default();
     split.lines.set_load_split();
-    let plain = run(&m, &Acceleration::nominal(&m), &b, &[]);
-    let t = run(&m, &Acceleration::nominal(&m), &b, &[split; 4]);
-    let starts = |t: &[StageTimes]| t.iter().map(|s| s.load_start).collect::<Vec<_>>();
+    let plain = run_details(&m, &Acceleration::nominal(&m), &b, &[]);
+    let t = run_details(&m, &Acceleration::nominal(&m), &b, &[split; 4]);
+    let starts = |t: &[StageDetails]| t.iter().map(|s| s.load_start).collect::<Vec<_>>();
     assert_eq!(starts(&plain), vec![0.0, 1.0, 2.0, 3.0]);
     assert_eq!(starts(&t), vec![0.0, 2.0, 4.0, 6.0]);
     // a machine without the penalty times them as plain loads
-    let t1 = run(&machine(), &Acceleration::nominal(&machine()), &b, &[split; 4]);
+    let t1 = run_details(&machine(), &Acceleration::nominal(&machine()), &b, &[split; 4]);
     assert_eq!(starts(&t1), vec![0.0, 1.0, 2.0, 3.0]);
 }
 
@@ -340,7 +345,7 @@ fn write_backs_share_the_fill_link_unless_the_level_has_a_path_of_its_own() {
     dy.lines.set_writebacks([1, 0, 0]);
     let last_done = |m: &Machine| {
         let b = block(m, &src);
-        run(m, &Acceleration::nominal(m), &b, &vec![dy; N]).last().unwrap().load_done
+        run_details(m, &Acceleration::nominal(m), &b, &vec![dy; N]).last().unwrap().load_done
     };
     let shared = last_done(&tiny_with_l2(""));
     let own = last_done(&tiny_with_l2("writeback_bytes_per_cycle = 64"));
@@ -348,7 +353,7 @@ fn write_backs_share_the_fill_link_unless_the_level_has_a_path_of_its_own() {
         let m = tiny_with_l2("");
         let b = block(&m, &src);
         let plain = DynInfo { load_level: 1, ..Default::default() };
-        run(&m, &Acceleration::nominal(&m), &b, &vec![plain; N]).last().unwrap().load_done
+        run_details(&m, &Acceleration::nominal(&m), &b, &vec![plain; N]).last().unwrap().load_done
     };
     assert!((shared / (4.0 * N as f64) - 1.0).abs() < 0.05, "shared link: {shared} cycles for {N} loads");
     assert!((own / (2.0 * N as f64) - 1.0).abs() < 0.05, "own write path: {own} cycles");
