@@ -5,10 +5,10 @@
 
 use bottlenose_analysis::run_block;
 use bottlenose_decode::decode_block;
-use bottlenose_listeners::{AccountingViews, InstructionCost, StaticFacts, ViewParams};
+use bottlenose_views::{AccountingViews, InstructionCost, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::{assemble, AsmSyntax};
-use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, Listener, StageTimes};
+use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, Listener, StageDetails, StageTimes};
 
 /// CPU time of this thread: unaffected by other processes sharing the machine.
 fn thread_cpu() -> f64 {
@@ -18,12 +18,17 @@ fn thread_cpu() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-/// A listener that only reads the stage times: the price of having a listener at all.
+/// A listener that only reads the stage times and details: the price of having a listener at all.
 struct Trivial(f64);
 impl Listener for Trivial {
     #[inline]
     fn on_instruction(&mut self, _: usize, t: &StageTimes) {
-        self.0 += t.commit - t.slot;
+        self.0 += t.commit;
+    }
+
+    #[inline]
+    fn on_detailed(&mut self, _: usize, t: &StageTimes, d: &StageDetails) {
+        self.0 += t.commit - d.slot;
     }
 }
 

@@ -3,7 +3,7 @@
 //! dispatch/issue/commit, the FLOPS stack, Levinthal's cycle accounting and
 //! the idealization experiments that check the stacks (Eyerman §V).
 
-use bottlenose_listeners::{AccountingResult, CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, ViewParams, ViewsSampling};
+use bottlenose_views::{AccountingResult, CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, ViewParams, ViewsSampling};
 use bottlenose_metrics::yasin::{self, YasinParams};
 use bottlenose_metrics::{Counts, MetricEngine, Node, Unit};
 use serde::Serialize;

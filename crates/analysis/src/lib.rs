@@ -19,7 +19,7 @@ pub use anomaly::SlowerWhenFaster;
 pub use sensitivity::{default_weights, sweep, SensitivityPoint};
 pub use simulate::{default_iterations, run_block, steady_iterations, BlockRun};
 pub use accounting::{find_node, AccountingReport, Ideal, IdealizationRow, StageComponents, TopDownNode};
-pub use bottlenose_listeners::{CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, StallCauses, TimelineRow, CPI_COMPONENTS, FLOPS_COMPONENTS};
+pub use bottlenose_views::{CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, StallCauses, TimelineRow, CPI_COMPONENTS, FLOPS_COMPONENTS};
 pub use static_loop::{analyze_block, Assumption, BlockReport, InstructionRow, StaticOptions, UnsupportedSummary};
 pub use static_loops::{analyze_loops, find_static_loops, LoopAnalysis, Locate, StaticLoop, ASSUMED_ITERATIONS_PER_ENTRY};
 pub use usage::{global_usage, per_instruction_load, ResourceUsage};

@@ -1,7 +1,7 @@
 //! Running a block repeatedly through one timing variant.
 
 use bottlenose_decode::BranchKind;
-use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener};
+use bottlenose_timing::{Core, CoreConfig, DynInfo, InstrTiming, Listener, StageDetails};
 
 /// Result of iterating a block.
 #[derive(Debug, Clone)]
@@ -54,12 +54,20 @@ pub fn run_block<L: Listener>(block: &[InstrTiming], cfg: CoreConfig, iterations
         .collect();
     let mut ends = Vec::with_capacity(iterations as usize);
     let mut last_commit = 0.0;
+    let mut details = StageDetails::default();
     for _ in 0..iterations {
         for (i, (it, dy)) in block.iter().zip(&dyns).enumerate() {
             // read in place: a copy of the whole record would load it in wide
             // pieces right after the model's narrow stores (a store-forwarding stall)
-            let t = if L::DETAILS { core.step(it, dy) } else { core.step_fast(it, dy) };
-            listener.on_instruction(i, &t);
+            let t = if L::DETAILS {
+                let t = core.step(it, dy, &mut details);
+                listener.on_detailed(i, &t, &details);
+                t
+            } else {
+                let t = core.step_fast(it, dy);
+                listener.on_instruction(i, &t);
+                t
+            };
             last_commit = t.commit;
         }
         ends.push(last_commit);

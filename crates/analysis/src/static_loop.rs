@@ -11,7 +11,7 @@ use crate::AnalysisError;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;
 use crate::accounting::{AccountingReport, Ideal};
-use bottlenose_listeners::{AccountingViews, InstructionCost, StallCauseCounter, StallCauses, StaticFacts, Timeline, TimelineRow, ViewParams};
+use bottlenose_views::{AccountingViews, InstructionCost, StallCauseCounter, StallCauses, StaticFacts, Timeline, TimelineRow, ViewParams};
 use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, UnknownForm};
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -161,15 +161,15 @@ fn batched(
     machine: &bottlenose_machine::Machine,
     src: &str,
     batches: usize,
-    views: &mut bottlenose_listeners::AccountingViews,
-) -> (f64, bottlenose_listeners::InstructionCost) {
+    views: &mut bottlenose_views::AccountingViews,
+) -> (f64, bottlenose_views::InstructionCost) {
     use bottlenose_decode::BranchKind;
     use bottlenose_timing::{resolve_block, Acceleration, Core, CoreConfig, Details, DynInfo, Listener};
     let code = &assemble(src, "block", AsmSyntax::Auto).expect("assemble")[0];
     let insts = decode_block(&code.bytes, code.address).expect("decode");
     let (block, _) = resolve_block(machine, &insts);
     let mut core = Core::new(CoreConfig::new(machine, &Acceleration::nominal(machine)));
-    let mut cost = bottlenose_listeners::InstructionCost::new();
+    let mut cost = bottlenose_views::InstructionCost::new();
     let (mut loads, mut branches, mut i) = (0u64, 0u64, 0usize);
     for b in 0..batches {
         let detailed_from = match views.begin_batch(4096) {
@@ -193,9 +193,16 @@ fn batched(
                 branches += 1;
                 dy.mispredicted = missing && branches % 3 == 0;
             }
-            let t = if details { core.step(it, &dy) } else { core.step_fast(it, &dy) };
-            cost.on_instruction(k, &t);
-            views.on_instruction(k, &t);
+            if details {
+                let mut d = bottlenose_timing::StageDetails::default();
+                let t = core.step(it, &dy, &mut d);
+                cost.on_instruction(k, &t);
+                views.on_detailed(k, &t, &d);
+            } else {
+                let t = core.step_fast(it, &dy);
+                cost.on_instruction(k, &t);
+                views.on_instruction(k, &t);
+            }
             i += 1;
         }
     }
@@ -209,7 +216,7 @@ fn batched(
 /// from executions are exact. A run that ends within the exact prefix is exact.
 #[test]
 fn sampled_views_estimate_the_exact_views() {
-    use bottlenose_listeners::{AccountingViews, StaticFacts, ViewParams};
+    use bottlenose_views::{AccountingViews, StaticFacts, ViewParams};
     use bottlenose_timing::{resolve_block, Acceleration, CoreConfig};
     let m = machine("skylake");
     let src = include_str!("../../../examples/jacobi.s");

@@ -121,10 +121,12 @@ fn a_sampling_listener_stays_on_the_timing_thread() {
         threads: std::collections::BTreeSet<String>,
     }
     impl bottlenose_timing::Listener for Sampler {
-        fn on_instruction(&mut self, _: usize, t: &bottlenose_timing::StageTimes) {
-            // the cheap step leaves the slot times at zero
-            self.detailed += (t.commit_slot > 0.0) as usize;
+        fn on_instruction(&mut self, _: usize, _: &bottlenose_timing::StageTimes) {
             self.threads.insert(std::thread::current().name().unwrap_or("").to_string());
+        }
+        fn on_detailed(&mut self, i: usize, t: &bottlenose_timing::StageTimes, _: &bottlenose_timing::StageDetails) {
+            self.detailed += 1;
+            self.on_instruction(i, t);
         }
         fn begin_batch(&mut self, _: usize) -> bottlenose_timing::Details {
             self.batches += 1;

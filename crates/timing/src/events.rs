@@ -75,15 +75,9 @@ pub enum LatencyClass {
 }
 
 /// Stage times of one executed instruction, in cycles (integral unless a
-/// latency or capacity is scaled by a fractional weight).
-///
-/// Besides the four stage times and their binding causes, it carries what the
-/// accounting views (crates/listeners) need to rebuild the per-cycle picture of
-/// an instruction-driven model: the fractional dispatch and commit slot times
-/// (lost slots between consecutive instructions are the gaps between them), the
-/// parts of a dispatch delay (resteer after a mispredict, frontend stall, BTB
-/// part of it), the load's execution window and the latency class of what the
-/// critical uop waited for.
+/// latency or capacity is scaled by a fractional weight), and the binding
+/// cause of each. Every step of the model produces these; what only the
+/// accounting views need is in [`StageDetails`].
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct StageTimes {
     pub dispatch: f64,
@@ -99,6 +93,17 @@ pub struct StageTimes {
     pub commit_cause: CommitCause,
     /// This instruction was a mispredicted branch (dynamic runs).
     pub mispredicted: bool,
+}
+
+/// What the accounting views (crates/views) need beyond [`StageTimes`] to
+/// rebuild the per-cycle picture of an instruction-driven model: the
+/// fractional dispatch and commit slot times (lost slots between consecutive
+/// instructions are the gaps between them), the parts of a dispatch delay
+/// (resteer after a mispredict, frontend stall, BTB part of it), the load's
+/// execution window and the latency class of what the critical uop waited
+/// for. Only the detailed step ([`crate::Core::step`]) produces it.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct StageDetails {
     /// Dispatch slot time of the first uop: slot k of cycle c is c + k/W. The
     /// uops take the slots `slot, slot + 1/W, ...`; the instruction's
     /// `dispatch` is the cycle of the last one.
@@ -135,37 +140,6 @@ pub struct StageTimes {
     /// After a resteer: cycles from the previous slot end in which the wrong
     /// path dispatched, as far as the ROB had room (0 otherwise).
     pub wrong_path: f64,
-}
-
-impl StageTimes {
-    pub fn zero() -> Self {
-        Self {
-            dispatch: 0.0,
-            issue: 0.0,
-            ready: 0.0,
-            complete: 0.0,
-            commit: 0.0,
-            dispatch_cause: DispatchCause::Width,
-            issue_cause: IssueCause::Dispatch,
-            commit_cause: CommitCause::Complete,
-            mispredicted: false,
-            slot: 0.0,
-            resteer: 0.0,
-            fetch_stall: 0.0,
-            btb_stall: 0.0,
-            fetch_block_stall: 0.0,
-            load_level: 0,
-            self_class: LatencyClass::Short,
-            wait_class: LatencyClass::Short,
-            load_start: 0.0,
-            load_done: 0.0,
-            operands: 0.0,
-            wait_from: 0.0,
-            penalty_from: 0.0,
-            commit_slot: 0.0,
-            wrong_path: 0.0,
-        }
-    }
 }
 
 /// Dynamic facts of one execution of an instruction (from the functional layer).
@@ -314,12 +288,21 @@ impl Default for BatchPart {
 
 /// A consumer of the per-instruction stream (accounting views).
 pub trait Listener {
-    /// Whether the listener reads more than the stage times, their causes and
-    /// `mispredicted`: drivers then time with [`crate::Core::step`], else with
-    /// the cheaper [`crate::Core::step_fast`].
+    /// Whether the listener reads [`StageDetails`]: drivers then time with
+    /// [`crate::Core::step`] and call [`Listener::on_detailed`], else with the
+    /// cheaper [`crate::Core::step_fast`] and call [`Listener::on_instruction`].
     const DETAILS: bool = true;
 
+    /// An instruction timed by the cheap step (no details).
     fn on_instruction(&mut self, index: usize, times: &StageTimes);
+
+    /// An instruction timed by the detailed step. A listener that reads only
+    /// the stage times need not tell the two apart.
+    #[inline]
+    fn on_detailed(&mut self, index: usize, times: &StageTimes, details: &StageDetails) {
+        let _ = details;
+        self.on_instruction(index, times);
+    }
 
     /// A batch of `len` instructions begins (dynamic runs; static analysis has
     /// none): which of them the listener wants timed in detail. A listener that
@@ -371,6 +354,12 @@ impl<A: Listener, B: Listener> Listener for (A, B) {
     fn on_instruction(&mut self, i: usize, t: &StageTimes) {
         self.0.on_instruction(i, t);
         self.1.on_instruction(i, t);
+    }
+
+    #[inline]
+    fn on_detailed(&mut self, i: usize, t: &StageTimes, d: &StageDetails) {
+        self.0.on_detailed(i, t, d);
+        self.1.on_detailed(i, t, d);
     }
 
     #[inline]

@@ -3,7 +3,8 @@
 //! Input: a stream of resolved instructions ([`InstrTiming`], built once per
 //! static instruction by [`resolve`]) with per-execution dynamic facts
 //! ([`DynInfo`]). Output: per-instruction [`StageTimes`] (dispatch, issue,
-//! complete, commit, and the binding constraint of each), handed to listeners.
+//! complete, commit, and the binding constraint of each), handed to listeners,
+//! and from the detailed step the [`StageDetails`] the accounting views read.
 //! One [`Core`] is one variant; sensitivity analysis runs several cores with
 //! different [`Acceleration`]s over the same stream.
 
@@ -22,7 +23,7 @@ mod window;
 pub use calendar::Calendar;
 pub use config::{Acceleration, CoreConfig};
 pub use knob::{CoreKnob, KnobInfo, KnobScope, KNOBS};
-pub use events::{BatchPart, CommitCause, Details, DispatchCause, DynInfo, IssueCause, LatencyClass, LineEvents, Listener, StageTimes};
+pub use events::{BatchPart, CommitCause, Details, DispatchCause, DynInfo, IssueCause, LatencyClass, LineEvents, Listener, StageDetails, StageTimes};
 pub use model::Core;
 pub use prefetched::PrefetchedLines;
 pub use resolve::{resolve, resolve_block, InstrTiming, UnknownForm, Use};

@@ -16,7 +16,7 @@
 
 use crate::calendar::{ceil_pos, floor_pos, Calendar};
 use crate::config::CoreConfig;
-use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, LineEvents, StageTimes};
+use crate::events::{CommitCause, DispatchCause, DynInfo, IssueCause, LatencyClass, LineEvents, StageDetails, StageTimes};
 use crate::resolve::{InstrTiming, Use};
 use crate::prefetched::PrefetchedLines;
 use crate::thinning::Thinning;
@@ -157,21 +157,23 @@ impl Core {
         self.last_commit + 1.0
     }
 
-    /// Times one executed instruction, with every field of [`StageTimes`].
+    /// Times one executed instruction: returns its stage times and writes the
+    /// details the accounting views read into `details` (the caller's buffer:
+    /// the listener then reads both where they were written, no copy).
     #[inline]
-    pub fn step(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
-        self.step_impl::<true>(it, dy)
+    pub fn step(&mut self, it: &InstrTiming, dy: &DynInfo, details: &mut StageDetails) -> StageTimes {
+        self.step_impl::<true>(it, dy, Some(details))
     }
 
-    /// Times one executed instruction; only the stage times and causes are
-    /// filled (the fields the accounting views read are left at their zero
-    /// value). Same timing as [`Core::step`], less work: for variants nobody listens to.
+    /// Times one executed instruction: its stage times only. Same timing as
+    /// [`Core::step`], less work: for variants nobody listens to in detail.
     #[inline]
     pub fn step_fast(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
-        self.step_impl::<false>(it, dy)
+        self.step_impl::<false>(it, dy, None)
     }
 
-    fn step_impl<const DETAILS: bool>(&mut self, it: &InstrTiming, dy: &DynInfo) -> StageTimes {
+    /// The step; with `DETAILS` (and only then) `details_out` is given and filled.
+    fn step_impl<const DETAILS: bool>(&mut self, it: &InstrTiming, dy: &DynInfo, details_out: Option<&mut StageDetails>) -> StageTimes {
         let thinned;
         let dy = match &mut self.thinning {
             Some(t) => {
@@ -441,34 +443,28 @@ impl Core {
             self.store_buffer.push(self.store_drain, 1);
         }
 
-        StageTimes {
-            dispatch,
-            issue,
-            ready,
-            complete,
-            commit,
-            dispatch_cause,
-            issue_cause,
-            commit_cause,
-            mispredicted: dy.mispredicted,
-            slot: if DETAILS { slot } else { 0.0 },
-            resteer: if DETAILS { resteer } else { 0.0 },
-            fetch_stall: if DETAILS { (fetched - resteer).max(0.0) as f32 } else { 0.0 },
-            // fetch-block limits (taken branches, window crossings) and taken-branch bubbles are
-            // branch handling, not instruction-cache misses: the views charge them with the BTB part
-            btb_stall: if DETAILS { (dy.btb_stall as f64 + block_stall).min(fetched - resteer).max(0.0) as f32 } else { 0.0 },
-            fetch_block_stall: if DETAILS { block_stall as f32 } else { 0.0 },
-            load_level: if DETAILS && it.loads { load_level } else { 0 },
-            self_class,
-            wait_class,
-            load_start: if DETAILS { load_start } else { 0.0 },
-            load_done: if DETAILS { load_done } else { 0.0 },
-            operands: if DETAILS { wait_on } else { 0.0 },
-            wait_from: if DETAILS { wait_from } else { 0.0 },
-            penalty_from: if DETAILS { penalty_from } else { 0.0 },
-            commit_slot: if DETAILS { commit_slot } else { 0.0 },
-            wrong_path,
+        if let (true, Some(out)) = (DETAILS, details_out) {
+            *out = StageDetails {
+                slot,
+                resteer,
+                fetch_stall: (fetched - resteer).max(0.0) as f32,
+                // fetch-block limits (taken branches, window crossings) and taken-branch bubbles are
+                // branch handling, not instruction-cache misses: the views charge them with the BTB part
+                btb_stall: (dy.btb_stall as f64 + block_stall).min(fetched - resteer).max(0.0) as f32,
+                fetch_block_stall: block_stall as f32,
+                load_level: if it.loads { load_level } else { 0 },
+                self_class,
+                wait_class,
+                load_start,
+                load_done,
+                operands: wait_on,
+                wait_from,
+                penalty_from,
+                commit_slot,
+                wrong_path,
+            };
         }
+        StageTimes { dispatch, issue, ready, complete, commit, dispatch_cause, issue_cause, commit_cause, mispredicted: dy.mispredicted }
     }
 
     /// Cycles of `[t0, resolve)` in which a mispredicted branch's wrong path

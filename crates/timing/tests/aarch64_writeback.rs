@@ -50,7 +50,7 @@ fn timed(words: &[u32]) -> Vec<StageTimes> {
     let (b, unknown) = resolve_block(&m, &insts);
     assert!(unknown.is_empty(), "{unknown:?}");
     let mut core = Core::new(CoreConfig::new(&m, &Acceleration::nominal(&m)));
-    b.iter().map(|it| core.step(it, &DynInfo::default())).collect()
+    b.iter().map(|it| core.step(it, &DynInfo::default(), &mut StageDetails::default())).collect()
 }
 
 #[test]

@@ -60,8 +60,25 @@ fn block(m: &Machine, src: &str) -> Vec<InstrTiming> {
 }
 
 fn run(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<StageTimes> {
+    run_detailed(m, acc, b, dyns).into_iter().map(|(t, _)| t).collect()
+}
+
+/// The details of the detailed step.
+fn run_details(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<StageDetails> {
+    run_detailed(m, acc, b, dyns).into_iter().map(|(_, d)| d).collect()
+}
+
+/// The stage times and the details of the detailed step.
+fn run_detailed(m: &Machine, acc: &Acceleration, b: &[InstrTiming], dyns: &[DynInfo]) -> Vec<(StageTimes, StageDetails)> {
     let mut core = Core::new(CoreConfig::new(m, acc));
-    b.iter().enumerate().map(|(i, it)| core.step(it, dyns.get(i).unwrap_or(&DynInfo::default()))).collect()
+    b.iter()
+        .enumerate()
+        .map(|(i, it)| {
+            let mut d = StageDetails::default();
+            let t = core.step(it, dyns.get(i).unwrap_or(&DynInfo::default()), &mut d);
+            (t, d)
+        })
+        .collect()
 }
 
 #[test]
@@ -159,8 +176,8 @@ fn a_load_of_a_prefetched_line_waits_until_it_arrives() {
         DynInfo { load_addr: NonZeroU64::new(line + 8), ..Default::default() },
     ];
     let without = [DynInfo { load_addr: NonZeroU64::new(0x1000), ..Default::default() }, with[1]];
-    let plain = run(&m, &Acceleration::nominal(&m), &b, &without);
-    let t = run(&m, &Acceleration::nominal(&m), &b, &with);
+    let plain: Vec<StageDetails> = run_detailed(&m, &Acceleration::nominal(&m), &b, &without).into_iter().map(|(_, d)| d).collect();
+    let t: Vec<StageDetails> = run_detailed(&m, &Acceleration::nominal(&m), &b, &with).into_iter().map(|(_, d)| d).collect();
     let dram = cfg.level_extra_latency[3];
     assert!(dram > 0.0);
     // the line arrives a DRAM access after the first load started: the second load waits for it
@@ -249,8 +266,9 @@ fn one_fetch_block_per_cycle() {
     let t = run(&m, &Acceleration::nominal(&m), &b, &[new_block; 4]);
     assert_eq!(t.iter().map(|s| s.dispatch).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0, 3.0]);
     assert_eq!(t[1].dispatch_cause, DispatchCause::Fetch);
-    assert_eq!(t[1].fetch_block_stall, 0.5);
-    assert_eq!(t[1].btb_stall, 0.5, "charged with branch handling, not the icache");
+    let details = run_detailed(&m, &Acceleration::nominal(&m), &b, &[new_block; 4]);
+    assert_eq!(details[1].1.fetch_block_stall, 0.5);
+    assert_eq!(details[1].1.btb_stall, 0.5, "charged with branch handling, not the icache");
     // a 2-cycle bubble (say, after a return) before the third block
     let mut bubbled = [new_block; 4];
     bubbled[2].fetch_bubble = 2.0;
@@ -293,13 +311,13 @@ fn a_load_spanning_two_lines_takes_the_load_port_twice() {
     let b = block(&m, "mov rax, [rsi]\nmov rbx, [rsi+64]\nmov rcx, [rsi+128]\nmov rdx, [rsi+192]");
     let mut split = DynInfo::default();
     split.lines.set_load_split();
-    let plain = run(&m, &Acceleration::nominal(&m), &b, &[]);
-    let t = run(&m, &Acceleration::nominal(&m), &b, &[split; 4]);
-    let starts = |t: &[StageTimes]| t.iter().map(|s| s.load_start).collect::<Vec<_>>();
+    let plain = run_details(&m, &Acceleration::nominal(&m), &b, &[]);
+    let t = run_details(&m, &Acceleration::nominal(&m), &b, &[split; 4]);
+    let starts = |t: &[StageDetails]| t.iter().map(|s| s.load_start).collect::<Vec<_>>();
     assert_eq!(starts(&plain), vec![0.0, 1.0, 2.0, 3.0]);
     assert_eq!(starts(&t), vec![0.0, 2.0, 4.0, 6.0]);
     // a machine without the penalty times them as plain loads
-    let t1 = run(&machine(), &Acceleration::nominal(&machine()), &b, &[split; 4]);
+    let t1 = run_details(&machine(), &Acceleration::nominal(&machine()), &b, &[split; 4]);
     assert_eq!(starts(&t1), vec![0.0, 1.0, 2.0, 3.0]);
 }
 
@@ -327,7 +345,7 @@ fn write_backs_share_the_fill_link_unless_the_level_has_a_path_of_its_own() {
     dy.lines.set_writebacks([1, 0, 0]);
     let last_done = |m: &Machine| {
         let b = block(m, &src);
-        run(m, &Acceleration::nominal(m), &b, &vec![dy; N]).last().unwrap().load_done
+        run_details(m, &Acceleration::nominal(m), &b, &vec![dy; N]).last().unwrap().load_done
     };
     let shared = last_done(&tiny_with_l2(""));
     let own = last_done(&tiny_with_l2("writeback_bytes_per_cycle = 64"));
@@ -335,7 +353,7 @@ fn write_backs_share_the_fill_link_unless_the_level_has_a_path_of_its_own() {
         let m = tiny_with_l2("");
         let b = block(&m, &src);
         let plain = DynInfo { load_level: 1, ..Default::default() };
-        run(&m, &Acceleration::nominal(&m), &b, &vec![plain; N]).last().unwrap().load_done
+        run_details(&m, &Acceleration::nominal(&m), &b, &vec![plain; N]).last().unwrap().load_done
     };
     assert!((shared / (4.0 * N as f64) - 1.0).abs() < 0.05, "shared link: {shared} cycles for {N} loads");
     assert!((own / (2.0 * N as f64) - 1.0).abs() < 0.05, "own write path: {own} cycles");

@@ -102,15 +102,15 @@ fn a_copy_in_l1_takes_startup_plus_bytes_at_the_core_rate() {
     let b = block(&m);
     let mut c = core(&m);
     // 1 KiB in L1: 20 + 1024 / 32 = 52 cycles; its stores drain at 16 B/cycle: 64 cycles
-    let t = c.step(&b[0], &work(1024, [0; 3]));
+    let t = c.step(&b[0], &work(1024, [0; 3]), &mut StageDetails::default());
     assert_eq!(t.ready - t.issue, 64.0, "the drain of 1 KiB at 16 bytes per cycle bounds it");
     // a short copy: 6 cycles in all; its 16 bytes drain in one
     let mut c = core(&m);
-    let t = c.step(&b[0], &work(16, [0; 3]));
+    let t = c.step(&b[0], &work(16, [0; 3]), &mut StageDetails::default());
     assert_eq!(t.ready - t.issue, 6.0);
     // rcx = 0 takes the short path too
     let mut c = core(&m);
-    let t = c.step(&b[0], &work(0, [0; 3]));
+    let t = c.step(&b[0], &work(0, [0; 3]), &mut StageDetails::default());
     assert_eq!(t.ready - t.issue, 6.0);
 }
 
@@ -122,7 +122,7 @@ fn line_fills_bound_a_copy_from_l2() {
     // 8 KiB from L2: 128 source + 128 destination lines at 32 / 64 = 0.5 lines per cycle
     // take 512 cycles, then the L2 latency beyond L1 (14 - 4) once: 522 (the core rate
     // would take 20 + 256, the drain 512)
-    let t = c.step(&b[0], &work(8192, [256, 0, 0]));
+    let t = c.step(&b[0], &work(8192, [256, 0, 0]), &mut StageDetails::default());
     assert_eq!(t.ready - t.issue, 522.0);
     assert_eq!(t.issue_cause, IssueCause::CacheMiss);
 }
@@ -133,10 +133,10 @@ fn element_loops_count_elements() {
     let b = block(&m);
     let mut c = core(&m);
     // repne scasb that stopped after 100 bytes: 15 + 100 x 2
-    let t = c.step(&b[3], &work(100, [0; 3]));
+    let t = c.step(&b[3], &work(100, [0; 3]), &mut StageDetails::default());
     assert_eq!(t.ready - t.issue, 215.0);
     // movsb without a prefix: one element, one cycle
-    let t = c.step(&b[4], &work(1, [0; 3]));
+    let t = c.step(&b[4], &work(1, [0; 3]), &mut StageDetails::default());
     assert_eq!(t.ready - t.issue, 1.0);
 }
 
@@ -146,19 +146,19 @@ fn younger_work_overlaps_only_the_tail_and_string_instructions_do_not_overlap() 
     let b = block(&m);
     let mut c = core(&m);
     // rep stosb of 4 KiB: 20 + 4096 / 64 = 84 cycles of work, its drain 256 cycles
-    let s = c.step(&b[2], &work(4096, [0; 3]));
+    let s = c.step(&b[2], &work(4096, [0; 3]), &mut StageDetails::default());
     assert_eq!(s.ready - s.issue, 256.0);
     // the independent add dispatches in the last 10 cycles (overlap_cycles), not before
-    let add = c.step(&b[1], &DynInfo::default());
+    let add = c.step(&b[1], &DynInfo::default(), &mut StageDetails::default());
     assert_eq!(add.dispatch, s.ready - 10.0);
     assert_eq!(add.dispatch_cause, DispatchCause::Microcode);
     // the next string instruction starts when the first is done
-    let next = c.step(&b[3], &work(0, [0; 3]));
+    let next = c.step(&b[3], &work(0, [0; 3]), &mut StageDetails::default());
     assert!(next.issue >= s.ready, "{} starts before {}", next.issue, s.ready);
     // a string instruction shorter than the overlap holds nothing up
     let mut c = core(&m);
-    let short = c.step(&b[0], &work(16, [0; 3]));
-    let add = c.step(&b[1], &DynInfo::default());
+    let short = c.step(&b[0], &work(16, [0; 3]), &mut StageDetails::default());
+    let add = c.step(&b[1], &DynInfo::default(), &mut StageDetails::default());
     assert!(add.dispatch < short.ready, "an independent add waits for a 6-cycle copy");
     assert_ne!(add.dispatch_cause, DispatchCause::Microcode);
 }
@@ -171,6 +171,6 @@ fn faster_fills_speed_up_a_copy_from_l2() {
     acc.scale(CoreKnob::L2Bandwidth, 2.0);
     let mut c = Core::new(CoreConfig::new(&m, &acc));
     // twice the L2 bandwidth: 256 lines in 256 cycles + 10; the drain (512) now binds
-    let t = c.step(&b[0], &work(8192, [256, 0, 0]));
+    let t = c.step(&b[0], &work(8192, [256, 0, 0]), &mut StageDetails::default());
     assert_eq!(t.ready - t.issue, 512.0);
 }

@@ -14,7 +14,7 @@ use crate::sensitivity::SensitivityPoint;
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_decode::{decode_one_for, BranchKind, DecodedInst, Isa};
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, FunctionalStats, Idealization, MemLevel, Prefetcher};
-use bottlenose_listeners::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
+use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, StallCauses, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{read_stream, trace_run, ExecutedInsn, GuestExit, InstructionStream, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream};
 use super::access_span::AccessSpan;

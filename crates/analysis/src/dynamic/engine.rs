@@ -10,7 +10,7 @@
 //! own, fed with the baseline's stage times batch by batch, so it overlaps with
 //! timing instead of adding to it.
 
-use bottlenose_timing::{BatchPart, Details, Core, CoreConfig, DynInfo, InstrTiming, Listener, StageTimes};
+use bottlenose_timing::{BatchPart, Details, Core, CoreConfig, DynInfo, InstrTiming, Listener, StageDetails, StageTimes};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -81,20 +81,20 @@ enum Sink<L> {
 /// A listener on its own thread. Batches of stage times travel to it and the
 /// emptied buffers come back, so nothing is allocated per batch in steady state.
 struct ListenerThread<L> {
-    tx: SyncSender<Vec<(u32, StageTimes)>>,
-    spare: Receiver<Vec<(u32, StageTimes)>>,
+    tx: SyncSender<Vec<(u32, StageTimes, StageDetails)>>,
+    spare: Receiver<Vec<(u32, StageTimes, StageDetails)>>,
     handle: JoinHandle<L>,
 }
 
 impl<L: Listener + Send + 'static> ListenerThread<L> {
     fn spawn(mut listener: L) -> Self {
-        let (tx, rx) = sync_channel::<Vec<(u32, StageTimes)>>(4);
-        let (spare_tx, spare) = sync_channel::<Vec<(u32, StageTimes)>>(8);
+        let (tx, rx) = sync_channel::<Vec<(u32, StageTimes, StageDetails)>>(4);
+        let (spare_tx, spare) = sync_channel::<Vec<(u32, StageTimes, StageDetails)>>(8);
         let handle = spawn_named("bn-views".into(), move || {
             while let Ok(mut times) = rx.recv() {
                 listener.begin_batch(times.len());
-                for (id, t) in &times {
-                    listener.on_instruction(*id as usize, t);
+                for (id, t, d) in &times {
+                    listener.on_detailed(*id as usize, t, d);
                 }
                 times.clear();
                 let _ = spare_tx.try_send(times);
@@ -104,7 +104,7 @@ impl<L: Listener + Send + 'static> ListenerThread<L> {
         Self { tx, spare, handle }
     }
 
-    fn buffer(&self) -> Vec<(u32, StageTimes)> {
+    fn buffer(&self) -> Vec<(u32, StageTimes, StageDetails)> {
         self.spare.try_recv().unwrap_or_default()
     }
 
@@ -282,16 +282,19 @@ fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<
                 let t = core.step_fast(&table[r.id as usize], &r.info);
                 l.on_instruction(r.id as usize, &t);
             }
+            let mut details = StageDetails::default();
             for r in &records[detailed_from..] {
-                let t = core.step(&table[r.id as usize], &r.info);
-                l.on_instruction(r.id as usize, &t);
+                let t = core.step(&table[r.id as usize], &r.info, &mut details);
+                l.on_detailed(r.id as usize, &t, &details);
             }
         }
         Sink::Thread(lt) => {
             let mut times = lt.buffer();
             times.reserve(batch.records.len());
             for r in &batch.records {
-                times.push((r.id, core.step(&table[r.id as usize], &r.info)));
+                let mut details = StageDetails::default();
+                let t = core.step(&table[r.id as usize], &r.info, &mut details);
+                times.push((r.id, t, details));
             }
             // the listener thread only stops by panicking; finish() reports that
             let _ = lt.tx.send(times);

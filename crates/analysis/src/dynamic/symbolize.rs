@@ -3,7 +3,7 @@
 
 use super::driver::{HotspotRow, LoopReport, LoopTableRow, StaticInstruction};
 use bottlenose_attribution::{attribute, AddressSpace, GuestMapping, InsnStat, LoopInfo, Symbolize};
-use bottlenose_listeners::InstructionCost;
+use bottlenose_views::InstructionCost;
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::TraceVisitor;
 use std::cell::RefCell;

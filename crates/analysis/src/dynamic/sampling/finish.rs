@@ -6,7 +6,7 @@ use super::estimator::{Design, Series};
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
 use super::{Sampler, SamplingOptions, WARM_UP_BATCHES};
 use crate::dynamic::engine::VariantOutcome;
-use bottlenose_listeners::{InstructionCost, WindowTally};
+use bottlenose_views::{InstructionCost, WindowTally};
 use std::time::Duration;
 
 /// A sampled run's design, kept for its summary.

@@ -4,7 +4,7 @@
 //! the target was reached (and, if not, what would reach it).
 
 use super::estimator::{Design, Interval, Series, Stratum, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
-use bottlenose_listeners::{WindowTally, CPI_COMPONENTS};
+use bottlenose_views::{WindowTally, CPI_COMPONENTS};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]

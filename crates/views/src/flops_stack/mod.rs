@@ -29,16 +29,21 @@
 //! Flops are counted in double-precision equivalents: a single-precision lane
 //! is half a double lane of the peak.
 
-use crate::accounting::ViewParams;
 use crate::facts::StaticFacts;
+use crate::params::ViewParams;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod counts;
+
+pub(crate) use counts::{FlopsCounts, FpUnitCarry, IdleSweep};
+
 /// Why the FP units were idle (Table III's lines 9-18, its `frontend` split in three).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(u8)]
-pub(crate) enum IdleFp {
+pub enum IdleFp {
     /// No FP instruction waiting and the frontend not stalled: the instruction mix.
+    #[default]
     NonFp = 0,
     /// An FP instruction waits for a port taken by a non-FP instruction.
     NonVfp = 1,
@@ -54,19 +59,24 @@ pub(crate) enum IdleFp {
 
 pub(crate) const IDLE_CAUSES: usize = 6;
 
+impl IdleFp {
+    /// Every cause, indexed by its discriminant.
+    pub const ALL: [IdleFp; IDLE_CAUSES] = [IdleFp::NonFp, IdleFp::NonVfp, IdleFp::Memory, IdleFp::Dependence, IdleFp::Icache, IdleFp::Bpred];
+}
+
+
 /// The components, in report order (Table III's, with `mask` named `narrow`
 /// and `frontend` split into `non_fp`, `icache` and `bpred`).
 pub const FLOPS_COMPONENTS: [&str; 9] = ["base", "non_fma", "narrow", "non_fp", "icache", "bpred", "non_vfp", "memory", "dependence"];
 
+/// The unit-cycles FP instructions took (from every execution, at the end).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct FlopsCounters {
+pub(crate) struct FpIssue {
     pub issued: u64,
     pub flops: u64,
     pub base: f64,
     pub non_fma: f64,
     pub narrow: f64,
-    /// Idle unit-cycles by cause, indexed by [`IdleFp`].
-    pub idle: [f64; IDLE_CAUSES],
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,7 +91,7 @@ pub struct FlopsStack {
     pub components: BTreeMap<String, f64>,
 }
 
-impl FlopsCounters {
+impl FpIssue {
     /// `n` issues of an FP instruction with facts `f`.
     #[inline]
     pub(crate) fn issue(&mut self, p: &ViewParams, f: &StaticFacts, n: u64) {
@@ -96,14 +106,15 @@ impl FlopsCounters {
         self.narrow += k * (1.0 - w);
     }
 
-    pub(crate) fn finish(&self, p: &ViewParams, clocks: f64) -> FlopsStack {
+    /// The stack of a run of `clocks` cycles, with the idle unit-cycles the sweep counted.
+    pub(crate) fn finish(&self, p: &ViewParams, clocks: f64, idle: &FlopsCounts) -> FlopsStack {
         let fmax = if p.fma { 2.0 } else { 1.0 };
         let peak = p.fp_units * (p.max_bits / 64.0) * fmax;
         let total = p.fp_units * clocks;
         // cycles before the first FP instruction were not finalized as FP-idle:
         // whatever is not accounted for had no FP instruction to issue
-        let i = |c: IdleFp| self.idle[c as usize];
-        let known = self.base + self.non_fma + self.narrow + self.idle.iter().sum::<f64>() - i(IdleFp::NonFp);
+        let i = |c: IdleFp| idle.idle[c as usize];
+        let known = self.base + self.non_fma + self.narrow + idle.idle.iter().sum::<f64>() - i(IdleFp::NonFp);
         let non_fp = (total - known).max(0.0);
         let sum = (known + non_fp).max(1e-12);
         let scale = peak / sum;
@@ -126,3 +137,6 @@ impl FlopsCounters {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

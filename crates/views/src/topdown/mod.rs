@@ -25,6 +25,10 @@
 
 use serde::Serialize;
 
+mod counts;
+
+pub(crate) use counts::{TopDownCounts, UopCycles};
+
 /// Counts of one run (slot amounts kept in cycles of slot time; × `width` = slots).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TopDownCounters {
@@ -115,3 +119,6 @@ impl TopDownCounters {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,8 +3,8 @@
 //! the same in all three (W = dispatch width; a wider stage carries its excess
 //! to the next cycle, as the paper proposes).
 //!
-//! Per-stage rules on the instruction-driven model (see `accounting.rs` for
-//! how the per-cycle picture is rebuilt):
+//! Per-stage rules on the instruction-driven model (`crate::picture` rebuilds
+//! the per-cycle picture; [`counts`] applies these rules to it):
 //!
 //! * **dispatch** — the lost slots between consecutive instructions: waiting
 //!   for a mispredicted branch to resolve and the frontend to resteer → `bpred`;
@@ -44,9 +44,35 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod counts;
+
+pub(crate) use counts::{CpiCounts, IssueCarry, IssueSweep};
+
+/// A component of the CPI stacks (Eyerman Table II), in report order. Also
+/// what the per-cycle picture blames a lost slot on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Component {
+    Base,
+    Icache,
+    Bpred,
+    DcacheL2,
+    DcacheL3,
+    DcacheDram,
+    DcacheStores,
+    AluLatency,
+    Dependence,
+    Microcode,
+    Structural,
+    Other,
+    /// The run's cycles minus every other component.
+    Unattributed,
+}
+
+/// Number of components.
 pub const NCOMP: usize = 13;
 
-/// Component names, indexed by the blame labels of `accounting.rs`.
+/// Component names as reports show them, indexed by [`Component`].
 pub const COMPONENTS: [&str; NCOMP] = [
     "base",
     "icache",
@@ -62,6 +88,42 @@ pub const COMPONENTS: [&str; NCOMP] = [
     "other",
     "unattributed",
 ];
+
+impl Component {
+    /// Every component, indexed by its discriminant.
+    pub const ALL: [Component; NCOMP] = [
+        Component::Base,
+        Component::Icache,
+        Component::Bpred,
+        Component::DcacheL2,
+        Component::DcacheL3,
+        Component::DcacheDram,
+        Component::DcacheStores,
+        Component::AluLatency,
+        Component::Dependence,
+        Component::Microcode,
+        Component::Structural,
+        Component::Other,
+        Component::Unattributed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        COMPONENTS[self as usize]
+    }
+
+    /// What waiting for a result of latency class `c` is, beyond plain dependence.
+    #[inline(always)]
+    pub(crate) fn of_latency(c: bottlenose_timing::LatencyClass) -> Component {
+        use bottlenose_timing::LatencyClass;
+        match c {
+            LatencyClass::Long => Component::AluLatency,
+            LatencyClass::L2 => Component::DcacheL2,
+            LatencyClass::L3 => Component::DcacheL3,
+            LatencyClass::Dram => Component::DcacheDram,
+            _ => Component::Dependence,
+        }
+    }
+}
 
 /// The three stacks of one run.
 #[derive(Debug, Clone, Serialize)]
@@ -97,3 +159,6 @@ impl CpiStacks {
         s.iter().filter(|(k, _)| *k == name || (k.starts_with(name) && k[name.len()..].starts_with('_'))).map(|(_, v)| v).sum()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,386 @@
+//! Sampled views: a generic adapter ([`Sampled`]) that counts views on windows
+//! of a dynamic run, SMARTS-style, so that a long run pays for them on a
+//! fraction of it. The views it wraps implement [`Windowed`]: they book
+//! instructions into counts ([`WindowCounts`]) that the adapter swaps, weights
+//! and hands back at the end; scaling the windows to the run is theirs.
+//!
+//! The first `exact_batches` are counted exactly (a run that ends within them
+//! is an exact run). After them, in every `period` batches one *warms* the
+//! views up and the next is counted, at an offset within the period drawn
+//! afresh each period (deterministic, so runs repeat), so that the windows
+//! do not alias with a program's own period. Warming up: over the last
+//! [`WARM_UP`] instructions of the batch before the window the model takes its
+//! detailed step and the views book them, into scratch tallies, so that the
+//! per-cycle picture (loads in flight, the ROB-head timeline, blame) is complete
+//! again after the stretch nobody looked at. The batches outside the windows
+//! are *skipped*: timed by the model's cheap step, and only their executions
+//! (and mispredictions) are counted.
+//!
+//! A counted window covers, per kind of tally, the window's instructions
+//! (per-instruction counts, the dispatch and commit gaps before each) and the
+//! cycles swept during it (`fin`, first cycle not swept, at its start and end).
+//! Those cycles hold every booking that falls into them: instructions before
+//! the warm-up committed long before (a batch is far larger than the ROB), and
+//! later ones book only at or after their own dispatch, which is past the last
+//! swept cycle.
+//!
+//! At the end (`CycleViews::finish`) the counts that follow from static
+//! facts come from every execution (exact); the exact prefix is added as it is;
+//! the windows are scaled to the rest of the run: per-cycle counts by its cycles
+//! over the windows' swept cycles, the dispatch gaps (and with them the dispatch
+//! CPI stack) so that slots and gaps fill the run's clocks, per-instruction event
+//! counts by its instructions over the windows'. Last, the stall components of
+//! each CPI stack share what the base leaves of the run's cycles.
+
+use crate::cpi_stacks::NCOMP;
+use bottlenose_timing::{BatchPart, Details, Listener, StageDetails, StageTimes};
+use serde::Serialize;
+
+/// Instructions booked before a counted window (the tail of the batch before it):
+/// three times the largest bundled ROB (Zen 4: 320 entries), so that whatever is
+/// in flight when the window opens was booked.
+const WARM_UP: usize = 1024;
+
+/// Views that the adapter can count on windows.
+pub trait Windowed {
+    /// What booking and sweeping count.
+    type Counts: WindowCounts + Clone;
+    /// Whether the views look at instructions at all.
+    fn is_on(&self) -> bool;
+    /// Fresh, empty counts.
+    fn new_counts(&self) -> Self::Counts;
+    /// The counts booking and sweeping add to now.
+    fn counts_mut(&mut self) -> &mut Self::Counts;
+    /// Sweeps every cycle no later instruction books into.
+    fn sweep_to_dispatch(&mut self);
+    /// The first cycle not swept yet, and the instructions booked so far.
+    fn swept(&self) -> i64;
+    fn booked(&self) -> u64;
+    /// The next booked instruction follows a stretch nobody looked at.
+    fn restart_next(&mut self);
+    fn book(&mut self, index: usize, t: &StageTimes, d: &StageDetails);
+}
+
+/// Counts that can be summed, weighted and summarized per window.
+pub trait WindowCounts {
+    fn add(&mut self, other: &Self);
+    /// `start + w · (self - start)`: a window that stands for `w` times what the
+    /// views' own windows stand for (a sampled run's unit) counts `w` times.
+    fn reweight(&mut self, start: &Self, w: f64);
+    /// What the counts hold, for a window's tally (`swept_cycles`: cycles swept so far).
+    fn tally(&self, swept_cycles: i64) -> WindowTally;
+}
+
+/// What sampled views measured (reported beside their results).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ViewsSampling {
+    /// Instructions counted exactly at the start of the run.
+    pub exact_instructions: u64,
+    /// After them, one counted batch (after one batch of warm-up) of every `period` batches.
+    pub period: u64,
+    /// Counted windows and the instructions in them.
+    pub windows: u64,
+    pub counted_instructions: u64,
+    /// Cycles swept in the windows (the run's clocks are scaled from these).
+    pub counted_cycles: f64,
+}
+
+/// What one counted window measured, for the intervals of the views' shares:
+/// the cycles it swept, the stall components of the three CPI stacks (dispatch,
+/// issue, commit) and the Top-Down dispatch gaps (wrong path, recovery,
+/// frontend, backend), all in cycles.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WindowTally {
+    /// What the window stands for relative to the views' own windows (1 for those).
+    pub weight: f64,
+    pub cycles: f64,
+    pub cpi: [[f64; NCOMP]; 3],
+    pub gaps: [f64; 4],
+}
+
+impl WindowTally {
+    fn minus(&self, o: &WindowTally) -> Self {
+        let mut d = *self;
+        d.cycles -= o.cycles;
+        for (a, b) in d.cpi.iter_mut().zip(&o.cpi) {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x -= y);
+        }
+        d.gaps.iter_mut().zip(&o.gaps).for_each(|(x, y)| *x -= y);
+        d
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The exact prefix: every instruction counted into the real counts.
+    Exact,
+    Skip,
+    Warm,
+    Count,
+}
+
+/// The exact prefix, once it is over: its counts, the cycles it swept and the
+/// instructions it booked.
+pub(crate) struct Prefix<C> {
+    pub(crate) counts: C,
+    pub(crate) cycles: i64,
+    pub(crate) instructions: u64,
+}
+
+/// Which batch is counted, and what the windows measured.
+struct Schedule<C> {
+    period: u64,
+    exact_batches: u64,
+    prefix: Option<Prefix<C>>,
+    batches: u64,
+    phase: Phase,
+    /// The counts not in use: while counting, the scratch ones; otherwise the real ones.
+    other: C,
+    /// At the start of the counted window: first unswept cycle, instructions booked,
+    /// and the tally then.
+    start: (i64, u64),
+    start_tally: WindowTally,
+    /// A weighted window (a sampled run's unit): its weight and the counts at its start.
+    weighted: Option<(f64, Box<C>)>,
+    tallies: Vec<WindowTally>,
+    windows: u64,
+    counted_instructions: u64,
+    swept_cycles: f64,
+}
+
+/// What the windows of a sampled run measured, handed to the views at the end.
+pub(crate) struct SampleOutcome<C> {
+    pub(crate) prefix: Option<Prefix<C>>,
+    pub(crate) counted_instructions: u64,
+    pub(crate) swept_cycles: f64,
+    pub(crate) tallies: Vec<WindowTally>,
+    pub(crate) report: ViewsSampling,
+}
+
+/// Where in period `q` its warm-up batch falls: `0..=period - 2` (the counted
+/// batch follows it within the period), from a fixed hash of `q` (splitmix64).
+fn window_offset(q: u64, period: u64) -> u64 {
+    let mut z = q.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    z % (period - 1)
+}
+
+/// Views counted on every instruction, or on samples of the run.
+pub struct Sampled<V: Windowed> {
+    pub(crate) views: V,
+    schedule: Option<Schedule<V::Counts>>,
+    /// In a batch that sampled views skip (they look at none of its instructions,
+    /// or not yet: the head of a warm-up batch, `ignore`).
+    skipping: bool,
+    /// Instructions still to pass unseen before a warm-up (the head of its batch).
+    ignore: usize,
+}
+
+impl<V: Windowed> Sampled<V> {
+    /// Counts every instruction.
+    pub fn exact(views: V) -> Self {
+        Sampled { views, schedule: None, skipping: false, ignore: 0 }
+    }
+
+    /// Counted exactly on the first `exact_batches` batches of a dynamic run,
+    /// then on 1 of every `period` batches (≥ 3); see the module doc.
+    pub fn sampled(mut self, period: u64, exact_batches: u64) -> Self {
+        let s = Schedule {
+            period: period.max(3),
+            exact_batches,
+            prefix: None,
+            batches: 0,
+            phase: if exact_batches > 0 { Phase::Exact } else { Phase::Skip },
+            other: self.views.new_counts(),
+            start: (0, 0),
+            start_tally: WindowTally::default(),
+            weighted: None,
+            tallies: Vec::new(),
+            windows: 0,
+            counted_instructions: 0,
+            swept_cycles: 0.0,
+        };
+        self.skipping = s.phase == Phase::Skip;
+        self.schedule = Some(s);
+        self
+    }
+
+    /// The views and, when sampled past the exact prefix, what the windows measured
+    /// (the real counts are back in the views).
+    pub(crate) fn into_parts(mut self) -> (V, Option<SampleOutcome<V::Counts>>) {
+        // a sampled run that ended within its exact prefix was counted exactly
+        let outcome = self.schedule.take().filter(|s| s.phase != Phase::Exact).map(|mut s| {
+            if s.phase == Phase::Count {
+                self.close_window(&mut s);
+            }
+            if s.phase != Phase::Count && s.phase != Phase::Exact {
+                std::mem::swap(self.views.counts_mut(), &mut s.other);
+            }
+            let report = ViewsSampling {
+                exact_instructions: s.prefix.as_ref().map_or(0, |p| p.instructions),
+                period: s.period,
+                windows: s.windows,
+                counted_instructions: s.counted_instructions,
+                counted_cycles: s.swept_cycles,
+            };
+            SampleOutcome { prefix: s.prefix, counted_instructions: s.counted_instructions, swept_cycles: s.swept_cycles, tallies: s.tallies, report }
+        });
+        (self.views, outcome)
+    }
+
+    /// Next batch (of `len` instructions): warm up, count, or skip it; which of
+    /// its instructions the views want timed in detail. `forced`: the phase a
+    /// sampled run's schedule gives the batch (its warm-ups and units), instead
+    /// of the views' own schedule.
+    fn next_batch(&mut self, len: usize, forced: Option<(Phase, f64)>) -> Details {
+        let Some(mut s) = self.schedule.take() else { return Details::All };
+        let next = match s.batches.checked_sub(s.exact_batches) {
+            _ if forced.is_some() => forced.map_or(Phase::Skip, |f| f.0),
+            None => Phase::Exact,
+            Some(b) => {
+                let offset = window_offset(b / s.period, s.period);
+                match b % s.period {
+                    r if r == offset => Phase::Warm,
+                    r if r == offset + 1 => Phase::Count,
+                    _ => Phase::Skip,
+                }
+            }
+        };
+        // a unit straight after batches the views skipped (timed, not booked: a sampled
+        // run's first unit after its exact prefix) warms them up instead of being counted
+        let next = if next == Phase::Count && s.phase == Phase::Skip { Phase::Warm } else { next };
+        s.batches += 1;
+        match (s.phase, next) {
+            (Phase::Exact, Phase::Exact) => {}
+            (Phase::Exact, _) => {
+                // the prefix ends where the window would: its cycles are swept; what it
+                // booked beyond them is swept into the scratch counts (a few cycles)
+                self.views.sweep_to_dispatch();
+                let counts = std::mem::replace(self.views.counts_mut(), s.other.clone());
+                s.prefix = Some(Prefix { counts, cycles: self.views.swept(), instructions: self.views.booked() });
+            }
+            // (a window ending a period may be followed at once by the next one's warm-up,
+            // and a sampled run's unit by the next period's unit)
+            (Phase::Count, _) => self.close_window(&mut s),
+            _ => {}
+        }
+        if next == Phase::Count {
+            self.views.sweep_to_dispatch();
+            std::mem::swap(self.views.counts_mut(), &mut s.other);
+            let fin = self.views.swept();
+            s.start = (fin, self.views.booked());
+            s.start_tally = self.views.counts_mut().tally(fin);
+            s.weighted = forced.map(|f| f.1).filter(|&w| w != 1.0).map(|w| (w, Box::new(self.views.counts_mut().clone())));
+        }
+        s.phase = next;
+        self.schedule = Some(s);
+        match next {
+            Phase::Exact | Phase::Count => {
+                self.skipping = false;
+                Details::All
+            }
+            Phase::Skip => {
+                self.skipping = true;
+                Details::None
+            }
+            Phase::Warm => {
+                // only the batch's tail warms up: it starts after a stretch nobody looked at
+                self.views.restart_next();
+                let skipped = len.saturating_sub(WARM_UP);
+                self.ignore = skipped;
+                self.skipping = skipped > 0;
+                Details::From(skipped)
+            }
+        }
+    }
+
+    /// Ends the counted window: its cycles are swept into the real counts, which
+    /// then change places with the scratch ones again.
+    fn close_window(&mut self, s: &mut Schedule<V::Counts>) {
+        self.views.sweep_to_dispatch();
+        let (fin0, booked0) = s.start;
+        s.windows += 1;
+        let fin = self.views.swept();
+        let mut window = self.views.counts_mut().tally(fin).minus(&s.start_tally);
+        let w = match s.weighted.take() {
+            Some((w, start)) => {
+                self.views.counts_mut().reweight(&start, w);
+                w
+            }
+            None => 1.0,
+        };
+        window.weight = w;
+        s.tallies.push(window);
+        s.counted_instructions += ((self.views.booked() - booked0) as f64 * w).round() as u64;
+        s.swept_cycles += (fin - fin0) as f64 * w;
+        std::mem::swap(self.views.counts_mut(), &mut s.other);
+        s.phase = Phase::Skip;
+    }
+
+    /// Passes an instruction the views do not look at (a skipped batch, the head of a warm-up).
+    #[inline(always)]
+    fn pass(&mut self) {
+        if self.ignore > 0 {
+            self.ignore -= 1;
+            self.skipping = self.ignore > 0;
+        }
+    }
+}
+
+impl<V: Windowed> Listener for Sampled<V> {
+    fn wants_details(&self) -> bool {
+        self.views.is_on() && !self.skipping
+    }
+
+    fn begin_batch(&mut self, len: usize) -> Details {
+        if !self.views.is_on() {
+            return Details::None;
+        }
+        self.next_batch(len, None)
+    }
+
+    /// A sampled run's warm-ups and units are the views' warm-ups and counted
+    /// windows; what it times in full, the views sample on their own schedule.
+    fn begin_part(&mut self, len: usize, part: BatchPart) -> Details {
+        if !self.views.is_on() {
+            return Details::None;
+        }
+        match part {
+            BatchPart::Whole => self.next_batch(len, None),
+            BatchPart::WarmUp => self.next_batch(len, Some((Phase::Warm, 1.0))),
+            BatchPart::Unit { weight } => {
+                // a unit stands for `weight` batches, a window of the views' own for their period
+                let own = self.schedule.as_ref().map_or(1, |s| s.period) as f64;
+                self.next_batch(len, Some((Phase::Count, weight / own)))
+            }
+        }
+    }
+
+    fn samples(&self) -> bool {
+        self.schedule.is_some()
+    }
+
+    /// Without details there is nothing to book: the instruction is one the views skip.
+    #[inline(always)]
+    fn on_instruction(&mut self, _index: usize, _t: &StageTimes) {
+        if self.skipping {
+            self.pass();
+        }
+    }
+
+    /// A batch that sampled views skip is not looked at (its executions come
+    /// from `InstructionCost` at the end); in a warm-up batch, its head is not.
+    #[inline(always)]
+    fn on_detailed(&mut self, index: usize, t: &StageTimes, d: &StageDetails) {
+        if self.skipping {
+            self.pass();
+        } else if self.views.is_on() {
+            self.views.book(index, t, d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,116 @@
+//! The sampled adapter on a toy view that counts instructions, one cycle each.
+
+use super::{Sampled, WindowCounts, WindowTally, Windowed};
+use bottlenose_timing::{BatchPart, CommitCause, Details, DispatchCause, IssueCause, Listener, StageDetails, StageTimes};
+
+#[derive(Clone, Default)]
+struct Booked(f64);
+
+impl WindowCounts for Booked {
+    fn add(&mut self, o: &Booked) {
+        self.0 += o.0;
+    }
+    fn reweight(&mut self, start: &Booked, w: f64) {
+        self.0 = start.0 + (self.0 - start.0) * w;
+    }
+    fn tally(&self, swept_cycles: i64) -> WindowTally {
+        WindowTally { cycles: swept_cycles as f64, gaps: [self.0, 0.0, 0.0, 0.0], ..Default::default() }
+    }
+}
+
+/// Books one count per instruction; every booked instruction is one swept cycle.
+#[derive(Default)]
+struct Toy {
+    counts: Booked,
+    booked: u64,
+    swept: i64,
+    restarts: u32,
+}
+
+impl Windowed for Toy {
+    type Counts = Booked;
+    fn is_on(&self) -> bool {
+        true
+    }
+    fn new_counts(&self) -> Booked {
+        Booked::default()
+    }
+    fn counts_mut(&mut self) -> &mut Booked {
+        &mut self.counts
+    }
+    fn sweep_to_dispatch(&mut self) {
+        self.swept = self.booked as i64;
+    }
+    fn swept(&self) -> i64 {
+        self.swept
+    }
+    fn booked(&self) -> u64 {
+        self.booked
+    }
+    fn restart_next(&mut self) {
+        self.restarts += 1;
+    }
+    fn book(&mut self, _: usize, _: &StageTimes, _: &StageDetails) {
+        self.booked += 1;
+        self.counts.0 += 1.0;
+    }
+}
+
+fn times() -> StageTimes {
+    StageTimes {
+        dispatch: 0.0,
+        issue: 0.0,
+        ready: 0.0,
+        complete: 0.0,
+        commit: 0.0,
+        dispatch_cause: DispatchCause::Width,
+        issue_cause: IssueCause::Dispatch,
+        commit_cause: CommitCause::Complete,
+        mispredicted: false,
+    }
+}
+
+fn feed(s: &mut Sampled<Toy>, n: usize) {
+    for i in 0..n {
+        s.on_detailed(i, &times(), &StageDetails::default());
+    }
+}
+
+/// A sampled run's warm-up (8 instructions, shorter than the views' warm-up,
+/// so all of them are booked, into the scratch counts, after a restart), then
+/// a unit of weight 8 for views whose own period is 4: the unit stands for 8 / 4
+/// = 2 of the views' windows. Its 8 instructions and 8 swept cycles count
+/// twice: 16 instructions, 16 cycles; its tally keeps what it measured (8
+/// cycles, 8 counted) with weight 2. The warm-up's 8 are not in the real counts.
+#[test]
+fn a_weighted_unit_counts_its_weight_over_the_views_period() {
+    let mut s = Sampled::exact(Toy::default()).sampled(4, 0);
+    assert_eq!(s.begin_part(8, BatchPart::WarmUp), Details::From(0));
+    assert_eq!(s.views.restarts, 1);
+    feed(&mut s, 8);
+    assert_eq!(s.begin_part(8, BatchPart::Unit { weight: 8.0 }), Details::All);
+    feed(&mut s, 8);
+    s.begin_part(8, BatchPart::WarmUp);
+    let (views, outcome) = s.into_parts();
+    let o = outcome.expect("sampled");
+    assert_eq!(views.counts.0, 16.0);
+    assert_eq!((o.counted_instructions, o.swept_cycles), (16, 16.0));
+    assert_eq!(o.tallies.len(), 1);
+    let t = o.tallies[0];
+    assert_eq!((t.weight, t.cycles, t.gaps[0]), (2.0, 8.0, 8.0));
+    assert_eq!((o.report.windows, o.report.period, o.report.exact_instructions), (1, 4, 0));
+}
+
+/// A run that ends within the exact prefix (2 batches here) was counted
+/// exactly: no sampling outcome, every instruction in the counts.
+#[test]
+fn a_run_within_the_exact_prefix_is_exact() {
+    let mut s = Sampled::exact(Toy::default()).sampled(3, 2);
+    assert_eq!(s.begin_batch(5), Details::All);
+    feed(&mut s, 5);
+    assert_eq!(s.begin_batch(5), Details::All);
+    feed(&mut s, 5);
+    let (views, outcome) = s.into_parts();
+    assert!(outcome.is_none());
+    assert_eq!(views.counts.0, 10.0);
+}
