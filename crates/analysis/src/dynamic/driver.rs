@@ -993,7 +993,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     let views_result = with_views.then(|| views.finish(base, &cost));
     let windows = views_result.as_ref().map(|r| r.windows.clone()).unwrap_or_default();
     let mut accounting = match views_result {
-        Some(r) => AccountingReport::new(r, &view_params),
+        Some(r) => AccountingReport::for_machine(r, &view_params, machine),
         None => AccountingReport::default(),
     };
     let mut ideal_results: Vec<(Vec<Ideal>, f64)> = Vec::new();
