@@ -121,3 +121,25 @@ fn elf_functions_say_their_isa_and_pick_an_arm_model() {
     let out = bn(&["analyze", &obj, "--function", "dot", "--isa", "x86-64", "--machine", "zen4"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("is aarch64 code, not x86-64"));
 }
+
+/// SVE is outside the decoder: hex and an ELF function with SVE fail in one line that
+/// names the word and its place (objdump: 0x65e28401 is `fmad z1.d, p1/m, z0.d, z2.d`).
+#[test]
+fn sve_code_is_one_line_naming_the_instruction() {
+    let out = bn(&["analyze", "--hex", "01 84 e2 65", "--isa", "aarch64", "--machine", "neoverse-v2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("SVE instruction 0x65e28401 at 0x0 is not decoded") && err.contains("-march=armv8.2-a"), "{err}");
+    let d = tempfile::tempdir().unwrap();
+    let c = d.path().join("axpy.c");
+    std::fs::write(&c, "void axpy(double *y, const double *x, double a, long n) { for (long i = 0; i < n; i++) y[i] += a * x[i]; }\n").unwrap();
+    let obj = d.path().join("axpy.o");
+    let st = std::process::Command::new("aarch64-linux-gnu-gcc").args(["-O3", "-march=armv8.2-a+sve", "-c", "-o"]).arg(&obj).arg(&c).status().unwrap();
+    assert!(st.success());
+    let out = bn(&["analyze", obj.to_str().unwrap(), "--function", "axpy", "--machine", "neoverse-v2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot decode axpy: SVE instruction 0x"), "{err}");
+}

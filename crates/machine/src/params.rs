@@ -334,6 +334,10 @@ pub struct PeerNames {
     pub osaca_arch: Option<String>,
     /// The Top-Down event table (`bottlenose topdown --cpu`) of this core's PMU.
     pub topdown_table: Option<String>,
+    /// QEMU's `-cpu` for `run` (the features the guest sees, so that its
+    /// ifuncs pick the code this core would run: `neoverse-n1` has no SVE,
+    /// `max,sve128=on` gives SVE with the V2's 128-bit vectors); QEMU's default when absent.
+    pub qemu_cpu: Option<String>,
 }
 
 /// String instructions (`movs`, `stos`, `lods`, `cmps`, `scas`, with or without a
