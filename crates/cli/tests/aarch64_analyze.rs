@@ -143,3 +143,18 @@ fn sve_code_is_one_line_naming_the_instruction() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("cannot decode axpy: SVE instruction 0x"), "{err}");
 }
+
+/// Neoverse V2 SWOG, FP tables: FMADD/FMLA latency "4 (2)", the 2 being the accumulate
+/// latency between chained multiply-accumulates ("late-forwarding of accumulate operands
+/// from similar uOPs"). Only the accumulator is forwarded: a chain through a multiplicand
+/// keeps the full 4, and an FMUL (not a similar uOP) feeding the accumulator gets 3 + 4.
+#[test]
+fn chained_fmas_forward_the_accumulator_on_v2() {
+    let per_iteration = |m: &str, body: &str| cycles(m, &format!(".L1:\n{body}\n    subs x2, x2, #1\n    b.ne .L1\n"))["cycles_per_iteration"].as_f64().unwrap();
+    assert_eq!(per_iteration("neoverse-v2", "    fmla v0.2d, v1.2d, v2.2d"), 2.0, "FMLA accumulate chain");
+    assert_eq!(per_iteration("neoverse-v2", "    fmadd d0, d1, d2, d0"), 2.0, "FMADD accumulate chain");
+    assert_eq!(per_iteration("neoverse-v2", "    fmla v0.2d, v0.2d, v2.2d"), 4.0, "a chain through the multiplicand");
+    assert_eq!(per_iteration("neoverse-v2", "    fmul v0.2d, v0.2d, v2.2d\n    fmla v0.2d, v1.2d, v2.2d"), 7.0, "FMUL 3 + FMLA 4");
+    // the N1 machine does not claim the forwarding: the full FMLA latency
+    assert_eq!(per_iteration("neoverse-n1", "    fmla v0.2d, v1.2d, v2.2d"), 4.0);
+}

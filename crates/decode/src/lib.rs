@@ -153,6 +153,10 @@ pub struct DecodedInst {
     /// Floating-point operations performed (lanes × 2 for FMA), 0 for non-FP-arithmetic.
     pub flops: u16,
     pub fma: bool,
+    /// The register an FMA accumulates into when it is also its destination and
+    /// no multiplicand (`fmla v0.2d, v1.2d, v2.2d`, `fmadd d0, d1, d2, d0`): the
+    /// operand cores forward late between chained FMAs. None elsewhere (and on x86-64).
+    pub accumulator: Option<RegId>,
     /// An AVX-512 instruction: EVEX-encoded, or one that works on mask registers.
     pub avx512: bool,
     /// AVX-512 write mask register number (1..7), if any.

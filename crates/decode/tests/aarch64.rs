@@ -216,3 +216,16 @@ fn sve_words_are_recognized_by_their_encoding_space() {
     }
     assert_eq!(bottlenose_decode::undecodable_form(Isa::X86_64, &[0x62]), "(undecodable)");
 }
+
+/// The accumulator late forwarding applies to: the destination an FMA also reads, when
+/// no multiplicand is that register (encodings from aarch64-linux-gnu-as).
+#[test]
+fn fma_accumulators() {
+    let acc = |word: u32| decode_one_for(Isa::Aarch64, &word.to_le_bytes(), 0).unwrap().accumulator;
+    let v = |n: u8| ARM_V_BASE + n;
+    assert_eq!(acc(0x4e62cc20), Some(v(0)), "fmla v0.2d, v1.2d, v2.2d");
+    assert_eq!(acc(0x4e62cc00), None, "fmla v0.2d, v0.2d, v2.2d: the chain runs through a multiplicand");
+    assert_eq!(acc(0x1f420020), Some(v(0)), "fmadd d0, d1, d2, d0");
+    assert_eq!(acc(0x1f420023), None, "fmadd d3, d1, d2, d0: another accumulator than the destination");
+    assert_eq!(acc(0x1e620820), None, "fmul d0, d1, d2");
+}

@@ -47,6 +47,12 @@ pub struct CoreParams {
     /// Treat every instruction as independent (the premise of Gus Fig. 4; also an idealization).
     #[serde(default)]
     pub ignore_dependencies: bool,
+    /// Late forwarding of the accumulator between chained FMAs: an FMA whose
+    /// accumulator (its destination, read too) comes from another FMA may start
+    /// this many cycles after that FMA issued, not after its full latency (Arm's
+    /// "4 (2)" figures). None: no such forwarding.
+    #[serde(default)]
+    pub fma_accumulate_latency: Option<f64>,
     /// Size of the aligned code window one fetch block comes from (op-cache line or fetch
     /// window); a block also ends at a taken branch. 0: blocks end only at taken branches.
     #[serde(default)]

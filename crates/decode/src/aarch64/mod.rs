@@ -58,6 +58,23 @@ pub(crate) fn decode_one(bytes: &[u8], address: u64) -> Result<DecodedInst, Deco
     decode_word(&InstDecoder::default(), &bytes[..INSTRUCTION_BYTES], address)
 }
 
+/// An FMA's accumulator when it is the destination and no multiplicand: operand 0
+/// for the vector forms (`fmla v0, v1, v2`), operand 3 = operand 0 for the scalar
+/// four-operand ones (`fmadd d0, d1, d2, d0`).
+fn accumulator(sem: &Semantics, ops: &[Operand]) -> Option<RegId> {
+    if !sem.fma {
+        return None;
+    }
+    let reg = |op: &Operand| registers(op).ids().next();
+    let dest = reg(ops.first()?)?;
+    let four = !matches!(ops.get(3), None | Some(Operand::Nothing));
+    if four && reg(&ops[3]) != Some(dest) {
+        return None;
+    }
+    let multiplicands = [ops.get(1), ops.get(2)];
+    multiplicands.iter().flatten().all(|op| reg(op) != Some(dest)).then_some(dest)
+}
+
 /// An A64 extension whose encodings the decoder does not cover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum A64Extension {
@@ -240,6 +257,7 @@ fn convert(instr: &Instruction, word: &[u8], address: u64) -> DecodedInst {
         fp,
         flops,
         fma: sem.fma && fp != FpClass::None,
+        accumulator: accumulator(&sem, ops),
         avx512: false,
         mask: None,
         zeroing_mask: false,
