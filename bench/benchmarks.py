@@ -11,11 +11,12 @@ bench/accuracy_history.json (bench/accuracy.py records every full run there). Ha
 notes that are not measurements live in bench/notes/ and are included as they are
 (bench/notes/accuracy-SIGNATURE.md next to the accuracy tables of that CPU).
 
-    python3 bench/benchmarks.py [--out BENCHMARKS.md] [--quick] [--only strings]
+    python3 bench/benchmarks.py [--out BENCHMARKS.md] [--quick] [--only strings|aarch64]
 
 --quick skips the slow parts (dynamic-run speed, CLI paper tests) for a dry run.
 --only strings puts bench/out/strings.md (bench/strings.py) into the existing file's
-"String instructions" section and touches nothing else.
+"String instructions" section and touches nothing else; --only aarch64 does the same with
+bench/out/aarch64.md (bench/aarch64.py) and the "AArch64" section.
 """
 from __future__ import annotations
 
@@ -84,6 +85,17 @@ def section_compare_blocks() -> str:
             body = f.read_text().split("\n", 1)[1]  # drop the file's own title
             parts.append(f"\n### {m}\n{body.rstrip()}\n")
     return "".join(parts)
+
+
+AARCH64_TITLE = "## AArch64 (issue 20)"
+
+
+def section_aarch64() -> str:
+    """bench/aarch64.py's output: AArch64 simulation speed and analyze next to llvm-mca-19 on AArch64 loops."""
+    f = OUT / "aarch64.md"
+    if not f.exists():
+        return f"{AARCH64_TITLE}\n\n(bench/out/aarch64.md missing: run `python3 bench/aarch64.py`)\n"
+    return f"{AARCH64_TITLE}\n\n" + f.read_text().rstrip() + "\n"
 
 
 def analyze_json(args: list[str]) -> dict:
@@ -430,8 +442,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=["strings"], help="regenerate this one section in place (bench/strings.py's table)")
+    ap.add_argument("--only", choices=["strings", "aarch64"], help="regenerate this one section in place (bench/strings.py's or bench/aarch64.py's table)")
     a = ap.parse_args()
+    if a.only == "aarch64":
+        out = Path(a.out)
+        out.write_text(replace_section(out.read_text(), AARCH64_TITLE, section_aarch64(), "## Cycles per iteration next to llvm-mca-19"))
+        log(f"updated the AArch64 section of {a.out}")
+        return
     if a.only == "strings":
         out = Path(a.out)
         out.write_text(replace_section(out.read_text(), STRINGS_TITLE, section_strings(), "## Cycles per iteration next to llvm-mca-19"))
@@ -452,6 +469,7 @@ def main() -> None:
         section_sampled_views(a.quick),
         section_accuracy(),
         section_strings(),
+        section_aarch64(),
         section_compare_blocks(),
     ]
     fuzz = NOTES / "fuzzing.md"

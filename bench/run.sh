@@ -9,6 +9,8 @@
 #   compare_blocks_zen4.md        bench/compare_blocks.sh zen4
 #   strings.md / strings.json     bench/strings.py: rep movs/stos/cmps/scas/lods natively vs
 #                                 bottlenose run --machine host
+#   aarch64.md / aarch64.json     bench/aarch64.py: AArch64 simulation speed under qemu-aarch64 and
+#                                 analyze vs llvm-mca-19 on bench/blocks/aarch64/ (no Arm hardware)
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
 # speed, views cost, and the outputs above).
 # Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min
@@ -46,6 +48,9 @@ fi
 
 echo "== string instructions (bench/strings.py)"
 python3 bench/strings.py --no-build-bottlenose
+
+echo "== AArch64 (bench/aarch64.py)"
+python3 bench/aarch64.py
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"

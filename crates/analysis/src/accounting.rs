@@ -3,6 +3,8 @@
 //! dispatch/issue/commit, the FLOPS stack, Levinthal's cycle accounting and
 //! the idealization experiments that check the stacks (Eyerman §V).
 
+use crate::vendor_topdown::{vendor_topdown, VendorTopDown};
+use bottlenose_machine::Machine;
 use bottlenose_views::{AccountingResult, CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, ViewParams, ViewsSampling};
 use bottlenose_metrics::yasin::{self, YasinParams};
 use bottlenose_metrics::{Counts, MetricEngine, Node, Unit};
@@ -27,7 +29,7 @@ pub struct TopDownNode {
 }
 
 impl TopDownNode {
-    fn from_node(n: &Node) -> Self {
+    pub(crate) fn from_node(n: &Node) -> Self {
         TopDownNode {
             name: n.label.clone(),
             value: n.value,
@@ -146,6 +148,10 @@ pub struct AccountingReport {
     /// Present when the views were counted on sampled windows (`run --sample-views`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub views_sampling: Option<ViewsSampling>,
+    /// The machine vendor's own Top-Down (Arm's telemetry tree on Neoverse
+    /// machines) from the same simulated counters, named as its PMU names them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vendor_topdown: Option<VendorTopDown>,
 }
 
 /// The metric engine over the model's counters for a machine of this width.
@@ -155,6 +161,12 @@ pub fn model_engine(width: f64) -> MetricEngine {
 }
 
 impl AccountingReport {
+    /// [`AccountingReport::new`] plus the vendor tree of the machine's PMU table, if any.
+    pub fn for_machine(r: AccountingResult, p: &ViewParams, machine: &Machine) -> Self {
+        let vendor = machine.peers.topdown_table.as_deref().and_then(|t| vendor_topdown(t, &r.topdown, &r.cpi_stacks));
+        AccountingReport { vendor_topdown: vendor, ..AccountingReport::new(r, p) }
+    }
+
     /// Turns the views' counters into the report (Top-Down through the metric engine).
     pub fn new(r: AccountingResult, p: &ViewParams) -> Self {
         let engine = model_engine(p.width);
@@ -181,6 +193,7 @@ impl AccountingReport {
             cycle_accounting: Some(r.cycle_accounting),
             idealization: Vec::new(),
             views_sampling: r.sampling,
+            vendor_topdown: None,
         }
     }
 

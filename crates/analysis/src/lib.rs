@@ -12,6 +12,7 @@ mod simulate;
 mod static_loop;
 mod static_loops;
 mod usage;
+pub mod vendor_topdown;
 
 pub use bottleneck::{rank, reference_weight, Bottleneck, THRESHOLD};
 pub use knobs::{accelerate, check_weight, core_knobs, known_names, parse_acceleration, Knob, WEIGHT_RANGE};

@@ -120,7 +120,7 @@ pub fn analyze_block(
     );
     let base = run_block(&block, nominal.clone(), iterations, &mut views);
     let ((timeline, causes), (executions, views)) = views;
-    let mut accounting = AccountingReport::new(views.finish(base.total_cycles, &executions), &view_params);
+    let mut accounting = AccountingReport::for_machine(views.finish(base.total_cycles, &executions), &view_params, machine);
     // static code has no cache misses or mispredictions: of Eyerman's
     // idealizations only the 1-cycle ALU applies
     let mut alu1 = nominal.clone();

@@ -178,13 +178,15 @@ pub fn warn_unsupported<'a>(machine: &bottlenose_machine::Machine, forms: impl I
     if names.is_empty() {
         return;
     }
+    let sve = names.iter().any(|n| *n == bottlenose_decode::aarch64::A64Extension::Sve.form());
     eprintln!(
-        "warning: {} instruction form(s){} not in the {} table, timed as its default form ({} uop, latency {}): {}",
+        "warning: {} instruction form(s){} not in the {} table, timed as its default form ({} uop, latency {}): {}{}",
         names.len(),
         if executed { " executed are" } else { " are" },
         machine.name,
         machine.default_form.uops,
         machine.default_form.latency,
-        names.join(", ")
+        names.join(", "),
+        if sve { " (yaxpeax-arm does not decode SVE: those instructions are timed without their registers and memory operands; glibc's string functions use SVE where the CPU has it)" } else { "" }
     );
 }

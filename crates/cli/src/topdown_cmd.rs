@@ -86,7 +86,7 @@ pub struct TopdownArgs {
     /// Import perf stat -x, or -j output, or likwid-perfctr CSV, instead of counting.
     #[arg(long, value_name = "FILE")]
     pub import: Option<PathBuf>,
-    /// The CPU's table instead of detection (skl, skx, icl, spr, adl, hsw, ivb, zen3, zen4, zen5; yasin2014).
+    /// The CPU's table instead of detection (skl, skx, icl, spr, adl, hsw, ivb, zen3, zen4, zen5, neoverse-n1, neoverse-v2; yasin2014).
     #[arg(long, value_name = "NAME")]
     pub cpu: Option<String>,
     /// How the breakdown is computed.

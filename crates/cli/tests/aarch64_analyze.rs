@@ -121,3 +121,40 @@ fn elf_functions_say_their_isa_and_pick_an_arm_model() {
     let out = bn(&["analyze", &obj, "--function", "dot", "--isa", "x86-64", "--machine", "zen4"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("is aarch64 code, not x86-64"));
 }
+
+/// SVE is outside the decoder: hex and an ELF function with SVE fail in one line that
+/// names the word and its place (objdump: 0x65e28401 is `fmad z1.d, p1/m, z0.d, z2.d`).
+#[test]
+fn sve_code_is_one_line_naming_the_instruction() {
+    let out = bn(&["analyze", "--hex", "01 84 e2 65", "--isa", "aarch64", "--machine", "neoverse-v2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("SVE instruction 0x65e28401 at 0x0 is not decoded") && err.contains("-march=armv8.2-a"), "{err}");
+    let d = tempfile::tempdir().unwrap();
+    let c = d.path().join("axpy.c");
+    std::fs::write(&c, "void axpy(double *y, const double *x, double a, long n) { for (long i = 0; i < n; i++) y[i] += a * x[i]; }\n").unwrap();
+    let obj = d.path().join("axpy.o");
+    let st = std::process::Command::new("aarch64-linux-gnu-gcc").args(["-O3", "-march=armv8.2-a+sve", "-c", "-o"]).arg(&obj).arg(&c).status().unwrap();
+    assert!(st.success());
+    let out = bn(&["analyze", obj.to_str().unwrap(), "--function", "axpy", "--machine", "neoverse-v2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot decode axpy: SVE instruction 0x"), "{err}");
+}
+
+/// Neoverse V2 SWOG, FP tables: FMADD/FMLA latency "4 (2)", the 2 being the accumulate
+/// latency between chained multiply-accumulates ("late-forwarding of accumulate operands
+/// from similar uOPs"). Only the accumulator is forwarded: a chain through a multiplicand
+/// keeps the full 4, and an FMUL (not a similar uOP) feeding the accumulator gets 3 + 4.
+#[test]
+fn chained_fmas_forward_the_accumulator_on_v2() {
+    let per_iteration = |m: &str, body: &str| cycles(m, &format!(".L1:\n{body}\n    subs x2, x2, #1\n    b.ne .L1\n"))["cycles_per_iteration"].as_f64().unwrap();
+    assert_eq!(per_iteration("neoverse-v2", "    fmla v0.2d, v1.2d, v2.2d"), 2.0, "FMLA accumulate chain");
+    assert_eq!(per_iteration("neoverse-v2", "    fmadd d0, d1, d2, d0"), 2.0, "FMADD accumulate chain");
+    assert_eq!(per_iteration("neoverse-v2", "    fmla v0.2d, v0.2d, v2.2d"), 4.0, "a chain through the multiplicand");
+    assert_eq!(per_iteration("neoverse-v2", "    fmul v0.2d, v0.2d, v2.2d\n    fmla v0.2d, v1.2d, v2.2d"), 7.0, "FMUL 3 + FMLA 4");
+    // the N1 machine does not claim the forwarding: the full FMLA latency
+    assert_eq!(per_iteration("neoverse-n1", "    fmla v0.2d, v1.2d, v2.2d"), 4.0);
+}

@@ -142,6 +142,15 @@ fn kernel(function: &str, name: &str, n: u64) -> (Value, f64) {
     (v, per_iteration)
 }
 
+/// A node of the run's Arm telemetry Top-Down (the simulated counters named as the V2 PMU names them).
+fn arm_node<'a>(v: &'a Value, label: &str) -> &'a Value {
+    fn find<'a>(nodes: &'a Value, label: &str) -> Option<&'a Value> {
+        nodes.as_array()?.iter().find_map(|n| if n["name"] == label { Some(n) } else { find(&n["children"], label) })
+    }
+    assert_eq!(v["vendor_topdown"]["table"], "neoverse-v2");
+    find(&v["vendor_topdown"]["topdown"], label).unwrap_or_else(|| panic!("{label} not in {}", v["vendor_topdown"]))
+}
+
 fn first_cause(v: &Value) -> Value {
     v["verdict"]["causes"][0]["cause"].clone()
 }
@@ -161,7 +170,8 @@ fn instruction_counts_match_the_code_and_qemu() {
     assert_eq!(v["roi"]["entries"], 2);
     // the whole program against QEMU's own count: with one instruction per block and
     // chaining off, `-d exec` logs one line per executed instruction. Both get the same
-    // environment and sysroot (glibc's start-up scans the environment)
+    // environment, sysroot (glibc's start-up scans the environment) and CPU (neoverse-v2's
+    // qemu_cpu: glibc's ifuncs pick SVE string functions by it)
     let path = std::env::var_os("PATH").unwrap_or_default();
     let report = d.path().join("whole.json");
     let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
@@ -179,7 +189,7 @@ fn instruction_counts_match_the_code_and_qemu() {
     let st = Command::new("qemu-aarch64")
         .env_clear()
         .env("PATH", &path)
-        .args(["-L", "/usr/aarch64-linux-gnu", "-singlestep", "-d", "nochain,exec", "-D"])
+        .args(["-L", "/usr/aarch64-linux-gnu", "-cpu", "max,sve128=on", "-singlestep", "-d", "nochain,exec", "-D"])
         .arg(&log)
         .arg(&exe)
         .output()
@@ -223,13 +233,66 @@ fn an_l2_resident_stream_waits_for_the_l2() {
     // 256 KiB: beyond the 64 KiB L1D, inside the 1 MiB L2
     let (v, _) = kernel("stream", "stream", 20);
     assert_eq!(first_cause(&v), serde_json::json!({"kind": "cache_misses", "level": "l2"}), "{}", v["verdict"]);
+    // Arm's tree says the same: backend bound on memory
+    assert_eq!(arm_node(&v, "Backend_Bound")["flagged"], true, "{}", v["vendor_topdown"]);
+    assert_eq!(arm_node(&v, "Backend_Mem_Bound")["flagged"], true, "{}", v["vendor_topdown"]);
 }
 
 #[test]
 fn an_unpredictable_branch_is_dominated_by_mispredictions() {
     let (v, _) = kernel("branchy", "branchy", 50_000);
     assert_eq!(first_cause(&v)["kind"], "branch_mispredictions", "{}", v["verdict"]);
+    // the action names the branch as objdump shows it (A64, not bytes read as x86)
+    let actions = v["verdict"].to_string();
+    assert!(actions.contains("the branch `tb"), "{actions}");
     // a random bit: any predictor misses half of the 50,000 `tbnz`
     let m = v["functional"]["branches"]["conditional"]["mispredicts"].as_f64().unwrap();
     assert!((m / 50_000.0 - 0.5).abs() < 0.05, "{m} mispredictions");
+    // Arm's tree: Bad_Speculation flagged. Against the model's own slot classes: the
+    // resteer after a mispredict is frontend stall slots to the PMU (the model counts it
+    // as bad speculation), and Arm's formulas move 1 + 3 slot-cycles per BR_MIS_PRED from
+    // Frontend and Backend Bound to Bad Speculation
+    let bad = arm_node(&v, "Bad_Speculation");
+    assert_eq!(bad["flagged"], true, "{}", v["vendor_topdown"]);
+    let ev = &v["vendor_topdown"]["events"];
+    let per_cycle = ev["BR_MIS_PRED"].as_f64().unwrap() / ev["CPU_CYCLES"].as_f64().unwrap();
+    let arm = |n: &str| arm_node(&v, n)["value"].as_f64().unwrap();
+    let direct = |n: &str| v["slot_accounting"][n].as_f64().unwrap();
+    let pairs = [
+        (arm("Retiring"), direct("retiring"), "Retiring"),
+        (arm("Backend_Bound"), direct("backend_bound") - 3.0 * per_cycle, "Backend_Bound"),
+        (arm("Bad_Speculation") + arm("Frontend_Bound"), direct("bad_speculation") + direct("frontend_bound") + 3.0 * per_cycle, "Bad_Speculation + Frontend_Bound"),
+    ];
+    for (a, d, what) in pairs {
+        assert!((a - d).abs() < 1e-9, "{what}: Arm {a} vs model {d}");
+    }
+}
+
+/// SVE under QEMU as the machine's core: the V2's vectors are 128 bits (QEMU runs
+/// `-cpu max,sve128=on`), so an SVE axpy over 1000 doubles loops 1000 / 2 times; the N1
+/// has no SVE (`-cpu neoverse-n1`): the program dies of SIGILL, said in one line.
+#[test]
+fn sve_runs_at_the_v2_vector_length_and_not_on_the_n1() {
+    let d = tempfile::tempdir().unwrap();
+    let c = d.path().join("sve.c");
+    std::fs::write(
+        &c,
+        "#include <stdlib.h>\n__attribute__((noinline)) void axpy(double *y, const double *x, double a, long n) { for (long i = 0; i < n; i++) y[i] += a * x[i]; }\n\
+         int main(int c, char **v) { long n = atol(v[1]); double *x = calloc(n, 8), *y = calloc(n, 8); axpy(y, x, 2.0, n); return y[0] != 0; }\n",
+    )
+    .unwrap();
+    let exe = d.path().join("sve");
+    let st = Command::new("aarch64-linux-gnu-gcc").args(["-O3", "-march=armv8.2-a+sve", "-static", "-o"]).arg(&exe).arg(&c).status().unwrap();
+    assert!(st.success());
+    let (out, v) = common::run_report(&["--machine", "neoverse-v2", "--roi", "function:axpy", "--no-sensitivity", "--no-views"], &exe, &["1000"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // gcc's SVE loop is 7 instructions (2 ld1d, fmad, st1d, add, whilelo, b.ne) after 16 of
+    // set-up and before the ret: 16 + 7 x 500 + 1 with two doubles per vector
+    assert_eq!(v["instructions_simulated"], 16 + 7 * 500 + 1, "{}", v["roi"]);
+    assert!(err.contains("(SVE, not decoded)") && err.contains("yaxpeax-arm does not decode SVE"), "{err}");
+    let (out, v) = common::run_report(&["--machine", "neoverse-n1", "--no-sensitivity", "--no-views"], &exe, &["1000"]);
+    assert_eq!(out.status.code(), Some(128 + 4), "SIGILL passes through");
+    let why = v["stop_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("the SVE instruction 0x") && why.contains("which has no SVE") && why.contains("neoverse-v2"), "{why}");
 }

@@ -23,6 +23,8 @@ pub enum Vendor {
     Intel,
     /// AMD core PMU (family 17h and later).
     Amd,
+    /// Arm PMUv3 (Neoverse): `config` is the 16-bit event number alone.
+    Arm,
     /// A model table (`yasin2014`): events have names but no hardware encoding.
     Model,
 }
@@ -33,6 +35,7 @@ impl Vendor {
         match table_vendor.to_ascii_lowercase().as_str() {
             "intel" => Vendor::Intel,
             "amd" => Vendor::Amd,
+            "arm" => Vendor::Arm,
             _ => Vendor::Model,
         }
     }
@@ -147,6 +150,7 @@ impl Fields {
     pub fn config(&self, vendor: Vendor) -> u64 {
         let common = (self.umask & 0xff) << 8 | (self.edge as u64) << 18 | (self.inv as u64) << 23 | (self.cmask & 0xff) << 24;
         match vendor {
+            Vendor::Arm => self.event & 0xffff,
             Vendor::Amd => (self.event & 0xff) | ((self.event >> 8) & 0xf) << 32 | common,
             _ => (self.event & 0xff) | (self.any as u64) << 21 | common,
         }
@@ -154,6 +158,9 @@ impl Fields {
 
     /// Decodes a `config` value.
     pub fn from_config(config: u64, vendor: Vendor) -> Fields {
+        if vendor == Vendor::Arm {
+            return Fields { event: config & 0xffff, ..Fields::default() };
+        }
         let mut event = config & 0xff;
         if vendor == Vendor::Amd {
             event |= ((config >> 32) & 0xf) << 8;

@@ -46,6 +46,8 @@ impl PmuLimits {
             "icl" => (8, 4, 4, "8 general + 4 fixed counters, PERF_METRICS level 1".to_string()),
             "spr" | "adl" => (8, 4, 8, "8 general + 4 fixed counters, PERF_METRICS levels 1-2".to_string()),
             "zen3" | "zen4" | "zen5" => (6, 0, 0, "6 general counters".to_string()),
+            // PMUv3: 6 event counters + the cycle counter (Neoverse N1/V2 TRMs)
+            "neoverse-n1" | "neoverse-v2" => (6, 0, 0, "6 event counters (PMUv3)".to_string()),
             _ => (4, 0, 0, "4 general counters (generic PMU)".to_string()),
         };
         PmuLimits { general, fixed, metrics, note }

@@ -147,6 +147,7 @@ pub(crate) fn build(instr: &Instruction, info: &InstructionInfo, bytes: &[u8], a
         fp,
         flops,
         fma,
+        accumulator: None,
         avx512: instr.encoding() == iced_x86::EncodingKind::EVEX
             || (0..instr.op_count()).any(|i| instr.op_kind(i) == iced_x86::OpKind::Register && instr.op_register(i).is_k()),
         mask,

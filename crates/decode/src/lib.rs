@@ -153,6 +153,10 @@ pub struct DecodedInst {
     /// Floating-point operations performed (lanes × 2 for FMA), 0 for non-FP-arithmetic.
     pub flops: u16,
     pub fma: bool,
+    /// The register an FMA accumulates into when it is also its destination and
+    /// no multiplicand (`fmla v0.2d, v1.2d, v2.2d`, `fmadd d0, d1, d2, d0`): the
+    /// operand cores forward late between chained FMAs. None elsewhere (and on x86-64).
+    pub accumulator: Option<RegId>,
     /// An AVX-512 instruction: EVEX-encoded, or one that works on mask registers.
     pub avx512: bool,
     /// AVX-512 write mask register number (1..7), if any.
@@ -192,11 +196,26 @@ impl DecodedInst {
 pub enum DecodeError {
     #[error("invalid instruction bytes at 0x{address:x} ({bytes})")]
     Invalid { address: u64, bytes: String },
+    /// A valid word of an extension the decoder does not cover (AArch64 SVE/SVE2, SME).
+    #[error("{extension} instruction {word:#010x} at 0x{address:x} is not decoded (yaxpeax-arm has no SVE/SVE2 or SME): build without +sve/+sme (e.g. -march=armv8.2-a) to analyze this code")]
+    NotCovered { address: u64, word: u32, extension: aarch64::A64Extension },
     #[error("truncated instruction at 0x{address:x}: block ends in the middle of an instruction")]
     Truncated { address: u64 },
     #[error("no instructions to decode")]
     Empty,
 }
+
+/// The form name of bytes the decoder cannot decode: the uncovered A64 extension
+/// they belong to ([`aarch64::A64Extension::form`]), else `(undecodable)`.
+pub fn undecodable_form(isa: Isa, bytes: &[u8]) -> &'static str {
+    match (isa, bytes) {
+        (Isa::Aarch64, [a, b, c, d, ..]) => aarch64::extension_of(u32::from_le_bytes([*a, *b, *c, *d])).map_or(UNDECODABLE, aarch64::A64Extension::form),
+        _ => UNDECODABLE,
+    }
+}
+
+/// The form name of bytes no decoder of ours covers.
+pub const UNDECODABLE: &str = "(undecodable)";
 
 /// Decodes a whole block of code of `isa` starting at `address`.
 pub fn decode_block_for(isa: Isa, bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, DecodeError> {

@@ -3,6 +3,7 @@
 
 use bottlenose_decode::regs::{ARM_LR, ARM_NZCV, ARM_SP, ARM_V_BASE, ARM_X_BASE};
 use bottlenose_decode::{decode_block_for, decode_one_for, BranchKind, DecodeError, DecodedInst, FpClass, Isa, MemAccess};
+use bottlenose_decode::aarch64::{extension_of, A64Extension};
 
 fn one(word: u32, address: u64) -> DecodedInst {
     decode_one_for(Isa::Aarch64, &word.to_le_bytes(), address).unwrap()
@@ -164,9 +165,12 @@ fn blocks_truncation_and_invalid_words() {
     assert_eq!(b.iter().map(|i| i.address).collect::<Vec<_>>(), vec![0x400000, 0x400004, 0x400008]);
     assert!(b.iter().all(|i| i.len == 4));
     assert!(matches!(decode_block_for(Isa::Aarch64, &code[..10], 0), Err(DecodeError::Truncated { address: 8 })));
-    // SVE (fmla z0.d, p0/m, z1.d, z2.d) is outside yaxpeax-arm's coverage: an error, not a panic
-    let e = decode_block_for(Isa::Aarch64, &0x65e20020u32.to_le_bytes(), 0).unwrap_err();
-    assert!(matches!(e, DecodeError::Invalid { .. }), "{e:?}");
+    // SVE (fmla z0.d, p0/m, z1.d, z2.d) is outside yaxpeax-arm's coverage: an error naming it, not a panic
+    let e = decode_block_for(Isa::Aarch64, &0x65e20020u32.to_le_bytes(), 0x40).unwrap_err();
+    assert!(matches!(e, DecodeError::NotCovered { address: 0x40, word: 0x65e20020, extension: A64Extension::Sve }), "{e:?}");
+    assert!(e.to_string().starts_with("SVE instruction 0x65e20020 at 0x40 is not decoded"), "{e}");
+    // a word of the unallocated space (op0 = 0001) stays invalid
+    assert!(matches!(decode_block_for(Isa::Aarch64, &0x0200_0000u32.to_le_bytes(), 0), Err(DecodeError::Invalid { .. })));
     assert_eq!(decode_block_for(Isa::Aarch64, &[], 0).unwrap_err(), DecodeError::Empty);
     // the lenient decoder skips it
     let mut mixed = 0x65e20020u32.to_le_bytes().to_vec();
@@ -187,4 +191,41 @@ fn a_word_index_of_a_64_bit_add_is_extended() {
     let i = one(0x8b234841, 0);
     assert_eq!(i.asm, "add x1, x2, w3, uxtw #2");
     assert_eq!(i.form, "add x, x, w uxtw");
+}
+
+/// The SVE encoding space (Arm ARM top-level decode, op0 = 0010): words gcc
+/// `-march=armv8.2-a+sve` wrote for an axpy loop, as objdump names them, against
+/// base A64 words of the same loop.
+#[test]
+fn sve_words_are_recognized_by_their_encoding_space() {
+    for (word, objdump) in [
+        (0x04e0e3e4u32, "cntd x4"),
+        (0x05282000, "mov z0.d, d0"),
+        (0x25e21fe0, "whilelo p0.d, xzr, x2"),
+        (0x2518e3e1, "ptrue p1.b"),
+        (0xa5e34002, "ld1d {z2.d}, p0/z, [x0, x3, lsl #3]"),
+        (0x65e28401, "fmad z1.d, p1/m, z0.d, z2.d"),
+        (0xe5e34001, "st1d {z1.d}, p0, [x0, x3, lsl #3]"),
+    ] {
+        assert_eq!(extension_of(word), Some(A64Extension::Sve), "{objdump}");
+        assert_eq!(bottlenose_decode::undecodable_form(Isa::Aarch64, &word.to_le_bytes()), "(SVE, not decoded)", "{objdump}");
+    }
+    for (word, objdump) in [(0x8b040063u32, "add x3, x3, x4"), (0x54ffff41, "b.ne"), (0x1e610800, "fmul d0, d0, d1"), (0xf8637822, "ldr x2, [x1, x3, lsl #3]"), (0xd65f03c0, "ret")] {
+        assert_eq!(extension_of(word), None, "{objdump}");
+        assert!(decode_block_for(Isa::Aarch64, &word.to_le_bytes(), 0).is_ok(), "{objdump}");
+    }
+    assert_eq!(bottlenose_decode::undecodable_form(Isa::X86_64, &[0x62]), "(undecodable)");
+}
+
+/// The accumulator late forwarding applies to: the destination an FMA also reads, when
+/// no multiplicand is that register (encodings from aarch64-linux-gnu-as).
+#[test]
+fn fma_accumulators() {
+    let acc = |word: u32| decode_one_for(Isa::Aarch64, &word.to_le_bytes(), 0).unwrap().accumulator;
+    let v = |n: u8| ARM_V_BASE + n;
+    assert_eq!(acc(0x4e62cc20), Some(v(0)), "fmla v0.2d, v1.2d, v2.2d");
+    assert_eq!(acc(0x4e62cc00), None, "fmla v0.2d, v0.2d, v2.2d: the chain runs through a multiplicand");
+    assert_eq!(acc(0x1f420020), Some(v(0)), "fmadd d0, d1, d2, d0");
+    assert_eq!(acc(0x1f420023), None, "fmadd d3, d1, d2, d0: another accumulator than the destination");
+    assert_eq!(acc(0x1e620820), None, "fmul d0, d1, d2");
 }

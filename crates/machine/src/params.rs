@@ -47,6 +47,12 @@ pub struct CoreParams {
     /// Treat every instruction as independent (the premise of Gus Fig. 4; also an idealization).
     #[serde(default)]
     pub ignore_dependencies: bool,
+    /// Late forwarding of the accumulator between chained FMAs: an FMA whose
+    /// accumulator (its destination, read too) comes from another FMA may start
+    /// this many cycles after that FMA issued, not after its full latency (Arm's
+    /// "4 (2)" figures). None: no such forwarding.
+    #[serde(default)]
+    pub fma_accumulate_latency: Option<f64>,
     /// Size of the aligned code window one fetch block comes from (op-cache line or fetch
     /// window); a block also ends at a taken branch. 0: blocks end only at taken branches.
     #[serde(default)]
@@ -334,6 +340,10 @@ pub struct PeerNames {
     pub osaca_arch: Option<String>,
     /// The Top-Down event table (`bottlenose topdown --cpu`) of this core's PMU.
     pub topdown_table: Option<String>,
+    /// QEMU's `-cpu` for `run` (the features the guest sees, so that its
+    /// ifuncs pick the code this core would run: `neoverse-n1` has no SVE,
+    /// `max,sve128=on` gives SVE with the V2's 128-bit vectors); QEMU's default when absent.
+    pub qemu_cpu: Option<String>,
 }
 
 /// String instructions (`movs`, `stos`, `lods`, `cmps`, `scas`, with or without a

@@ -297,6 +297,12 @@ fn peers_are_named() {
         assert_eq!(p.osaca_arch.as_deref(), Some(osaca), "{name}");
         assert_eq!(p.topdown_table.as_deref(), Some(topdown), "{name}");
     }
+    // Arm's telemetry Top-Down tables (crates/metrics/src/neoverse.rs)
+    for name in ["neoverse-n1", "neoverse-v2"] {
+        let p = machine(name).peers;
+        assert_eq!(p.llvm_mcpu.as_deref(), Some(name));
+        assert_eq!(p.topdown_table.as_deref(), Some(name));
+    }
 }
 
 /// The import artifacts fixed in zen4.toml are fixed wherever they appear.

@@ -59,6 +59,9 @@ pub struct MetricEngine {
 /// Names of the built-in (non-converted) tables.
 pub const BUILTIN: &[&str] = &[crate::yasin::UARCH, crate::methods::TOPDOWN5, crate::methods::TOPDOWN5_SMT, crate::methods::LEVINTHAL];
 
+/// Names of the built-in hardware tables (Arm's Neoverse telemetry metrics, see [`crate::neoverse`]).
+pub const BUILTIN_HW: &[&str] = &[crate::neoverse::NEOVERSE_N1, crate::neoverse::NEOVERSE_V2];
+
 fn embedded_table(name: &str) -> Option<Arc<UarchTable>> {
     static CACHE: OnceLock<Vec<OnceLock<Arc<UarchTable>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| EMBEDDED.iter().map(|_| OnceLock::new()).collect());
@@ -72,7 +75,7 @@ fn embedded_table(name: &str) -> Option<Arc<UarchTable>> {
 
 impl MetricEngine {
     /// The engine for a shipped uarch (`skl`, `skx`, `icl`, `spr`, `adl`, `hsw`,
-    /// `ivb`, `zen3`, `zen4`, `zen5`) or a built-in model (`yasin2014`,
+    /// `ivb`, `zen3`, `zen4`, `zen5`, `neoverse-n1`, `neoverse-v2`) or a built-in model (`yasin2014`,
     /// `topdown5`, `topdown5-smt`, `levinthal-core2`).
     pub fn for_uarch(name: &str) -> Result<MetricEngine, MetricsError> {
         let lower = name.to_ascii_lowercase();
@@ -84,6 +87,8 @@ impl MetricEngine {
             crate::methods::TOPDOWN5 => crate::methods::topdown5(false),
             crate::methods::TOPDOWN5_SMT => crate::methods::topdown5(true),
             crate::methods::LEVINTHAL => crate::methods::levinthal_core2(),
+            crate::neoverse::NEOVERSE_N1 => crate::neoverse::neoverse_n1(),
+            crate::neoverse::NEOVERSE_V2 => crate::neoverse::neoverse_v2(),
             _ => return Err(MetricsError::UnknownUarch(name.into(), MetricEngine::available().join(", "))),
         };
         MetricEngine::from_table(table)
@@ -97,7 +102,7 @@ impl MetricEngine {
 
     /// Every name [`MetricEngine::for_uarch`] accepts.
     pub fn available() -> Vec<&'static str> {
-        EMBEDDED.iter().map(|(id, _)| *id).chain(BUILTIN.iter().copied()).collect()
+        EMBEDDED.iter().map(|(id, _)| *id).chain(BUILTIN_HW.iter().copied()).chain(BUILTIN.iter().copied()).collect()
     }
 
     /// An engine over any table (parses every formula and threshold).

@@ -12,6 +12,7 @@
 //! * [`yasin`]: Yasin's generic counters architecture (`yasin2014`), the model
 //!   the simulated core feeds.
 //! * [`methods`]: the 5-event level-1 recipe and Levinthal's cycle accounting.
+//! * [`neoverse`]: Arm's Neoverse N1/V2 telemetry Top-Down.
 //! * [`cpuid`]: CPU id → uarch.
 //!
 //! ```
@@ -37,6 +38,7 @@ pub mod evaluation;
 pub mod event;
 pub mod expr;
 pub mod methods;
+pub mod neoverse;
 pub mod table;
 pub mod tree;
 pub mod unit;

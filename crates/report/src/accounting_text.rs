@@ -24,6 +24,16 @@ pub fn render_accounting(a: &AccountingReport) -> String {
         }
         o.push_str("  value: the formula's, a fraction of its unit; normalized: the share of all slots, fitted inside the parent; bars draw it (20 # = 100 %)\n\n");
     }
+    if let Some(v) = &a.vendor_topdown {
+        let _ = writeln!(o, "Top-Down as the {} PMU reports it (the same simulated counters through the vendor's published metrics):", v.table);
+        for n in &v.topdown {
+            node(&mut o, n, 1);
+        }
+        if v.topdown.iter().any(|n| n.value.is_some_and(|x| x < 0.0)) {
+            o.push_str("  negative: Arm's formulas move 4 slot-cycles per mispredicted branch from Frontend and Backend Bound to Bad Speculation, more than this run lost there\n");
+        }
+        o.push('\n');
+    }
     if let Some(st) = &a.cpi_stacks {
         let n = st.instructions.max(1) as f64;
         let _ = writeln!(o, "CPI stacks (cycles per instruction; each column sums to CPI {:.3}, W = {}):", st.cycles / n, trim(st.width));

@@ -61,6 +61,9 @@ pub struct Core {
     store_drain: f64,
     scheduler: Scheduler,
     reg_ready: [f64; NUM_REGS],
+    /// When each register is ready for a chained FMA's accumulator (earlier than
+    /// `reg_ready` when an FMA with late forwarding wrote it).
+    acc_ready: [f64; NUM_REGS],
     /// For the accounting views only (no effect on timing): the latency class of
     /// each register's last writer and from when its result is late because of it.
     reg_class: [LatencyClass; NUM_REGS],
@@ -106,6 +109,7 @@ impl Core {
             base: 0,
             store_drain: 0.0,
             reg_ready: [0.0; NUM_REGS],
+            acc_ready: [0.0; NUM_REGS],
             reg_class: [LatencyClass::Short; NUM_REGS],
             reg_penalty: [0.0; NUM_REGS],
             memory: ShadowMemory::new(),
@@ -250,7 +254,11 @@ impl Core {
         let op_latency = if self.cfg.unit_alu_latency { it.op_latency.min(1.0) } else { it.op_latency };
         let details = DETAILS;
         let (addr_max, addr_src) = if details { self.max_ready_src(&it.addr_reads) } else { (self.max_ready(&it.addr_reads), u8::MAX) };
-        let (data_max, data_src) = if details { self.max_ready_src(&it.data_reads) } else { (self.max_ready(&it.data_reads), u8::MAX) };
+        let (data_max, data_src) = match it.accumulator {
+            None if details => self.max_ready_src(&it.data_reads),
+            None => (self.max_ready(&it.data_reads), u8::MAX),
+            Some(acc) => self.max_ready_accumulating(&it.data_reads, acc),
+        };
         let addr_ready = fmax(addr_max, dispatch);
         let data_ready = fmax(data_max, dispatch);
         let mut load_waited_memory = false;
@@ -383,8 +391,11 @@ impl Core {
                 self.memory.write(a.get(), written, it.mem_key);
             }
         }
+        // a chained FMA may take this one's result as its accumulator early
+        let acc_at = if it.accumulate_latency > 0.0 { ready.min(issue + it.accumulate_latency * scale) } else { ready };
         for &w in &it.writes {
             self.reg_ready[w as usize] = ready;
+            self.acc_ready[w as usize] = acc_at;
         }
         if !it.address_writes.is_empty() {
             let address = if it.loads { load_start } else { store_address };
@@ -392,6 +403,7 @@ impl Core {
             let base_ready = fmax(address, update) + WRITEBACK_CYCLES * scale;
             for &w in &it.address_writes {
                 self.reg_ready[w as usize] = base_ready;
+                self.acc_ready[w as usize] = base_ready;
             }
         }
         if details {
@@ -636,6 +648,21 @@ impl Core {
     #[inline]
     fn max_ready(&self, regs: &[u8]) -> f64 {
         regs.iter().fold(0.0, |m, &r| fmax(m, self.reg_ready[r as usize]))
+    }
+
+    /// [`Self::max_ready_src`] for an FMA with late accumulator forwarding: its
+    /// accumulator `acc` is ready when a chained FMA's forwarding allows.
+    fn max_ready_accumulating(&self, regs: &[u8], acc: u8) -> (f64, u8) {
+        let mut m = 0.0;
+        let mut src = u8::MAX;
+        for &r in regs {
+            let v = if r == acc { self.acc_ready[r as usize] } else { self.reg_ready[r as usize] };
+            if v > m {
+                m = v;
+                src = r;
+            }
+        }
+        (m, src)
     }
 
     /// The latest ready time of `regs` and the register that has it (`u8::MAX`: none later than 0).

@@ -51,6 +51,12 @@ pub struct InstrTiming {
     /// address is computed (the AGU's add), whatever the load's latency.
     #[serde(skip)]
     pub address_writes: Vec<RegId>,
+    /// An FMA with late accumulator forwarding (`fma_accumulate_latency`): its
+    /// accumulator register, and the cycles after its issue at which a chained FMA
+    /// may use its result (0: no forwarding).
+    #[serde(skip)]
+    pub accumulator: Option<RegId>,
+    pub accumulate_latency: f64,
     /// Executed at rename (zero idiom, eliminated move): no port, no latency.
     pub eliminated: bool,
     /// A conditional branch fused with the previous instruction.
@@ -205,6 +211,8 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         fused = 0;
     }
     let ignore = p.core.ignore_dependencies;
+    let accumulator = inst.accumulator.filter(|_| !ignore);
+    let accumulate_latency = p.core.fma_accumulate_latency.filter(|_| accumulator.is_some()).map(|l| l.min(op_latency));
     InstrTiming {
         string: None,
         fused_uops: fused,
@@ -223,6 +231,8 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
         addr_reads: if ignore { vec![] } else { inst.addr_reads.clone() },
         writes: if ignore { vec![] } else { inst.writes.clone() },
         address_writes: if ignore { vec![] } else { inst.address_writes.clone() },
+        accumulator: accumulate_latency.and(accumulator),
+        accumulate_latency: accumulate_latency.unwrap_or(0.0),
         eliminated,
         macro_fused,
         branch: inst.branch,

@@ -763,9 +763,9 @@ fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
     let mut d = decode_one_for(isa, nop, insn.vaddr).expect("nop decodes");
     d.len = insn.bytes.len() as u8;
     d.bytes = insn.bytes.to_vec();
-    d.mnemonic = "(undecodable)".into();
-    d.asm = format!("(undecodable: {})", insn.bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" "));
-    d.form = "(undecodable)".into();
+    d.form = bottlenose_decode::undecodable_form(isa, insn.bytes).into();
+    d.mnemonic = d.form.clone();
+    d.asm = format!("{}: {}", d.form.trim_end_matches(')'), insn.bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")) + ")";
     d.is_nop = false;
     d
 }
@@ -995,7 +995,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     let views_result = with_views.then(|| views.finish(base, &cost));
     let windows = views_result.as_ref().map(|r| r.windows.clone()).unwrap_or_default();
     let mut accounting = match views_result {
-        Some(r) => AccountingReport::new(r, &view_params),
+        Some(r) => AccountingReport::for_machine(r, &view_params, machine),
         None => AccountingReport::default(),
     };
     let mut ideal_results: Vec<(Vec<Ideal>, f64)> = Vec::new();
@@ -1039,7 +1039,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         .map(|(c, s)| HotInstruction {
             address: objdump_address(&space, s.inst.address),
             dso: dso_name(&space, s.inst.address),
-            asm: objdump_asm(&space, &s.inst),
+            asm: objdump_asm(&space, &s.inst, machine.isa),
             executions: c.executions,
             cycles: c.cycles,
             share: c.cycles / total,
@@ -1090,7 +1090,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     };
     if exit.signal() == Some(libc::SIGILL) && !killed {
         if let Some(last) = report.statics.get(last_index as usize) {
-            let why = super::illegal::explain_illegal(&last.inst, &space);
+            let why = super::illegal::explain_illegal(&last.inst, &space, machine.isa);
             report.stop_reason = Some(format!("{exit}: {why}"));
         }
     }

@@ -67,6 +67,9 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     let hub = if opts.follow_children { Some(Hub::new()?) } else { None };
     let mut cmd = QemuCommand::new(&executable);
     cmd.args(&exe_args);
+    if let Some(cpu) = &machine.peers.qemu_cpu {
+        cmd.cpu(cpu);
+    }
     if let Some(h) = &hub {
         cmd.hub(h.path());
     }

@@ -59,9 +59,9 @@ pub(crate) fn objdump_address(space: &AddressSpace, addr: u64) -> String {
 
 /// The instruction's text as objdump would show it: decoded again at its
 /// file address, so that branch targets are file addresses too.
-pub(crate) fn objdump_asm(space: &AddressSpace, inst: &bottlenose_decode::DecodedInst) -> String {
+pub(crate) fn objdump_asm(space: &AddressSpace, inst: &bottlenose_decode::DecodedInst, isa: bottlenose_decode::Isa) -> String {
     match space.dso_address(inst.address) {
-        Some((_, at)) => bottlenose_decode::decode_one(&inst.bytes, at).map_or_else(|_| inst.asm.clone(), |d| d.asm),
+        Some((_, at)) => bottlenose_decode::decode_one_for(isa, &inst.bytes, at).map_or_else(|_| inst.asm.clone(), |d| d.asm),
         None => inst.asm.clone(),
     }
 }
@@ -174,7 +174,7 @@ pub(crate) fn attribute_run(machine: &Machine, space: &AddressSpace, statics: &[
                 .collect();
             table.push(LoopTableRow {
                 address: objdump_address(space, *addr),
-                asm: objdump_asm(space, &s.inst),
+                asm: objdump_asm(space, &s.inst, machine.isa),
                 executions: n,
                 cycles: own_cycles,
                 share: own_cycles / cycles,

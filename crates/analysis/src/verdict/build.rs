@@ -155,10 +155,12 @@ pub(crate) struct ByAddress<'r> {
     pub totals: HashMap<u64, Totals>,
     pub report: &'r DynamicReport,
     objdump: &'r dyn Fn(u64) -> (u64, Option<String>),
+    /// The code's instruction set (the machine's), to decode it again.
+    isa: bottlenose_decode::Isa,
 }
 
 impl<'r> ByAddress<'r> {
-    pub fn new(r: &'r DynamicReport, objdump: &'r dyn Fn(u64) -> (u64, Option<String>)) -> Self {
+    pub fn new(r: &'r DynamicReport, objdump: &'r dyn Fn(u64) -> (u64, Option<String>), isa: bottlenose_decode::Isa) -> Self {
         let mut first = HashMap::new();
         let mut totals: HashMap<u64, Totals> = HashMap::new();
         for (i, s) in r.statics.iter().enumerate() {
@@ -169,7 +171,7 @@ impl<'r> ByAddress<'r> {
             e.mispredicts += c.mispredicts;
             e.cycles += c.cycles;
         }
-        ByAddress { first, totals, report: r, objdump }
+        ByAddress { first, totals, report: r, objdump, isa }
     }
 
     /// The totals of the instructions at `addresses`.
@@ -188,7 +190,7 @@ impl<'r> ByAddress<'r> {
     /// The instruction as objdump shows it: decoded again at its file address.
     pub(crate) fn shown(&self, inst: &DecodedInst) -> DecodedInst {
         let (at, _) = (self.objdump)(inst.address);
-        bottlenose_decode::decode_one(&inst.bytes, at).unwrap_or_else(|_| inst.clone())
+        bottlenose_decode::decode_one_for(self.isa, &inst.bytes, at).unwrap_or_else(|_| inst.clone())
     }
 
     /// The loop's instructions as a body to name in actions (at the addresses
@@ -246,7 +248,7 @@ pub(crate) fn loop_place(head: u64, objdump: &dyn Fn(u64) -> (u64, Option<String
 /// The verdict of a whole run; actions point at its hottest loop and its most
 /// mispredicted branch.
 pub fn of_run(machine: &Machine, r: &DynamicReport, ctx: &RunContext) -> Verdict {
-    let index = ByAddress::new(r, ctx.objdump);
+    let index = ByAddress::new(r, ctx.objdump, machine.isa);
     let hottest = ctx.hottest_loop.and_then(|h| ctx.loops.iter().find(|l| l.head == h));
     let body = hottest.map(|l| {
         let per_iteration = (l.iterations > 0).then(|| l.cycles / l.iterations as f64);

@@ -209,6 +209,20 @@ impl Namer {
     fn generic(&self, lower: &str) -> Option<Mapped> {
         let slots_factor = if self.smt { 0.5 } else { 0.25 };
         let (clk, rec) = if self.smt { ("CPU_CLK_UNHALTED.THREAD_ANY", "INT_MISC.RECOVERY_CYCLES_ANY") } else { ("CPU_CLK_UNHALTED.THREAD", "INT_MISC.RECOVERY_CYCLES") };
+        if self.vendor == Vendor::Arm {
+            // perf's generic hardware events on PMUv3 (armv8_pmuv3_map)
+            let arm = match lower {
+                "cycles" | "cpu-cycles" => Some("CPU_CYCLES"),
+                "instructions" => Some("INST_RETIRED"),
+                "branch-misses" => Some("BR_MIS_PRED"),
+                "stalled-cycles-frontend" => Some("STALL_FRONTEND"),
+                "stalled-cycles-backend" => Some("STALL_BACKEND"),
+                _ => None,
+            };
+            if let Some(name) = arm {
+                return Some(self.keys(&[name], &[], 1.0));
+            }
+        }
         Some(match lower {
             "cycles" | "cpu-cycles" => {
                 let c = if self.vendor == Vendor::Amd { vec!["ls_not_halted_cyc"] } else { self.pick(&["CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.CORE"]) };

@@ -5,7 +5,8 @@
 //! SVE and SME, but its `bindgen` build needs libclang and took 7 minutes here) and
 //! `disarm64` (binutils' tables, SVE included, but operands only as raw bit fields and
 //! no SVE text yet). yaxpeax-arm does not decode SVE: such words are reported as
-//! invalid (see [`DecodeError::Invalid`]), and runs time them with the default form.
+//! [`DecodeError::NotCovered`] naming the extension ([`extension_of`]), and runs time
+//! them with the default form under the form name [`A64Extension::form`].
 //!
 //! Which operands an instruction reads and writes is not in the decoder's output; it
 //! follows from the operation ([`roles`]): operand 0 is the destination except for
@@ -57,9 +58,71 @@ pub(crate) fn decode_one(bytes: &[u8], address: u64) -> Result<DecodedInst, Deco
     decode_word(&InstDecoder::default(), &bytes[..INSTRUCTION_BYTES], address)
 }
 
+/// An FMA's accumulator when it is the destination and no multiplicand: operand 0
+/// for the vector forms (`fmla v0, v1, v2`), operand 3 = operand 0 for the scalar
+/// four-operand ones (`fmadd d0, d1, d2, d0`).
+fn accumulator(sem: &Semantics, ops: &[Operand]) -> Option<RegId> {
+    if !sem.fma {
+        return None;
+    }
+    let reg = |op: &Operand| registers(op).ids().next();
+    let dest = reg(ops.first()?)?;
+    let four = !matches!(ops.get(3), None | Some(Operand::Nothing));
+    if four && reg(&ops[3]) != Some(dest) {
+        return None;
+    }
+    let multiplicands = [ops.get(1), ops.get(2)];
+    multiplicands.iter().flatten().all(|op| reg(op) != Some(dest)).then_some(dest)
+}
+
+/// An A64 extension whose encodings the decoder does not cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum A64Extension {
+    /// The Scalable Vector Extension (SVE and SVE2 share its encoding space).
+    Sve,
+    /// The Scalable Matrix Extension.
+    Sme,
+}
+
+impl A64Extension {
+    /// The form name runs give such an instruction (timed as the machine's default form).
+    pub fn form(self) -> &'static str {
+        match self {
+            A64Extension::Sve => "(SVE, not decoded)",
+            A64Extension::Sme => "(SME, not decoded)",
+        }
+    }
+}
+
+impl std::fmt::Display for A64Extension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            A64Extension::Sve => "SVE",
+            A64Extension::Sme => "SME",
+        })
+    }
+}
+
+/// The uncovered extension an A64 word belongs to, from the Arm ARM's top-level
+/// decode table: `op0` (bits 28:25) = 0010 is the SVE space, and `op0` = 0000 with
+/// bit 31 set is SME's.
+pub fn extension_of(word: u32) -> Option<A64Extension> {
+    match (word >> 25) & 0xf {
+        0b0010 => Some(A64Extension::Sve),
+        0b0000 if word >> 31 == 1 => Some(A64Extension::Sme),
+        _ => None,
+    }
+}
+
 fn decode_word(decoder: &InstDecoder, word: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {
     let mut reader = U8Reader::new(word);
-    let mut instr = decoder.decode(&mut reader).map_err(|_| DecodeError::Invalid { address, bytes: crate::hex(word) })?;
+    let mut instr = decoder.decode(&mut reader).map_err(|_| {
+        let w = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+        match extension_of(w) {
+            Some(extension) => DecodeError::NotCovered { address, word: w, extension },
+            None => DecodeError::Invalid { address, bytes: crate::hex(word) },
+        }
+    })?;
     fix_word_extend(&mut instr);
     Ok(convert(&instr, word, address))
 }
@@ -194,6 +257,7 @@ fn convert(instr: &Instruction, word: &[u8], address: u64) -> DecodedInst {
         fp,
         flops,
         fma: sem.fma && fp != FpClass::None,
+        accumulator: accumulator(&sem, ops),
         avx512: false,
         mask: None,
         zeroing_mask: false,

@@ -381,6 +381,7 @@ pub struct QemuCommand {
     stderr: Option<Stdio>,
     shared_memory: bool,
     hub: Option<PathBuf>,
+    cpu: Option<String>,
 }
 
 impl QemuCommand {
@@ -395,6 +396,7 @@ impl QemuCommand {
             stderr: None,
             shared_memory: true,
             hub: None,
+            cpu: None,
         }
     }
 
@@ -410,6 +412,12 @@ impl QemuCommand {
     /// this [`Hub`](super::Hub)'s socket.
     pub fn hub(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.hub = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// QEMU's `-cpu` model and properties (`neoverse-n1`, `max,sve128=on`).
+    pub fn cpu(&mut self, model: impl Into<String>) -> &mut Self {
+        self.cpu = Some(model.into());
         self
     }
 
@@ -510,6 +518,9 @@ impl QemuCommand {
         let mut cmd = Command::new(&qemu);
         if let Some(root) = aarch64_sysroot().filter(|_| isa == Isa::Aarch64) {
             cmd.arg("-L").arg(root);
+        }
+        if let Some(cpu) = &self.cpu {
+            cmd.arg("-cpu").arg(cpu);
         }
         cmd.arg("-plugin")
             .arg(OsString::from_vec(plugin_arg))
