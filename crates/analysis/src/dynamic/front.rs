@@ -12,9 +12,6 @@ use bottlenose_sources::qemu::ExecutedInsn;
 use bottlenose_timing::{DynInfo, StringWork};
 use std::num::NonZeroU64;
 
-/// Cycles a taken branch loses when its target was not in the BTB (decode-time resteer).
-const BTB_MISS_PENALTY: f64 = 6.0;
-
 /// The functional side of one stream: caches, TLBs, predictors and the fetch state.
 pub(super) struct Front {
     pub(super) functional: FunctionalLayer,
@@ -35,6 +32,8 @@ struct TakenBubbles {
     taken: f64,
     ret: f64,
     indirect: f64,
+    /// Cycles lost when the branch's target was not in the BTB (decode-time resteer).
+    btb_miss: f64,
 }
 
 impl Front {
@@ -54,6 +53,7 @@ impl Front {
                 taken: machine.params.branch.taken_bubble,
                 ret: machine.params.branch.return_bubble,
                 indirect: machine.params.branch.indirect_bubble,
+                btb_miss: machine.params.branch.btb_miss_penalty,
             },
         }
     }
@@ -203,7 +203,7 @@ impl Front {
             let o = self.functional.branch(insn.vaddr, inst.branch, taken, next, fallthrough);
             info.mispredicted = o.mispredicted;
             if o.btb_miss && taken && !o.mispredicted {
-                self.pending_fetch_stall += BTB_MISS_PENALTY;
+                self.pending_fetch_stall += self.bubbles.btb_miss;
             }
             if taken && !o.mispredicted {
                 self.pending_bubble += match inst.branch {
