@@ -214,11 +214,33 @@ fn u64_at(buf: &[u8], at: usize) -> u64 {
 }
 
 /// Decodes the record at the start of `buf`: the record and its length in bytes.
-#[inline]
+#[inline(always)]
 pub fn decode(buf: &[u8]) -> Result<(Record<'_>, usize), WireError> {
     let Some(&byte) = buf.first() else {
         return Err(WireError::Incomplete { tag: None, needed: 1 });
     };
+    // the records of every executed block first: the reader's hot path
+    if byte == Tag::Mem as u8 {
+        if let Some(r) = buf.first_chunk::<MEM_LEN>() {
+            let info = MemInfo::from_byte(r[3]);
+            if info.size_shift() > MemInfo::MAX_SIZE_SHIFT {
+                return Err(WireError::AccessTooLarge { shift: info.size_shift() });
+            }
+            let vaddr = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
+            return Ok((Record::Mem { insn_index: u16::from_le_bytes([r[1], r[2]]), info, vaddr }, MEM_LEN));
+        }
+    } else if byte == Tag::TbExec as u8 {
+        if let Some(r) = buf.first_chunk::<TB_EXEC_LEN>() {
+            let id = u32::from_le_bytes([r[1], r[2], r[3], r[4]]);
+            return Ok((Record::TbExec { id, vcpu: u16::from_le_bytes([r[5], r[6]]) }, TB_EXEC_LEN));
+        }
+    }
+    decode_other(buf, byte)
+}
+
+/// [`decode`] of the rarer records, and of a MEM or TB_EXEC cut short.
+#[inline(never)]
+fn decode_other(buf: &[u8], byte: u8) -> Result<(Record<'_>, usize), WireError> {
     let tag = Tag::from_byte(byte).ok_or(WireError::UnknownTag(byte))?;
     let need = |n: usize| if buf.len() >= n { Ok(()) } else { Err(WireError::Incomplete { tag: Some(tag), needed: n }) };
     // the fixed part first; a variable part after it
