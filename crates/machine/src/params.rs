@@ -229,6 +229,9 @@ pub struct BranchParams {
     pub return_bubble: f64,
     /// Extra frontend bubble after a correctly predicted indirect jump or call (indirect target array).
     pub indirect_bubble: f64,
+    /// Cycles a correctly predicted taken branch loses when its target was not in the BTB
+    /// (the decoder finds the branch and resteers fetch). Dynamic runs only.
+    pub btb_miss_penalty: f64,
 }
 
 impl Default for BranchParams {
@@ -245,6 +248,9 @@ impl Default for BranchParams {
             taken_bubble: 0.0,
             return_bubble: 0.0,
             indirect_bubble: 0.0,
+            // the value bottlenose has always used (a decode-time resteer, a few cycles on
+            // every modelled core); not measured per core yet
+            btb_miss_penalty: 6.0,
         }
     }
 }

@@ -187,3 +187,21 @@ note = "n"
     let bad = apply("[[set]]\nkey = \"strings.nosuch.startup\"\nvalue = 1\nnote = \"n\"\n").unwrap_err();
     assert!(bad.contains("strings.nosuch.startup"), "{bad}");
 }
+
+#[test]
+fn the_btb_miss_penalty_is_a_machine_parameter_with_the_former_default() {
+    // the value dynamic runs used before it moved into the machine file: 6 cycles,
+    // stated in every shipped file that has a [branch] section, assumed by the one without
+    assert_eq!(load_builtin("zen4").unwrap().unwrap().params.branch.btb_miss_penalty, 6.0);
+    assert_eq!(load_builtin("gus-fig4").unwrap().unwrap().params.branch.btb_miss_penalty, 6.0);
+    let m = apply(
+        r#"
+[[set]]
+key = "branch.btb_miss_penalty"
+value = 9
+note = "n"
+"#,
+    )
+    .unwrap();
+    assert_eq!(m.params.branch.btb_miss_penalty, 9.0);
+}

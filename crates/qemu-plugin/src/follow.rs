@@ -22,23 +22,20 @@ use std::sync::{MutexGuard, OnceLock};
 
 use qemu_plugin_sys::qemu_plugin_id_t;
 
-use super::{stop, Sink, Writer, DISABLED, OUT_FD, TAG_HELLO, TAG_TB_DEF, WRITER};
+use bottlenose_trace_format::record as wire;
+use bottlenose_trace_format::transport::{HubOrigin, HUB_HELLO_LEN, HUB_MAGIC, SHM_HEADER, SHM_N_REGIONS_AT, SHM_REGIONS, SHM_REGION_SIZE, SHM_REGION_SIZE_AT};
+
+use super::{stop, Sink, Writer, DISABLED, OUT_FD, WRITER};
 
 #[path = "../../sources/src/qemu/shebang.rs"]
 mod shebang;
 
-const TAG_EXEC: u8 = 6;
-const TAG_EXIT: u8 = 7;
-const TAG_NOTE: u8 = 8;
-const HUB_MAGIC: &[u8; 4] = b"BNHB";
-const ORIGIN_FORK: u8 = 1;
-const ORIGIN_EXEC: u8 = 2;
 const SYS_EXECVE: i64 = 59;
 const SYS_EXIT_GROUP: i64 = 231;
 const SYS_EXECVEAT: i64 = 322;
 /// Layout of the shared memory a child creates (as bottlenose's own).
-const REGIONS: usize = 8;
-const REGION_SIZE: usize = 256 * 1024;
+const REGIONS: usize = SHM_REGIONS;
+const REGION_SIZE: usize = SHM_REGION_SIZE;
 
 /// What following needs: the hub's socket, this plugin's file and QEMU's.
 pub(crate) struct Follow {
@@ -128,23 +125,17 @@ fn read_guest_strings(addr: u64) -> Option<Vec<Vec<u8>>> {
     None
 }
 
-fn text_record(tag: u8, text: &[u8]) -> Vec<u8> {
-    let t = &text[..text.len().min(u16::MAX as usize)];
-    let mut rec = vec![tag];
-    rec.extend_from_slice(&(t.len() as u16).to_le_bytes());
-    rec.extend_from_slice(t);
-    rec
-}
-
 fn note(text: String) {
-    super::with_writer(|w| w.put(&text_record(TAG_NOTE, text.as_bytes())));
+    let mut rec = Vec::new();
+    wire::push_note(&mut rec, text.as_bytes());
+    super::with_writer(|w| w.put(&rec));
 }
 
 /// Creates a shared memory file with the reader's layout, connects to the
 /// hub and sends the hello; returns the connection and the sink.
-unsafe fn connect(origin: u8, command: &[u8]) -> Result<(c_int, Sink), String> {
+unsafe fn connect(origin: HubOrigin, command: &[u8]) -> Result<(c_int, Sink), String> {
     let follow = FOLLOW.get().ok_or("no hub")?;
-    let size = super::SHM_HEADER + REGIONS * REGION_SIZE;
+    let size = SHM_HEADER + REGIONS * REGION_SIZE;
     let mem = libc::memfd_create(c"bottlenose-trace".as_ptr(), libc::MFD_CLOEXEC);
     if mem < 0 || libc::ftruncate(mem, size as libc::off_t) != 0 {
         return Err(format!("cannot create shared memory: {}", std::io::Error::last_os_error()));
@@ -155,8 +146,8 @@ unsafe fn connect(origin: u8, command: &[u8]) -> Result<(c_int, Sink), String> {
         return Err("cannot map shared memory".into());
     }
     let base = base.cast::<u8>();
-    *(base.add(super::SHM_N_REGIONS_AT) as *mut u64) = REGIONS as u64;
-    *(base.add(super::SHM_REGION_SIZE_AT) as *mut u64) = REGION_SIZE as u64;
+    *(base.add(SHM_N_REGIONS_AT) as *mut u64) = REGIONS as u64;
+    *(base.add(SHM_REGION_SIZE_AT) as *mut u64) = REGION_SIZE as u64;
     let sock = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
     let mut addr: libc::sockaddr_un = std::mem::zeroed();
     addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
@@ -172,9 +163,9 @@ unsafe fn connect(origin: u8, command: &[u8]) -> Result<(c_int, Sink), String> {
         libc::close(sock);
         return Err(format!("cannot connect to the hub: {}", std::io::Error::last_os_error()));
     }
-    let mut hello = Vec::with_capacity(17 + command.len());
+    let mut hello = Vec::with_capacity(HUB_HELLO_LEN + command.len());
     hello.extend_from_slice(HUB_MAGIC);
-    hello.push(origin);
+    hello.push(origin as u8);
     hello.extend_from_slice(&(libc::getpid() as u32).to_le_bytes());
     hello.extend_from_slice(&(libc::getppid() as u32).to_le_bytes());
     hello.extend_from_slice(&(command.len() as u32).to_le_bytes());
@@ -209,7 +200,7 @@ pub(crate) unsafe fn connect_exec() -> Result<(c_int, Sink), String> {
         Some(i) if i + 2 < words.len() => words[i + 2..].join(&0u8),
         _ => Vec::new(),
     };
-    connect(ORIGIN_EXEC, &command)
+    connect(HubOrigin::Exec, &command)
 }
 
 thread_local! {
@@ -241,21 +232,21 @@ extern "C" fn after_fork_in_child() {
     };
     let was_on = !DISABLED.load(Ordering::Relaxed);
     // SAFETY: connecting with plain system calls.
-    match (was_on, unsafe { connect(ORIGIN_FORK, &[]) }) {
+    match (was_on, unsafe { connect(HubOrigin::Fork, &[]) }) {
         (true, Ok((fd, sink))) => {
             let Some(w) = guard.as_mut() else { return stop() };
             w.fd = fd;
             w.sink = sink;
             w.last_vcpu = 0;
             OUT_FD.store(fd, Ordering::Relaxed);
-            let v = super::FORMAT_VERSION.to_le_bytes();
-            w.put(&[TAG_HELLO, b'B', b'N', b'Q', b'T', v[0], v[1]]);
+            w.put(&wire::hello());
             // the block definitions the child inherited, in id order, with the mappings
             // that came before them
             let defs = std::mem::take(&mut w.defs);
             let mut at = 0;
             while at < defs.len() && !DISABLED.load(Ordering::Relaxed) {
-                let len = def_len(&defs[at..]);
+                // records this plugin wrote: framed whole (an error would be a bug; stop there)
+                let Ok(len) = wire::record_len(&defs[at..]) else { break };
                 w.put(&defs[at..at + len]);
                 at += len;
             }
@@ -263,21 +254,6 @@ extern "C" fn after_fork_in_child() {
         }
         _ => stop(),
     }
-}
-
-/// Length of the record at the start of `rec`: a TB_DEF, or a MAP written with them.
-fn def_len(rec: &[u8]) -> usize {
-    if rec[0] == super::TAG_MAP {
-        // tag, start, end, offset, u16 path length, path
-        return 27 + u16::from_le_bytes([rec[25], rec[26]]) as usize;
-    }
-    debug_assert_eq!(rec[0], TAG_TB_DEF);
-    let n = u16::from_le_bytes([rec[5], rec[6]]) as usize;
-    let mut off = 7;
-    for _ in 0..n {
-        off += 9 + rec[off + 8] as usize;
-    }
-    off
 }
 
 pub(crate) fn register_fork_handlers() {
@@ -304,9 +280,7 @@ pub(crate) unsafe extern "C" fn vcpu_syscall(
     }
     match num {
         SYS_EXIT_GROUP => {
-            let mut rec = [TAG_EXIT, 0, 0, 0, 0];
-            rec[1..].copy_from_slice(&(a1 as i32).to_le_bytes());
-            super::with_writer(|w| w.put(&rec));
+            super::with_writer(|w| w.put(&wire::exit(a1 as i32)));
         }
         SYS_EXECVE if enabled() => exec_under_qemu(a1, a2, a3),
         SYS_EXECVEAT if enabled() => note("execveat not followed: the program it runs is not traced".into()),
@@ -385,7 +359,9 @@ unsafe fn exec_under_qemu(path_p: u64, argv_p: u64, envp_p: u64) {
     env_ptrs.push(std::ptr::null());
     // hand everything written so far over, then become the new QEMU
     super::with_writer(|w| {
-        w.put(&text_record(TAG_EXEC, &path));
+        let mut rec = Vec::new();
+        wire::push_exec(&mut rec, &path);
+        w.put(&rec);
         w.flush(true);
     });
     libc::execve(argv_ptrs[0], argv_ptrs.as_ptr(), env_ptrs.as_ptr());

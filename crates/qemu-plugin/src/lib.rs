@@ -34,23 +34,8 @@
 //!
 //! # Wire format
 //!
-//! A sequence of records, each a one-byte tag followed by a little-endian
-//! payload:
-//!
-//! | tag | name     | payload |
-//! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (2). Always the first record. |
-//! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Written at translation time; ids count up from 0. |
-//! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index. Written when the block starts executing. |
-//! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr. After the access. |
-//! | 4   | END      | nothing. Written by the atexit callback, just before the final flush. |
-//! | 5   | MEM_VCPU | u16 vcpu_index: the MEM records that follow belong to this vCPU. Only written when a MEM record's vCPU differs from the vCPU of the latest TB_EXEC/MEM_VCPU record, so single-threaded guests never see it. |
-//! | 6   | EXEC     | u16 len, the path the guest exec'd (followed under QEMU); the stream ends. |
-//! | 7   | EXIT     | i32, the code the guest passed to exit_group. |
-//! | 8   | NOTE     | u16 len, UTF-8: what was not followed, and why. |
-//! | 9   | MAP      | u64 start, u64 end, u64 file offset, u16 path length, path bytes (empty: anonymous): a line of the guest's `/proc/self/maps`, new or changed since the last MAP records. Written before the TB_DEF of the first block translated after the change (see module `maps`). |
-//!
-//! Records never straddle two writes (or two shared memory regions).
+//! The records, their tags and layouts are defined (and documented) in crate
+//! `bottlenose-trace-format`, which the reader uses too.
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -58,6 +43,8 @@ use std::sync::Mutex;
 
 mod follow;
 
+use bottlenose_trace_format::record::{self as wire, MemInfo};
+use bottlenose_trace_format::transport::{SHM_HEADER, SHM_LEN_STRIDE, SHM_MAX_REGIONS, SHM_MIN_REGIONS, SHM_MIN_REGION_SIZE, SHM_N_REGIONS_AT, SHM_REGION_SIZE_AT};
 use qemu_plugin_sys::{
     qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_id_t, qemu_plugin_insn_data,
     qemu_plugin_insn_size, qemu_plugin_insn_vaddr, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
@@ -73,27 +60,10 @@ use qemu_plugin_sys::{
 #[no_mangle]
 pub static qemu_plugin_version: c_int = QEMU_PLUGIN_VERSION as c_int;
 
-const TAG_HELLO: u8 = 0;
-const TAG_TB_DEF: u8 = 1;
-const TAG_TB_EXEC: u8 = 2;
-const TAG_MEM: u8 = 3;
-const TAG_END: u8 = 4;
-const TAG_MEM_VCPU: u8 = 5;
-pub(crate) const TAG_MAP: u8 = 9;
-const MAGIC: &[u8; 4] = b"BNQT";
-const FORMAT_VERSION: u16 = 2;
-
 mod maps;
 
 /// Buffer size in `fd` mode.
 const BUF_CAP: usize = 256 * 1024;
-/// Size of the header page in `shm` mode.
-const SHM_HEADER: usize = 4096;
-/// Offsets in the header page of the region count and size.
-const SHM_N_REGIONS_AT: usize = 2048;
-const SHM_REGION_SIZE_AT: usize = 2056;
-/// At most this many regions (their lengths must fit below offset 2048).
-const SHM_MAX_REGIONS: usize = 32;
 
 /// Set once writing is pointless: the reader is gone, the guest exited, or
 /// this is a forked child (which must not write into its parent's stream).
@@ -295,7 +265,7 @@ impl Writer {
 /// # Safety
 /// `base` is the start of the shared mapping.
 unsafe fn shm_len<'a>(base: *mut u8, r: usize) -> &'a AtomicU64 {
-    &*(base.add(r * 64) as *const AtomicU64)
+    &*(base.add(r * SHM_LEN_STRIDE) as *const AtomicU64)
 }
 
 #[inline]
@@ -327,22 +297,18 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
     let tb_id = SCRATCH.with(|scratch| {
         let mut rec = scratch.borrow_mut();
         rec.clear();
-        rec.push(TAG_TB_DEF);
-        rec.extend_from_slice(&[0; 4]); // id, filled in under the lock
-        rec.extend_from_slice(&(n as u16).to_le_bytes());
+        wire::push_tb_def_header(&mut rec, 0, n as u16); // id, filled in under the lock
         for i in 0..n {
             let insn = qemu_plugin_tb_get_insn(tb, i);
-            let len = qemu_plugin_insn_size(insn).min(255);
+            let len = qemu_plugin_insn_size(insn).min(u8::MAX as usize);
             let data = qemu_plugin_insn_data(insn).cast::<u8>();
-            rec.extend_from_slice(&qemu_plugin_insn_vaddr(insn).to_le_bytes());
-            rec.push(len as u8);
-            if len > 0 && !data.is_null() {
+            let bytes = if len > 0 && !data.is_null() {
                 // SAFETY: QEMU guarantees `len` bytes at `data` for this insn.
-                rec.extend_from_slice(std::slice::from_raw_parts(data, len));
+                std::slice::from_raw_parts(data, len)
             } else {
-                let l = rec.len();
-                rec.resize(l + len, 0);
-            }
+                &[0; u8::MAX as usize][..len]
+            };
+            wire::push_tb_def_insn(&mut rec, qemu_plugin_insn_vaddr(insn), bytes);
         }
         if n > 0 {
             let first = qemu_plugin_tb_get_insn(tb, 0);
@@ -355,14 +321,8 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
         }
         with_writer(|w| {
             for m in w.maps.changes_for(tb_vaddr) {
-                let path = &m.path[..m.path.len().min(u16::MAX as usize)];
-                let mut map = Vec::with_capacity(27 + path.len());
-                map.push(TAG_MAP);
-                map.extend_from_slice(&m.start.to_le_bytes());
-                map.extend_from_slice(&m.end.to_le_bytes());
-                map.extend_from_slice(&m.offset.to_le_bytes());
-                map.extend_from_slice(&(path.len() as u16).to_le_bytes());
-                map.extend_from_slice(path);
+                let mut map = Vec::new();
+                wire::push_map(&mut map, m.start, m.end, m.offset, &m.path);
                 w.put(&map);
                 // a forked child replays the definitions: the mappings go with them
                 if follow::enabled() {
@@ -371,7 +331,7 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
             }
             let id = w.next_tb;
             w.next_tb = w.next_tb.wrapping_add(1);
-            rec[1..5].copy_from_slice(&id.to_le_bytes());
+            wire::set_tb_def_id(&mut rec, id);
             w.put(&rec);
             if follow::enabled() {
                 w.defs.extend_from_slice(&rec);
@@ -400,10 +360,7 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
 
 unsafe extern "C" fn vcpu_tb_exec(vcpu_index: c_uint, userdata: *mut c_void) {
     let id = userdata as usize as u32;
-    let mut rec = [0u8; 7];
-    rec[0] = TAG_TB_EXEC;
-    rec[1..5].copy_from_slice(&id.to_le_bytes());
-    rec[5..7].copy_from_slice(&(vcpu_index.min(u16::MAX as u32) as u16).to_le_bytes());
+    let rec = wire::tb_exec(id, vcpu_index.min(u16::MAX as u32) as u16);
     with_writer(|w| {
         w.put(&rec);
         w.last_vcpu = vcpu_index;
@@ -418,20 +375,10 @@ unsafe extern "C" fn vcpu_mem(
 ) {
     let index = userdata as usize as u16;
     let shift = qemu_plugin_mem_size_shift(info).min(0x7f) as u8;
-    let store = if qemu_plugin_mem_is_store(info) {
-        0x80
-    } else {
-        0
-    };
-    let mut rec = [0u8; 12];
-    rec[0] = TAG_MEM;
-    rec[1..3].copy_from_slice(&index.to_le_bytes());
-    rec[3] = store | shift;
-    rec[4..12].copy_from_slice(&vaddr.to_le_bytes());
+    let rec = wire::mem(index, MemInfo::new(shift, qemu_plugin_mem_is_store(info)), vaddr);
     with_writer(|w| {
         if vcpu_index != w.last_vcpu {
-            let v = (vcpu_index.min(u16::MAX as u32) as u16).to_le_bytes();
-            w.put(&[TAG_MEM_VCPU, v[0], v[1]]);
+            w.put(&wire::mem_vcpu(vcpu_index.min(u16::MAX as u32) as u16));
             w.last_vcpu = vcpu_index;
         }
         w.put(&rec);
@@ -461,7 +408,7 @@ unsafe extern "C" fn vcpu_syscall(
 
 unsafe extern "C" fn atexit(_id: qemu_plugin_id_t, _userdata: *mut c_void) {
     with_writer(|w| {
-        w.put(&[TAG_END]);
+        w.put(&wire::end());
         if !DISABLED.load(Ordering::Relaxed) {
             w.flush(true);
         }
@@ -508,8 +455,8 @@ unsafe fn map_shm(fd: c_int) -> Result<(*mut u8, usize, usize), String> {
     let n = (*(base.add(SHM_N_REGIONS_AT) as *const AtomicU64)).load(Ordering::Acquire) as usize;
     let region =
         (*(base.add(SHM_REGION_SIZE_AT) as *const AtomicU64)).load(Ordering::Acquire) as usize;
-    if !(2..=SHM_MAX_REGIONS).contains(&n)
-        || region < 64 * 1024
+    if !(SHM_MIN_REGIONS..=SHM_MAX_REGIONS).contains(&n)
+        || region < SHM_MIN_REGION_SIZE
         || region > u32::MAX as usize
         || SHM_HEADER + n * region > size
     {
@@ -622,10 +569,7 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
         defs: Vec::new(),
         maps: maps::Snapshot::default(),
     };
-    let v = FORMAT_VERSION.to_le_bytes();
-    w.put(&[
-        TAG_HELLO, MAGIC[0], MAGIC[1], MAGIC[2], MAGIC[3], v[0], v[1],
-    ]);
+    w.put(&wire::hello());
     *WRITER.lock().unwrap_or_else(|p| p.into_inner()) = Some(w);
     DISABLED.store(false, Ordering::Relaxed);
 

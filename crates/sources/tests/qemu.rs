@@ -18,13 +18,16 @@ use bottlenose_sources::qemu::{
     InstructionStream, MemAccess, QemuCommand, QemuError, StreamSummary, TraceVisitor,
     PLUGIN_FILE_NAME, STREAM_VERSION,
 };
+use bottlenose_trace_format::Tag;
 use object::{Object, ObjectSymbol};
 
 // ---------------------------------------------------------------------------
 // Hand-made streams
 
 /// Writes records in the plugin's wire format and remembers where each
-/// record starts.
+/// record starts. The layouts are written out by hand (the format crate's
+/// encoders are the plugin's), so that these tests check the reader against
+/// the documented layout.
 #[derive(Default)]
 struct Stream {
     bytes: Vec<u8>,
@@ -35,7 +38,7 @@ impl Stream {
     fn new() -> Self {
         let mut s = Stream::default();
         s.start();
-        s.bytes.push(0);
+        s.bytes.push(Tag::Hello.byte());
         s.bytes.extend_from_slice(b"BNQT");
         s.bytes.extend_from_slice(&STREAM_VERSION.to_le_bytes());
         s
@@ -45,7 +48,7 @@ impl Stream {
     }
     fn tb_def(&mut self, id: u32, insns: &[(u64, &[u8])]) -> &mut Self {
         self.start();
-        self.bytes.push(1);
+        self.bytes.push(Tag::TbDef.byte());
         self.bytes.extend_from_slice(&id.to_le_bytes());
         self.bytes
             .extend_from_slice(&(insns.len() as u16).to_le_bytes());
@@ -58,14 +61,14 @@ impl Stream {
     }
     fn exec(&mut self, id: u32, vcpu: u16) -> &mut Self {
         self.start();
-        self.bytes.push(2);
+        self.bytes.push(Tag::TbExec.byte());
         self.bytes.extend_from_slice(&id.to_le_bytes());
         self.bytes.extend_from_slice(&vcpu.to_le_bytes());
         self
     }
     fn mem(&mut self, index: u16, store: bool, shift: u8, vaddr: u64) -> &mut Self {
         self.start();
-        self.bytes.push(3);
+        self.bytes.push(Tag::Mem.byte());
         self.bytes.extend_from_slice(&index.to_le_bytes());
         self.bytes.push(shift | if store { 0x80 } else { 0 });
         self.bytes.extend_from_slice(&vaddr.to_le_bytes());
@@ -73,18 +76,18 @@ impl Stream {
     }
     fn mem_vcpu(&mut self, vcpu: u16) -> &mut Self {
         self.start();
-        self.bytes.push(5);
+        self.bytes.push(Tag::MemVcpu.byte());
         self.bytes.extend_from_slice(&vcpu.to_le_bytes());
         self
     }
     fn end(&mut self) -> &mut Self {
         self.start();
-        self.bytes.push(4);
+        self.bytes.push(Tag::End.byte());
         self
     }
     fn map(&mut self, start: u64, end: u64, offset: u64, path: &str) -> &mut Self {
         self.start();
-        self.bytes.push(9); // MAP
+        self.bytes.push(Tag::Map.byte());
         for v in [start, end, offset] {
             self.bytes.extend_from_slice(&v.to_le_bytes());
         }

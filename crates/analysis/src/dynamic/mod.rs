@@ -4,17 +4,24 @@
 mod access_span;
 mod driver;
 mod engine;
+mod front;
 mod illegal;
+mod options;
+mod pipeline;
+mod plan;
 mod processes;
+mod report;
 mod roi;
 pub mod sampling;
+mod source;
+mod statics;
 mod strings;
 mod symbolize;
 
 pub use processes::{run_program, ProcessRow, ProcessTotal};
-pub use driver::{
-    AppliedAcceleration, DynamicError, DynamicOptions, DynamicReport, IdealizeLevel, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport,
-    SamplingReport, StaticInstruction, SAMPLE_WINDOW_INSTRUCTIONS,
+pub use options::{DynamicOptions, IdealizeLevel, SAMPLE_WINDOW_INSTRUCTIONS};
+pub use report::{
+    AppliedAcceleration, DynamicError, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport, SamplingReport, StaticInstruction,
 };
 pub use engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
 pub use symbolize::FileShare;

@@ -6,7 +6,10 @@
 //! and execs); the report details the process with the most cycles and lists
 //! every one with the total.
 
-use super::driver::{simulate, DynamicError, DynamicOptions, DynamicReport, Source};
+use super::driver::simulate;
+use super::options::DynamicOptions;
+use super::report::{DynamicError, DynamicReport};
+use super::source::Source;
 use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, QemuCommand};
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! The guest's mappings during a run, and after it the attribution of every
 //! static instruction's cycles to `dso!symbol`, source lines and loops.
 
-use super::driver::{HotspotRow, LoopReport, LoopTableRow, StaticInstruction};
+use super::report::{HotspotRow, LoopReport, LoopTableRow, StaticInstruction};
 use bottlenose_attribution::{attribute, AddressSpace, GuestMapping, InsnStat, LoopInfo, Symbolize};
 use bottlenose_views::InstructionCost;
 use bottlenose_machine::Machine;

@@ -24,8 +24,8 @@ use super::error::QemuError;
 use super::runner::{Killer, TraceStream};
 use super::shm::ShmStream;
 
-pub const HUB_MAGIC: &[u8; 4] = b"BNHB";
-const HELLO_LEN: usize = 17;
+use bottlenose_trace_format::transport::HUB_MAGIC;
+use bottlenose_trace_format::transport::{HubOrigin, HUB_HELLO_LEN as HELLO_LEN};
 /// Longest command a hello may carry.
 const MAX_COMMAND: usize = 64 * 1024;
 
@@ -112,10 +112,10 @@ impl Hub {
         if hello[..4] != HUB_MAGIC[..] {
             return Err(bad("not a bottlenose plugin"));
         }
-        let origin = match hello[4] {
-            1 => Origin::Fork,
-            2 => Origin::Exec,
-            _ => return Err(bad("unknown origin")),
+        let origin = match HubOrigin::from_byte(hello[4]) {
+            Some(HubOrigin::Fork) => Origin::Fork,
+            Some(HubOrigin::Exec) => Origin::Exec,
+            None => return Err(bad("unknown origin")),
         };
         let word = |i: usize| u32::from_le_bytes(hello[i..i + 4].try_into().unwrap());
         let (pid, parent, len) = (word(5), word(9), word(13) as usize);

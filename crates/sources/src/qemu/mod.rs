@@ -38,20 +38,10 @@
 //!
 //! # Wire format
 //!
-//! Records are a one-byte tag and a little-endian payload:
-//!
-//! | tag | name     | payload |
-//! |-----|----------|---------|
-//! | 0   | HELLO    | `b"BNQT"`, u16 format version (2). Must be the first record. |
-//! | 1   | TB_DEF   | u32 tb_id, u16 n_insns, then per insn: u64 vaddr, u8 len, `len` bytes. Ids count up from 0 with no gaps. |
-//! | 2   | TB_EXEC  | u32 tb_id, u16 vcpu_index |
-//! | 3   | MEM      | u16 insn_index_in_tb, u8 info (bit 7 = store, bits 0..=6 = log2 size), u64 vaddr |
-//! | 4   | END      | nothing; reading stops there |
-//! | 5   | MEM_VCPU | u16 vcpu_index: following MEM records belong to this vCPU (multi-threaded guests only) |
-//! | 6   | EXEC     | u16 len, the program's path: the process exec'd it; this stream ends, a new one follows on the hub |
-//! | 7   | EXIT     | i32: the code the guest passed to exit_group |
-//! | 8   | NOTE     | u16 len, UTF-8: something the plugin did not trace, and why |
-//! | 9   | MAP      | u64 start, u64 end, u64 file offset, u16 path length, path bytes: a guest mapping, new or changed (empty path: anonymous memory) |
+//! The records (tags, layouts) are defined and documented in crate
+//! `bottlenose-trace-format`, shared with the plugin; [`read_stream`] adds
+//! the checks that span records (block ids in sequence, instruction indices
+//! inside the executing block).
 //!
 //! MAP records come from the plugin reading QEMU's `/proc/self/maps` at
 //! translation time (QEMU user mode on x86-64 maps the guest at guest base 0,

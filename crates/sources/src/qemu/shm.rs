@@ -16,15 +16,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Size of the header page.
-const SHM_HEADER: usize = 4096;
-const SHM_N_REGIONS_AT: usize = 2048;
-const SHM_REGION_SIZE_AT: usize = 2056;
-/// Number of regions: enough for the plugin to run ahead of the reader
-/// without waiting for every acknowledgement.
-const SHM_REGIONS: usize = 8;
-/// Size of each region.
-const SHM_REGION: usize = 256 * 1024;
+use bottlenose_trace_format::transport::{
+    SHM_HEADER, SHM_LEN_STRIDE, SHM_MAX_REGIONS, SHM_MIN_REGIONS, SHM_N_REGIONS_AT, SHM_REGIONS, SHM_REGION_SIZE as SHM_REGION, SHM_REGION_SIZE_AT,
+};
+
 const SHM_SIZE: usize = SHM_HEADER + SHM_REGIONS * SHM_REGION;
 
 /// Creates the shared memory file (close-on-exec) with its layout in the
@@ -53,7 +48,6 @@ pub(crate) fn create_shm() -> io::Result<OwnedFd> {
         if n != layout.len() as isize {
             return Err(io::Error::last_os_error());
         }
-        debug_assert_eq!(SHM_REGION_SIZE_AT, SHM_N_REGIONS_AT + 8);
         Ok(fd)
     }
 }
@@ -120,7 +114,7 @@ impl ShmStream {
                 (*(map.add(SHM_REGION_SIZE_AT) as *const AtomicU64)).load(Ordering::Acquire) as usize,
             )
         };
-        if !(2..=32).contains(&n_regions)
+        if !(SHM_MIN_REGIONS..=SHM_MAX_REGIONS).contains(&n_regions)
             || region_size == 0
             || region_size > u32::MAX as usize
             || SHM_HEADER + n_regions * region_size > map_len
@@ -146,7 +140,7 @@ impl ShmStream {
     fn committed(&self, region: usize) -> usize {
         // SAFETY: the header page is mapped; the plugin stores these with
         // release ordering after writing the bytes they cover.
-        let len = unsafe { &*(self.map.add(region * 64) as *const AtomicU64) };
+        let len = unsafe { &*(self.map.add(region * SHM_LEN_STRIDE) as *const AtomicU64) };
         (len.load(Ordering::Acquire) as usize).min(self.region_size)
     }
 

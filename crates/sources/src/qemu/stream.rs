@@ -1,6 +1,7 @@
 //! Streaming parser of the plugin's wire format.
 //!
-//! The wire format is described in the [module docs](super).
+//! Records are decoded by `bottlenose_trace_format::decode` (the format is
+//! described there).
 //!
 //! The parser checks the stream's consistency (known block ids, instruction
 //! indices inside the block, access sizes), so a visitor can trust what it
@@ -8,22 +9,14 @@
 
 use std::io::{self, Read};
 
+use bottlenose_trace_format::{self as wire, Record, Tag, WireError};
+
 use super::error::QemuError;
 
-pub(crate) const TAG_HELLO: u8 = 0;
-pub(crate) const TAG_TB_DEF: u8 = 1;
-pub(crate) const TAG_TB_EXEC: u8 = 2;
-pub(crate) const TAG_MEM: u8 = 3;
-pub(crate) const TAG_END: u8 = 4;
-pub(crate) const TAG_MEM_VCPU: u8 = 5;
-pub(crate) const TAG_EXEC: u8 = 6;
-pub(crate) const TAG_EXIT: u8 = 7;
-pub(crate) const TAG_NOTE: u8 = 8;
-pub(crate) const TAG_MAP: u8 = 9;
 /// Magic bytes of the HELLO record.
-pub const STREAM_MAGIC: &[u8; 4] = b"BNQT";
+pub const STREAM_MAGIC: &[u8; 4] = wire::MAGIC;
 /// Wire format version this reader understands.
-pub const STREAM_VERSION: u16 = 2;
+pub const STREAM_VERSION: u16 = wire::VERSION;
 
 const BUF_SIZE: usize = 1 << 20;
 const NO_TB: u32 = u32::MAX;
@@ -121,7 +114,6 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
     let mut current: Vec<u32> = Vec::new();
     // vCPU that MEM records belong to.
     let mut mem_vcpu: u16 = 0;
-    let mut scratch: Vec<(u64, std::ops::Range<usize>)> = Vec::new();
 
     loop {
         sum.bytes = p.offset();
@@ -130,18 +122,23 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
         }
         let at = p.offset();
         let tag = p.buf[p.pos];
-        if !sum.started && tag != TAG_HELLO {
+        if !sum.started && tag != Tag::Hello.byte() {
             return Err(corrupt(
                 at,
                 format!("stream does not start with the bottlenose header (first byte {tag:#04x}); is the plugin from another version?"),
             ));
         }
-        match tag {
-            TAG_TB_EXEC => {
-                p.need(7, at, "TB_EXEC")?;
-                let r = &p.buf[p.pos..p.pos + 7];
-                let id = u32::from_le_bytes([r[1], r[2], r[3], r[4]]);
-                let vcpu = u16::from_le_bytes([r[5], r[6]]);
+        let (record, len) = match wire::decode(&p.buf[p.pos..p.end]) {
+            Ok(r) => r,
+            Err(WireError::Incomplete { tag, needed }) => {
+                // read more and decode again (`need` fails at end of file)
+                p.need(needed, at, tag.map_or("", Tag::name))?;
+                continue;
+            }
+            Err(e) => return Err(corrupt(at + e.offset_in_record() as u64, e.to_string())),
+        };
+        match record {
+            Record::TbExec { id, vcpu } => {
                 if id as usize >= tb_len.len() {
                     return Err(corrupt(at, format!("TB_EXEC of undefined block {id}")));
                 }
@@ -151,16 +148,10 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
                 }
                 current[v] = id;
                 mem_vcpu = vcpu;
-                p.pos += 7;
                 sum.tb_execs += 1;
                 visitor.tb_exec(id, vcpu);
             }
-            TAG_MEM => {
-                p.need(12, at, "MEM")?;
-                let r = &p.buf[p.pos..p.pos + 12];
-                let index = u16::from_le_bytes([r[1], r[2]]);
-                let info = r[3];
-                let vaddr = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
+            Record::Mem { insn_index: index, info, vaddr } => {
                 let tb = current.get(mem_vcpu as usize).copied().unwrap_or(NO_TB);
                 if tb == NO_TB {
                     return Err(corrupt(
@@ -177,130 +168,48 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
                         ),
                     ));
                 }
-                let shift = info & 0x7f;
-                if shift > 7 {
-                    return Err(corrupt(
-                        at,
-                        format!("MEM access size 2^{shift} bytes is too large"),
-                    ));
-                }
-                p.pos += 12;
                 sum.mems += 1;
-                visitor.mem(mem_vcpu, index, vaddr, 1u8 << shift, info & 0x80 != 0);
+                visitor.mem(mem_vcpu, index, vaddr, info.size(), info.is_store());
             }
-            TAG_TB_DEF => {
-                p.need(7, at, "TB_DEF")?;
-                let r = &p.buf[p.pos..p.pos + 7];
-                let id = u32::from_le_bytes([r[1], r[2], r[3], r[4]]);
-                let n = u16::from_le_bytes([r[5], r[6]]);
-                if id as usize != tb_len.len() {
+            Record::TbDef(def) => {
+                if def.id as usize != tb_len.len() {
                     return Err(corrupt(
                         at,
-                        format!("TB_DEF id {id} out of sequence (expected {})", tb_len.len()),
+                        format!("TB_DEF id {} out of sequence (expected {})", def.id, tb_len.len()),
                     ));
                 }
-                if n == 0 {
-                    return Err(corrupt(at, format!("TB_DEF {id} has no instructions")));
-                }
-                // Offsets are relative to the record start, which stays
-                // valid across refills (`p.pos` may move, data does not
-                // change relative to it).
-                scratch.clear();
-                let mut off = 7usize;
-                for i in 0..n {
-                    p.need(off + 9, at, "TB_DEF")?;
-                    let s = p.pos + off;
-                    let vaddr = u64::from_le_bytes(p.buf[s..s + 8].try_into().unwrap());
-                    let len = p.buf[s + 8] as usize;
-                    if !(1..=15).contains(&len) {
-                        return Err(corrupt(
-                            at + off as u64 + 8,
-                            format!("instruction {i} of TB_DEF {id} has length {len}"),
-                        ));
-                    }
-                    p.need(off + 9 + len, at, "TB_DEF")?;
-                    scratch.push((vaddr, off + 9..off + 9 + len));
-                    off += 9 + len;
-                }
-                let rec = &p.buf[p.pos..p.pos + off];
-                let insns: Vec<(u64, &[u8])> =
-                    scratch.iter().map(|(v, r)| (*v, &rec[r.clone()])).collect();
-                tb_len.push(n);
+                let insns: Vec<(u64, &[u8])> = def.insns().collect();
+                tb_len.push(def.len);
                 sum.tb_defs += 1;
-                visitor.tb_def(id, &insns);
-                p.pos += off;
+                visitor.tb_def(def.id, &insns);
             }
-            TAG_MAP => {
-                p.need(27, at, "MAP")?;
-                let r = &p.buf[p.pos..p.pos + 27];
-                let word = |i: usize| u64::from_le_bytes(r[i..i + 8].try_into().unwrap());
-                let (start, end, offset) = (word(1), word(9), word(17));
-                let len = u16::from_le_bytes([r[25], r[26]]) as usize;
-                if end <= start {
-                    return Err(corrupt(at, format!("MAP of an empty range {start:#x}..{end:#x}")));
-                }
-                p.need(27 + len, at, "MAP")?;
-                let path = &p.buf[p.pos + 27..p.pos + 27 + len];
-                visitor.map(start, end, offset, path);
-                p.pos += 27 + len;
-            }
-            TAG_MEM_VCPU => {
-                p.need(3, at, "MEM_VCPU")?;
-                mem_vcpu = u16::from_le_bytes([p.buf[p.pos + 1], p.buf[p.pos + 2]]);
-                p.pos += 3;
-            }
-            TAG_EXEC | TAG_NOTE => {
-                p.need(3, at, "EXEC/NOTE")?;
-                let len = u16::from_le_bytes([p.buf[p.pos + 1], p.buf[p.pos + 2]]) as usize;
-                p.need(3 + len, at, "EXEC/NOTE")?;
-                let text = &p.buf[p.pos + 3..p.pos + 3 + len];
-                if tag == TAG_EXEC {
-                    visitor.exec(text);
-                } else {
-                    visitor.note(text);
-                }
-                p.pos += 3 + len;
-            }
-            TAG_EXIT => {
-                p.need(5, at, "EXIT")?;
-                let r = &p.buf[p.pos..p.pos + 5];
-                visitor.exit(i32::from_le_bytes([r[1], r[2], r[3], r[4]]));
-                p.pos += 5;
-            }
-            TAG_END => {
-                p.pos += 1;
+            Record::Map { start, end, offset, path } => visitor.map(start, end, offset, path),
+            Record::MemVcpu { vcpu } => mem_vcpu = vcpu,
+            Record::Exec { path } => visitor.exec(path),
+            Record::Note { text } => visitor.note(text),
+            Record::Exit { code } => visitor.exit(code),
+            Record::End => {
+                p.pos += len;
                 sum.records += 1;
                 sum.complete = true;
                 sum.bytes = p.offset();
                 visitor.end();
                 break;
             }
-            TAG_HELLO => {
+            Record::Hello { version } => {
                 if sum.started {
                     return Err(corrupt(at, "second HELLO record".to_string()));
                 }
-                p.need(7, at, "HELLO")?;
-                let r = &p.buf[p.pos..p.pos + 7];
-                if &r[1..5] != STREAM_MAGIC {
-                    return Err(corrupt(
-                        at,
-                        "stream does not start with the bottlenose header; is the plugin from another version?".to_string(),
-                    ));
-                }
-                let version = u16::from_le_bytes([r[5], r[6]]);
                 if version != STREAM_VERSION {
                     return Err(corrupt(
                         at,
                         format!("stream format version {version}, this bottlenose reads version {STREAM_VERSION}: rebuild the plugin"),
                     ));
                 }
-                p.pos += 7;
                 sum.started = true;
             }
-            other => {
-                return Err(corrupt(at, format!("unknown record tag {other:#04x}")));
-            }
         }
+        p.pos += len;
         sum.records += 1;
     }
     Ok(())

@@ -1,0 +1,211 @@
+//! One process's executed instructions through the region of interest, the
+//! functional layers (baseline and idealized) and into batches for the
+//! timing engines, exact or sampled.
+
+use super::engine::{Batch, DynRecord, VariantEngine};
+use super::front::{Executed, Front};
+use super::options::BATCH;
+use super::report::StaticInstruction;
+use super::roi::{RoiPlacement, RoiTracker};
+use super::sampling::Sampler;
+use super::strings::{Fed, StringCollapser};
+use super::symbolize::MappingLog;
+use crate::accounting::Ideal;
+use bottlenose_functional::{FunctionalCounts, FunctionalLayer};
+use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter};
+use bottlenose_machine::Machine;
+use bottlenose_sources::qemu::ExecutedInsn;
+use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
+
+pub(super) type Views = ((StallCauseCounter, InstructionCost), AccountingViews);
+
+/// An idealized stream: its own functional layer and timing core(s) on the same instructions.
+pub(super) struct IdealStream {
+    /// The idealizations of each timing variant of the stream (variant 1, if any, adds the 1-cycle ALU).
+    pub(super) sets: Vec<Vec<Ideal>>,
+    pub(super) front: Front,
+    pub(super) engine: VariantEngine<()>,
+    pub(super) batch: Batch,
+}
+
+pub(super) struct Pipeline<'m> {
+    pub(super) machine: &'m Machine,
+    pub(super) engine: VariantEngine<Views>,
+    pub(super) front: Front,
+    pub(super) ideal: Vec<IdealStream>,
+    pub(super) facts: SharedFacts,
+    pub(super) roi: RoiTracker,
+    pub(super) warm: bool,
+    /// Whether the previous instruction was in the region of interest.
+    pub(super) was_in_roi: bool,
+    /// The functional layer's counters of the region so far, kept while the code
+    /// around the region warms the caches and predictors without being counted.
+    pub(super) roi_counts: FunctionalCounts,
+    /// static id (QEMU) -> index into `statics` (u32::MAX: not decoded yet)
+    pub(super) by_static_id: Vec<u32>,
+    pub(super) statics: Vec<StaticInstruction>,
+    pub(super) unknown: Vec<UnknownForm>,
+    /// Repeated string instructions collapsed into one execution each.
+    pub(super) strings: StringCollapser,
+    pub(super) batch: Batch,
+    pub(super) executed: u64,
+    pub(super) simulated: u64,
+    pub(super) limit: u64,
+    pub(super) stopped: bool,
+    /// The static instruction QEMU reported last (the faulting one when the guest dies of SIGILL).
+    pub(super) last_index: u32,
+    /// The guest's mappings so far, and how many of them were looked at.
+    pub(super) maps: MappingLog,
+    pub(super) maps_seen: usize,
+    pub(super) roi_placement: Option<RoiPlacement>,
+    /// Per static instruction: how many mappings were known when it was first seen.
+    pub(super) maps_known: Vec<u32>,
+    /// A sampled run's schedule; the batch being filled is timed as `part`, or
+    /// not at all (fast-forward: `None`), `fast_forwarded` instructions into it.
+    pub(super) sampler: Option<Sampler>,
+    pub(super) part: Option<BatchPart>,
+    pub(super) fast_forwarded: usize,
+    /// Executions and mispredictions the timing model did not see, by static index.
+    pub(super) untimed: Vec<(u64, u64)>,
+}
+
+impl Pipeline<'_> {
+    #[inline]
+    pub(super) fn on_insn(&mut self, insn: &ExecutedInsn<'_>) {
+        if self.stopped {
+            return;
+        }
+        if let Some(run) = self.strings.interrupted(insn) {
+            self.step(run.index, run.vcpu, Executed::String(&run));
+        }
+        let index = self.statics_index(insn);
+        self.last_index = index as u32;
+        if let Some(op) = self.statics[index].inst.string_op {
+            // QEMU reports every element: time the instruction once, when it is done
+            if let Fed::Done(run) = self.strings.feed(insn, index, op.repeats()) {
+                self.step(index, run.vcpu, Executed::String(&run));
+            }
+            return;
+        }
+        self.step(index, insn.vcpu, Executed::Plain(insn));
+    }
+
+    /// One executed instruction through the region of interest, the functional layers
+    /// and into the batch.
+    #[inline(always)]
+    pub(super) fn step(&mut self, index: usize, vcpu: u16, executed: Executed<'_, '_>) {
+        if self.stopped {
+            return;
+        }
+        self.executed += 1;
+        let stat = &self.statics[index];
+        let inst = &stat.inst;
+        let in_roi = self.roi.step(inst, vcpu);
+        if in_roi != self.was_in_roi {
+            roi_boundary(&mut self.front.functional, &mut self.roi_counts, in_roi);
+            self.was_in_roi = in_roi;
+        }
+        if !in_roi && !self.warm {
+            return;
+        }
+        if !in_roi {
+            // warming only: update the functional layers, time nothing
+            let mut scratch = DynInfo::default();
+            self.front.fill_executed(&executed, stat, &mut scratch);
+            for st in &mut self.ideal {
+                st.front.fill_executed(&executed, stat, &mut scratch);
+            }
+            return;
+        }
+        if self.part.is_none() && self.sampler.is_some() {
+            self.fast_forward(index, executed);
+            return;
+        }
+        self.front.fill_executed(&executed, stat, &mut next_record(&mut self.batch.records, index).info);
+        for st in &mut self.ideal {
+            st.front.fill_executed(&executed, stat, &mut next_record(&mut st.batch.records, index).info);
+        }
+        self.simulated += 1;
+        if self.batch.records.len() >= BATCH {
+            self.flush();
+        }
+        if self.simulated >= self.limit {
+            self.stopped = true;
+        }
+    }
+
+    pub(super) fn flush(&mut self) {
+        if self.sampler.is_some() && self.batch.records.is_empty() {
+            return; // the end of a sampled run between windows: nothing to time
+        }
+        let part = self.part.unwrap_or_default();
+        let len = self.batch.records.len() as u64;
+        // the next batch starts at full size: no regrowth per batch on the hot path
+        let mut b = std::mem::replace(&mut self.batch, Batch { new_instructions: Vec::new(), records: self.engine.buffer(BATCH), part: BatchPart::Whole });
+        b.part = part;
+        self.engine.feed(b);
+        for st in &mut self.ideal {
+            let mut b = std::mem::replace(&mut st.batch, Batch { new_instructions: Vec::new(), records: st.engine.buffer(BATCH), part: BatchPart::Whole });
+            b.part = part;
+            st.engine.feed(b);
+        }
+        if self.sampler.is_some() {
+            self.end_batch(len);
+        }
+    }
+
+    /// The batch being filled is over (timed or fast-forwarded): plan the next one.
+    fn end_batch(&mut self, len: u64) {
+        let Some(s) = &mut self.sampler else { return };
+        s.end_batch(len, self.part);
+        self.engine.take_feedback(|b| s.on_cycles(b.part, b.cycles));
+        self.part = s.next_batch(self.simulated);
+    }
+
+    /// One instruction between windows: the functional layers only, and its
+    /// execution (and misprediction) counted for the report.
+    #[inline(always)]
+    fn fast_forward(&mut self, index: usize, executed: Executed<'_, '_>) {
+        let stat = &self.statics[index];
+        let mut scratch = DynInfo::default();
+        self.front.fill_executed(&executed, stat, &mut scratch);
+        let mispredicted = scratch.mispredicted as u64;
+        for st in &mut self.ideal {
+            st.front.fill_executed(&executed, stat, &mut scratch);
+        }
+        if index >= self.untimed.len() {
+            self.untimed.resize((index + 1).next_power_of_two(), (0, 0));
+        }
+        let u = &mut self.untimed[index];
+        u.0 += 1;
+        u.1 += mispredicted;
+        self.simulated += 1;
+        self.fast_forwarded += 1;
+        if self.fast_forwarded == BATCH {
+            self.fast_forwarded = 0;
+            self.end_batch(BATCH as u64);
+        }
+        if self.simulated >= self.limit {
+            self.stopped = true;
+        }
+    }
+}
+
+/// Entering the region of interest puts back its counters; leaving it keeps
+/// them, so that the report counts the region only, warm or cold.
+#[cold]
+pub(super) fn roi_boundary(functional: &mut FunctionalLayer, roi_counts: &mut FunctionalCounts, entering: bool) {
+    if entering {
+        functional.restore_counts(*roi_counts);
+    } else {
+        *roi_counts = functional.counts();
+    }
+}
+
+/// Appends a record for static instruction `index` and returns it to be filled.
+#[inline(always)]
+fn next_record(records: &mut Vec<DynRecord>, index: usize) -> &mut DynRecord {
+    records.push(DynRecord { id: index as u32, info: DynInfo::default() });
+    records.last_mut().expect("just pushed")
+}
+

@@ -1,0 +1,95 @@
+//! The static instructions of a trace: each decoded once, on its first
+//! execution (with fallbacks for bytes QEMU reports short or the decoder
+//! cannot read), and timed by the machine's tables.
+
+use super::pipeline::Pipeline;
+use super::report::StaticInstruction;
+use bottlenose_decode::{decode_one_for, DecodedInst, Isa};
+use bottlenose_views::StaticFacts;
+use bottlenose_sources::qemu::ExecutedInsn;
+use bottlenose_timing::{resolve, UnknownForm};
+
+impl Pipeline<'_> {
+    pub(super) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
+        let sid = insn.static_id as usize;
+        if sid >= self.by_static_id.len() {
+            self.by_static_id.resize((sid + 1).next_power_of_two(), u32::MAX);
+        }
+        let known = self.by_static_id[sid];
+        if known != u32::MAX {
+            return known as usize;
+        }
+        let isa = self.machine.isa;
+        let inst = decode_one_for(isa, insn.bytes, insn.vaddr)
+            .or_else(|e| if isa == Isa::X86_64 { decode_padded(insn) } else { Err(e) })
+            .unwrap_or_else(|_| undecodable(isa, insn));
+        let prev = if insn.index_in_tb > 0 {
+            self.by_static_id.get(sid - 1).filter(|&&i| i != u32::MAX).map(|&i| &self.statics[i as usize].inst)
+        } else {
+            None
+        };
+        let timing = resolve(self.machine, &inst, prev);
+        if timing.unknown_form {
+            self.unknown.push(UnknownForm { form: inst.form.clone(), asm: inst.asm.clone(), address: inst.address });
+        }
+        let known = self.maps.borrow().len();
+        if known != self.maps_seen {
+            self.new_mappings(known);
+        }
+        self.maps_known.push(known as u32);
+        let index = self.statics.len();
+        self.facts.push(index, StaticFacts::new(self.machine, &inst, &timing));
+        for st in &mut self.ideal {
+            st.batch.new_instructions.push(timing.clone());
+        }
+        self.batch.new_instructions.push(timing.clone());
+        self.statics.push(StaticInstruction { inst, timing });
+        self.by_static_id[sid] = index as u32;
+        index
+    }
+
+    /// Mappings `maps_seen..known` arrived: the region of interest moves to its file's.
+    #[cold]
+    fn new_mappings(&mut self, known: usize) {
+        if let Some(p) = &self.roi_placement {
+            let maps = self.maps.borrow();
+            if let Some(bias) = maps[self.maps_seen..known].iter().find_map(|m| p.bias_in(m.start, m.end, m.offset, &m.path)) {
+                self.roi.relocate(bias);
+                self.roi_placement = None;
+            }
+        }
+        self.maps_seen = known;
+    }
+}
+
+/// QEMU 7.2 sometimes reports an instruction's bytes without its trailing
+/// immediate or displacement. Timing depends on prefixes, opcode and ModRM
+/// only, so decode with the missing tail zero-filled.
+pub(super) fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bottlenose_decode::DecodeError> {
+    let mut bytes = [0u8; 15];
+    let n = insn.bytes.len().min(15);
+    bytes[..n].copy_from_slice(&insn.bytes[..n]);
+    let d = decode_one_for(Isa::X86_64, &bytes, insn.vaddr)?;
+    if (d.len as usize) < n {
+        return Err(bottlenose_decode::DecodeError::Truncated { address: insn.vaddr });
+    }
+    Ok(d)
+}
+
+/// Bytes the decoder cannot decode (QEMU executed them, so they are valid somewhere;
+/// on AArch64, SVE): time them as the machine's default form and report them.
+pub(super) fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
+    let nop: &[u8] = match isa {
+        Isa::X86_64 => &[0x90],
+        Isa::Aarch64 => &[0x1f, 0x20, 0x03, 0xd5],
+    };
+    let mut d = decode_one_for(isa, nop, insn.vaddr).expect("nop decodes");
+    d.len = insn.bytes.len() as u8;
+    d.bytes = insn.bytes.to_vec();
+    d.form = bottlenose_decode::undecodable_form(isa, insn.bytes).into();
+    d.mnemonic = d.form.clone();
+    d.asm = format!("{}: {}", d.form.trim_end_matches(')'), insn.bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")) + ")";
+    d.is_nop = false;
+    d
+}
+
