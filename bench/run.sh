@@ -9,9 +9,11 @@
 #   compare_blocks_zen4.md        bench/compare_blocks.sh zen4
 #   strings.md / strings.json     bench/strings.py: rep movs/stos/cmps/scas/lods natively vs
 #                                 bottlenose run --machine host
+#   sampling.md / sampling.json   bench/sampling.py: sampled against exact runs of ten programs of
+#                                 10^8-10^9 instructions (issue 19's bars)
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
 # speed, views cost, and the outputs above).
-# Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min
+# Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min (plus about an hour for bench/sampling.py)
 # on the 2-core development VM. Extra arguments go to accuracy.py (e.g. --skip-osaca).
 # BENCH_KERNELS=a,b bench/run.sh: a quick check on those kernels only: builds them, runs
 # accuracy.py on them (not recorded in the history) and stops there (BENCHMARKS.md untouched).
@@ -46,6 +48,9 @@ fi
 
 echo "== string instructions (bench/strings.py)"
 python3 bench/strings.py --no-build-bottlenose
+
+echo "== sampled against exact runs (bench/sampling.py; about an hour of CPU)"
+python3 bench/sampling.py
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"
