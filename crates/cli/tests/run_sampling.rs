@@ -108,6 +108,19 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     let total: f64 = level1.iter().map(|n| n["share"]["value"].as_f64().unwrap()).sum();
     assert!((total - 1.0).abs() < 1e-6, "level-1 shares add up to {total}");
     assert!(!sm["cpi_stacks"]["commit"].as_array().unwrap().is_empty());
+    // the functions of the report's table, in its order, each with an interval that covers
+    // its exact share (main: the loops, nearly all the cycles)
+    let functions = sm["functions"].as_array().expect("function intervals");
+    let table = s["functions"].as_array().unwrap();
+    assert_eq!(functions.len(), table.len().min(10));
+    for (f, row) in functions.iter().zip(table) {
+        assert_eq!(f["name"], row["function"]);
+    }
+    let main = |v: &Value| v.as_array().unwrap().iter().find(|f| f["function"].as_str().is_some_and(|n| n.ends_with("!main"))).map(|f| f["share"].as_f64().unwrap());
+    let (share, share_hw) = interval(&functions.iter().find(|f| f["name"].as_str().unwrap().ends_with("!main")).unwrap()["share"]);
+    let exact_main = main(&exact["functions"]).expect("main in the exact run");
+    assert!(exact_main > 0.5 && share_hw > 0.0, "main {exact_main}, ±{share_hw}");
+    assert!((share - exact_main).abs() <= share_hw, "main: exact {exact_main} outside {share} ± {share_hw}");
     // the units: one window of a warm-up and a unit in every 8 batches after the prefix
     let units = sm["units"].as_u64().unwrap();
     let prefix = sm["exact_instructions"].as_f64().unwrap();
@@ -136,9 +149,11 @@ fn the_text_and_html_reports_show_the_intervals() {
     assert!(text.contains("(sampled, 99.7 % confidence)"), "{text}");
     assert!(text.contains("Sampling (SMARTS"), "{text}");
     assert!(text.lines().any(|l| l.contains("frontend") && l.contains('±')), "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("functions") && l.contains("!main") && l.contains('±')), "{text}");
     let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
     let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
     assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
+    assert!(section.contains("Functions (share of cycles)") && section.contains("!main</td><td class=\"num\">"), "{section}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use super::engine::{Batch, DynRecord, Sampling, VariantEngine, VariantOutcome};
 use crate::accounting::{AccountingReport, Ideal};
 use super::roi::{Roi, RoiPlacement, RoiTracker};
-use super::sampling::{self, LiveEstimate, Sampler, SamplingOptions};
+use super::sampling::{self, unit_costs::UnitCosts, LiveEstimate, Sampler, SamplingOptions};
 use super::symbolize::{attribute_run, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
 use super::strings::{Fed, StringCollapser, StringRun, StringSpan};
 use crate::bottleneck::{rank, Bottleneck};
@@ -278,7 +278,7 @@ fn knob_sets(machine: &Machine, opts: &DynamicOptions) -> Result<Vec<Vec<Knob>>,
     })
 }
 
-type Views = ((StallCauseCounter, InstructionCost), AccountingViews);
+type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
 
 /// The functional side of one stream: caches, TLBs, predictors and the fetch state.
 struct Front {
@@ -815,13 +815,16 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     let smarts = opts.sampling.clone();
     let listeners = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
-        match (with_views, opts.sample_views) {
-            (false, _) => views.disabled(),
-            (true, Some(n)) => views.sampled(n as u64, EXACT_VIEW_BATCHES),
-            // a sampled run counts the views on its units: exact before them
-            (true, None) if smarts.is_some() => views.sampled(8, u64::MAX),
-            (true, None) => views,
-        },
+        (
+            match (with_views, opts.sample_views) {
+                (false, _) => views.disabled(),
+                (true, Some(n)) => views.sampled(n as u64, EXACT_VIEW_BATCHES),
+                // a sampled run counts the views on its units: exact before them
+                (true, None) if smarts.is_some() => views.sampled(8, u64::MAX),
+                (true, None) => views,
+            },
+            UnitCosts::new(smarts.is_some()),
+        ),
     );
     let base_config = configs[0].clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1 && smarts.is_none());
@@ -970,7 +973,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     }
     let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, maps_known, sampler, untimed, .. } = pipe;
     let functional = front.functional;
-    let (mut outcomes, ((causes, mut cost), views)) = engine.finish();
+    let (mut outcomes, ((causes, mut cost), (views, unit_costs))) = engine.finish();
     let mut ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
     // a sampled run: every total becomes the estimate from its units
     let sampled = sampler.and_then(|s| {
@@ -1008,7 +1011,6 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         ideal_results.push((vec![Ideal::Alu1], outcomes[i].cycles));
         ideal_units.push((Ideal::Alu1.name().to_string(), &outcomes[i]));
     }
-    let sampling_summary = sampled.map(|run| run.summary(&labels, &outcomes, &ideal_units, &windows, simulated));
     ideal_results.sort_by_key(|(set, _)| (set.len(), set.iter().map(|i| Ideal::ALL.iter().position(|x| x == i).unwrap_or(9)).collect::<Vec<_>>()));
     if !ideal_results.is_empty() {
         accounting.add_idealizations(base, &ideal_results);
@@ -1045,6 +1047,11 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         })
         .collect();
     let ((hotspots, functions, loops, hottest_loop, hottest_loop_head, hottest_loop_at), all_loops) = attribute_run(machine, &space, &statics, &cost);
+    let sampling_summary = sampled.map(|run| {
+        let shown: Vec<String> = functions.iter().take(sampling::report::FUNCTIONS_SHOWN).map(|f| f.function.clone()).collect();
+        let function_of = |i: usize| statics.get(i).map(|s| bottlenose_attribution::function_label(Some(&space), s.inst.address)).unwrap_or_default();
+        run.summary(&labels, &outcomes, &ideal_units, &windows, simulated, unit_costs, function_of, &shown)
+    });
 
     let mut report = DynamicReport {
         verdict: Default::default(),
