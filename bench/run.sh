@@ -11,9 +11,11 @@
 #                                 bottlenose run --machine host
 #   aarch64.md / aarch64.json     bench/aarch64.py: AArch64 simulation speed under qemu-aarch64 and
 #                                 analyze vs llvm-mca-19 on bench/blocks/aarch64/ (no Arm hardware)
+#   sampling.md / sampling.json   bench/sampling.py: sampled against exact runs of ten programs of
+#                                 10^8-10^9 instructions (issue 19's bars)
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
 # speed, views cost, and the outputs above).
-# Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min
+# Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min (plus about an hour for bench/sampling.py)
 # on the 2-core development VM. Extra arguments go to accuracy.py (e.g. --skip-osaca).
 # BENCH_KERNELS=a,b bench/run.sh: a quick check on those kernels only: builds them, runs
 # accuracy.py on them (not recorded in the history) and stops there (BENCHMARKS.md untouched).
@@ -51,6 +53,8 @@ python3 bench/strings.py --no-build-bottlenose
 
 echo "== AArch64 (bench/aarch64.py)"
 python3 bench/aarch64.py
+echo "== sampled against exact runs (bench/sampling.py; about an hour of CPU)"
+python3 bench/sampling.py
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"

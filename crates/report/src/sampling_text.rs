@@ -71,6 +71,7 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
         shares(&mut o, "issue", &st.issue);
         shares(&mut o, "commit", &st.commit);
     }
+    shares(&mut o, "functions", &s.functions);
     o.push('\n');
     o
 }

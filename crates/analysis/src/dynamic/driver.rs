@@ -13,7 +13,7 @@ use super::pipeline::Pipeline;
 use super::plan::{ideal_streams, variants, Variants};
 use super::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
 use super::roi::RoiTracker;
-use super::sampling::{self, Sampler};
+use super::sampling::{self, unit_costs::UnitCosts, Sampler};
 use super::source::{ending, Ending, Source, Stopper};
 use super::strings::StringCollapser;
 use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
@@ -42,13 +42,16 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     let smarts = opts.sampling.clone();
     let listeners = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
-        match (with_views, opts.sample_views) {
-            (false, _) => views.disabled(),
-            (true, Some(n)) => views.sampled(n as u64, EXACT_VIEW_BATCHES),
-            // a sampled run counts the views on its units: exact before them
-            (true, None) if smarts.is_some() => views.sampled(8, u64::MAX),
-            (true, None) => views,
-        },
+        (
+            match (with_views, opts.sample_views) {
+                (false, _) => views.disabled(),
+                (true, Some(n)) => views.sampled(n as u64, EXACT_VIEW_BATCHES),
+                // a sampled run counts the views on its units: exact before them
+                (true, None) if smarts.is_some() => views.sampled(8, u64::MAX),
+                (true, None) => views,
+            },
+            UnitCosts::new(smarts.is_some()),
+        ),
     );
     let base_config = configs[0].clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1 && smarts.is_none());
@@ -157,7 +160,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     }
     let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, maps_known, sampler, untimed, .. } = pipe;
     let functional = front.functional;
-    let (mut outcomes, ((causes, mut cost), views)) = engine.finish();
+    let (mut outcomes, ((causes, mut cost), (views, unit_costs))) = engine.finish();
     let mut ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
     // a sampled run: every total becomes the estimate from its units
     let sampled = sampler.and_then(|s| {
@@ -195,7 +198,6 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         ideal_results.push((vec![Ideal::Alu1], outcomes[i].cycles));
         ideal_units.push((Ideal::Alu1.name().to_string(), &outcomes[i]));
     }
-    let sampling_summary = sampled.map(|run| run.summary(&labels, &outcomes, &ideal_units, &windows, simulated));
     ideal_results.sort_by_key(|(set, _)| (set.len(), set.iter().map(|i| Ideal::ALL.iter().position(|x| x == i).unwrap_or(9)).collect::<Vec<_>>()));
     if !ideal_results.is_empty() {
         accounting.add_idealizations(base, &ideal_results);
@@ -232,6 +234,11 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         })
         .collect();
     let ((hotspots, functions, loops, hottest_loop, hottest_loop_head, hottest_loop_at), all_loops) = attribute_run(machine, &space, &statics, &cost);
+    let sampling_summary = sampled.map(|run| {
+        let shown: Vec<String> = functions.iter().take(sampling::report::FUNCTIONS_SHOWN).map(|f| f.function.clone()).collect();
+        let function_of = |i: usize| statics.get(i).map(|s| bottlenose_attribution::function_label(Some(&space), s.inst.address)).unwrap_or_default();
+        run.summary(&labels, &outcomes, &ideal_units, &windows, simulated, unit_costs, function_of, &shown)
+    });
 
     let mut report = DynamicReport {
         verdict: Default::default(),

@@ -7,7 +7,7 @@ use super::front::{Executed, Front};
 use super::options::BATCH;
 use super::report::StaticInstruction;
 use super::roi::{RoiPlacement, RoiTracker};
-use super::sampling::Sampler;
+use super::sampling::{unit_costs::UnitCosts, Sampler};
 use super::strings::{Fed, StringCollapser};
 use super::symbolize::MappingLog;
 use crate::accounting::Ideal;
@@ -17,7 +17,7 @@ use bottlenose_machine::Machine;
 use bottlenose_sources::qemu::ExecutedInsn;
 use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
 
-pub(super) type Views = ((StallCauseCounter, InstructionCost), AccountingViews);
+pub(super) type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
 
 /// An idealized stream: its own functional layer and timing core(s) on the same instructions.
 pub(super) struct IdealStream {

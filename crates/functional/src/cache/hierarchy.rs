@@ -452,7 +452,12 @@ impl CacheHierarchy {
     /// the lines wait for them.
     #[inline]
     pub fn take_prefetches(&mut self) -> PendingPrefetches {
-        std::mem::take(&mut self.pending)
+        // a copy and a cleared count, not `mem::take`: building the default value
+        // (out of line, field by field) and reading it back whole stalled store
+        // forwarding on every instruction (10 % of a fast-forward's time)
+        let taken = self.pending;
+        self.pending.len = 0;
+        taken
     }
 
     /// A data access of `size` bytes at `addr`. Returns the level that served

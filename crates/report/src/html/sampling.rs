@@ -52,5 +52,6 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
     for stage in ["dispatch", "issue", "commit"] {
         share_rows(o, &format!("CPI stack at {stage} (share of cycles)"), &s["cpi_stacks"][stage]);
     }
+    share_rows(o, "Functions (share of cycles)", &s["functions"]);
     o.push_str("</tbody></table></section>\n");
 }

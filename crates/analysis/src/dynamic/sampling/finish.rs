@@ -3,8 +3,11 @@
 //! report's `sampling` section.
 
 use super::estimator::{Design, Series};
+use super::estimator::Z_99_7;
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
+use super::unit_costs::UnitCosts;
 use super::{Sampler, SamplingOptions, WARM_UP_BATCHES};
+use std::collections::HashMap;
 use crate::dynamic::engine::VariantOutcome;
 use bottlenose_views::{InstructionCost, WindowTally};
 use std::time::Duration;
@@ -56,7 +59,11 @@ pub fn estimate<'a>(
 
 impl SampledRun {
     /// The `sampling` section: `outcomes[0]` the baseline, `outcomes[1..]` the
-    /// sensitivity variants (`labels`), `ideals` the idealizations by name.
+    /// sensitivity variants (`labels`), `ideals` the idealizations by name;
+    /// `functions` the functions the report shows, each static instruction's
+    /// function named by `function_of` (by static index), their cycles per unit
+    /// in `unit_costs`.
+    #[allow(clippy::too_many_arguments)]
     pub fn summary(
         self,
         labels: &[(Vec<String>, f64)],
@@ -64,8 +71,21 @@ impl SampledRun {
         ideals: &[(String, &VariantOutcome)],
         windows: &[WindowTally],
         instructions: u64,
+        unit_costs: UnitCosts,
+        function_of: impl Fn(usize) -> String,
+        functions: &[String],
     ) -> SamplingSummary {
-        summarize(Inputs {
+        let shown: HashMap<&str, usize> = functions.iter().enumerate().map(|(g, f)| (f.as_str(), g)).collect();
+        // static index -> shown function, looked up once per static instruction
+        let mut group: Vec<Option<Option<usize>>> = Vec::new();
+        let mut group_of = |i: usize| {
+            if i >= group.len() {
+                group.resize(i + 1, None);
+            }
+            *group[i].get_or_insert_with(|| shown.get(function_of(i).as_str()).copied())
+        };
+        let function_shares = unit_costs.group_shares(&self.design, measured(&outcomes[0]).series(), Z_99_7, &mut group_of, functions);
+        let mut summary = summarize(Inputs {
             design: &self.design,
             strata: self.strata,
             instructions,
@@ -78,6 +98,8 @@ impl SampledRun {
             target: self.opts.target,
             budget_seconds: self.opts.budget.map(|b| b.as_secs_f64()),
             elapsed_seconds: self.elapsed.as_secs_f64(),
-        })
+        });
+        summary.functions = function_shares;
+        summary
     }
 }

@@ -17,13 +17,15 @@
 //! * [`estimator`]: totals, ratios and their confidence intervals from the units;
 //! * [`controller`]: the period, from the observed variance, the target and the budget;
 //! * [`report`]: what the report says about the sample;
-//! * [`finish`]: the units turned into the run's totals at its end.
+//! * [`finish`]: the units turned into the run's totals at its end;
+//! * [`unit_costs`]: the baseline's cycles per instruction unit by unit (per-function intervals).
 
 pub mod controller;
 pub mod estimator;
 pub mod finish;
 pub mod report;
 pub mod schedule;
+pub mod unit_costs;
 #[cfg(test)]
 mod synthetic_tests;
 

@@ -7,6 +7,9 @@ use super::estimator::{Design, Interval, Series, Stratum, CONFIDENCE, MIN_UNITS_
 use bottlenose_views::{WindowTally, CPI_COMPONENTS};
 use serde::Serialize;
 
+/// Functions given an interval: as many as the text report's function table shows.
+pub const FUNCTIONS_SHOWN: usize = 10;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct StratumReport {
     pub instructions: u64,
@@ -84,6 +87,9 @@ pub struct SamplingSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpi_stacks: Option<StackIntervals>,
     pub topdown_level1: Vec<ShareInterval>,
+    /// The report's functions (the first of its table), each its share of the cycles.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<ShareInterval>,
 }
 
 /// A variant's per-unit cycles and its exact prefix.
@@ -97,7 +103,7 @@ impl<'a> Measured<'a> {
         Measured { prefix, units }
     }
 
-    fn series(&self) -> Series<'a> {
+    pub(super) fn series(&self) -> Series<'a> {
         Series { prefix: self.prefix, units: self.units }
     }
 }
@@ -180,6 +186,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         idealization,
         cpi_stacks,
         topdown_level1,
+        functions: Vec::new(),
     }
 }
 

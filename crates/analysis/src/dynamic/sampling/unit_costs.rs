@@ -1,0 +1,222 @@
+//! The baseline's cycles per static instruction, unit by unit: what the
+//! intervals of the per-function attribution are computed from.
+//!
+//! A function's cycles in a sampled run are the sum over its instructions of
+//! their weighted unit cycles ([`bottlenose_listeners::InstructionCost`]); their
+//! spread is the spread of the function's cycles from unit to unit, which the
+//! per-instruction totals do not keep. This listener keeps each unit's cycles
+//! per instruction (sparse: a unit of 4 Ki instructions touches a few hundred
+//! static instructions at most) and the exact prefix's per instruction; at the
+//! end they are summed per function and estimated like the total cycles.
+
+use super::estimator::{Design, Interval, Series};
+use super::report::ShareInterval;
+use bottlenose_timing::{BatchPart, Details, Listener, StageTimes};
+
+/// Which part of the run the current batch is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// Timed in full (the exact prefix).
+    Prefix,
+    /// A measured unit.
+    Unit,
+    /// A warm-up: timed, not measured.
+    WarmUp,
+}
+
+/// Per-unit cycles by static instruction (only in sampled runs; an exact run
+/// leaves it off and it costs one branch per instruction).
+pub struct UnitCosts {
+    on: bool,
+    part: Part,
+    last_commit: f64,
+    /// The exact prefix's cycles by static index.
+    prefix: Vec<f64>,
+    /// The unit being measured: cycles by static index, and the indices it touched.
+    current: Vec<f64>,
+    touched: Vec<u32>,
+    /// Every measured unit: (static index, cycles), in stream order.
+    units: Vec<Vec<(u32, f32)>>,
+}
+
+impl UnitCosts {
+    pub fn new(on: bool) -> Self {
+        UnitCosts { on, part: Part::Prefix, last_commit: -1.0, prefix: Vec::new(), current: Vec::new(), touched: Vec::new(), units: Vec::new() }
+    }
+
+    fn close_unit(&mut self) {
+        if self.part != Part::Unit {
+            return;
+        }
+        let mut unit = Vec::with_capacity(self.touched.len());
+        for &i in &self.touched {
+            let c = std::mem::take(&mut self.current[i as usize]);
+            unit.push((i, c as f32));
+        }
+        self.touched.clear();
+        self.units.push(unit);
+    }
+
+    /// An instruction of static index `index` committed at `commit`: the cycles
+    /// since the commit before are its own (as [`bottlenose_listeners::InstructionCost`] counts them).
+    #[inline]
+    fn record(&mut self, index: usize, commit: f64) {
+        if commit <= self.last_commit {
+            return;
+        }
+        let cycles = commit - self.last_commit;
+        self.last_commit = commit;
+        let cell = match self.part {
+            Part::WarmUp => return,
+            Part::Prefix => &mut self.prefix,
+            Part::Unit => &mut self.current,
+        };
+        if index >= cell.len() {
+            cell.resize((index + 1).next_power_of_two(), 0.0);
+        }
+        if self.part == Part::Unit && cell[index] == 0.0 {
+            self.touched.push(index as u32);
+        }
+        cell[index] += cycles;
+    }
+
+    /// The units measured (the last one possibly cut off by the end of the run).
+    pub fn units(&self) -> usize {
+        self.units.len() + (self.part == Part::Unit) as usize
+    }
+
+    /// Each group's share of the baseline's cycles with its interval: `group_of`
+    /// maps a static index to its group (a function), `None` for none; `base`
+    /// is the baseline's cycles (prefix and units) the shares are of. Groups in
+    /// `wanted` order.
+    pub fn group_shares(mut self, design: &Design, base: Series<'_>, z: f64, mut group_of: impl FnMut(usize) -> Option<usize>, wanted: &[String]) -> Vec<ShareInterval> {
+        self.close_unit();
+        let groups = wanted.len();
+        let mut prefix = vec![0.0; groups];
+        // (the per-instruction vectors grow in powers of two: past the last static
+        // instruction, and before it where one never ran, they hold zeros)
+        for (i, &c) in self.prefix.iter().enumerate().filter(|(_, &c)| c != 0.0) {
+            if let Some(g) = group_of(i) {
+                prefix[g] += c;
+            }
+        }
+        // per group, per unit (dense: groups are the few functions the report shows)
+        let mut per_unit = vec![vec![0.0; self.units.len()]; groups];
+        for (u, unit) in self.units.iter().enumerate() {
+            for &(i, c) in unit {
+                if let Some(g) = group_of(i as usize) {
+                    per_unit[g][u] += c as f64;
+                }
+            }
+        }
+        wanted
+            .iter()
+            .enumerate()
+            .map(|(g, name)| {
+                let share = if base.units.len() == per_unit[g].len() {
+                    design.ratio_interval(Series { prefix: prefix[g], units: &per_unit[g] }, base, z)
+                } else {
+                    Interval::default()
+                };
+                ShareInterval { name: name.clone(), share }
+            })
+            .collect()
+    }
+}
+
+impl Listener for UnitCosts {
+    const DETAILS: bool = false;
+
+    #[inline]
+    fn on_instruction(&mut self, index: usize, t: &StageTimes) {
+        if self.on {
+            self.record(index, t.commit);
+        }
+    }
+
+    fn begin_batch(&mut self, len: usize) -> Details {
+        self.begin_part(len, BatchPart::Whole)
+    }
+
+    fn begin_part(&mut self, _len: usize, part: BatchPart) -> Details {
+        if !self.on {
+            return Details::None;
+        }
+        self.close_unit();
+        self.part = match part {
+            BatchPart::Whole => Part::Prefix,
+            BatchPart::WarmUp => Part::WarmUp,
+            BatchPart::Unit { .. } => Part::Unit,
+        };
+        Details::None
+    }
+
+    fn samples(&self) -> bool {
+        self.on
+    }
+
+    fn wants_details(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamic::sampling::estimator::Stratum;
+
+    /// Two functions (static 0 in f, 1 in g) over four units of a 40-unit run:
+    /// the shares are the ratio of their unit sums, and they add up to one.
+    #[test]
+    fn shares_are_ratios_of_the_unit_sums() {
+        let mut u = UnitCosts::new(true);
+        let mut t = 0.0;
+        let mut base = Vec::new();
+        for k in 0..4 {
+            u.begin_part(2, BatchPart::WarmUp);
+            t += 5.0;
+            u.record(0, t); // not measured
+            u.begin_part(2, BatchPart::Unit { weight: 10.0 });
+            let (f, g) = (1.0 + k as f64, 3.0);
+            t += f;
+            u.record(0, t);
+            t += g;
+            u.record(1, t);
+            base.push(f + g);
+        }
+        let design = Design { unit_instructions: 1, prefix_instructions: 0, strata: vec![Stratum { instructions: 40, first_unit: 0, units: 4 }] };
+        let s = u.group_shares(&design, Series { prefix: 0.0, units: &base }, 3.0, Some, &["f".into(), "g".into()]);
+        // f: 1+2+3+4 = 10 of 22; g: 12 of 22
+        assert!((s[0].share.value - 10.0 / 22.0).abs() < 1e-9, "{:?}", s[0]);
+        assert!((s[1].share.value - 12.0 / 22.0).abs() < 1e-9, "{:?}", s[1]);
+        // f's cycles vary from unit to unit while the total follows them: an interval
+        assert!(s[0].share.half_width > 0.0 && s[1].share.half_width > 0.0);
+    }
+
+    /// The exact prefix counts as it is: f's 100 prefix cycles plus its
+    /// estimate from two units (10 and 20 cycles, each standing for 5 units).
+    #[test]
+    fn the_prefix_counts_in_full() {
+        let mut u = UnitCosts::new(true);
+        u.begin_part(1, BatchPart::Whole);
+        u.record(0, 99.0); // from -1: 100 cycles
+        u.begin_part(1, BatchPart::Unit { weight: 5.0 });
+        u.record(0, 109.0);
+        u.begin_part(1, BatchPart::Unit { weight: 5.0 });
+        u.record(1, 129.0);
+        let design = Design { unit_instructions: 1, prefix_instructions: 1, strata: vec![Stratum { instructions: 10, first_unit: 0, units: 2 }] };
+        u.begin_part(1, BatchPart::Whole);
+        u.record(5, 130.0); // a prefix again (as after a cut-off unit): grows the vector to 8
+        u.begin_part(1, BatchPart::WarmUp);
+        let base = [10.0, 20.0];
+        let known = |i: usize| {
+            assert!(i < 2 || i == 5, "static {i} never ran");
+            (i < 2).then_some(i)
+        };
+        let s = u.group_shares(&design, Series { prefix: 100.0, units: &base }, 3.0, known, &["f".into(), "g".into()]);
+        // f: 100 + 10/2 · 10 = 150 of 100 + 10 · 15 = 250; g: 100 of 250 (and the
+        // prefix's vector, grown past instruction 1, is not looked up there)
+        assert!((s[0].share.value - 0.6).abs() < 1e-9, "{:?}", s[0]);
+        assert!((s[1].share.value - 0.4).abs() < 1e-9, "{:?}", s[1]);
+    }
+}
