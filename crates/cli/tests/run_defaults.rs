@@ -72,18 +72,20 @@ fn streams_run_at_dram_bandwidth_with_the_default_prefetchers() {
     let default = run_json(&args, &exe, &["stream"]);
     let none = run_json(&[&args[..], &["--prefetcher", "none"]].concat(), &exe, &["stream"]);
     assert!(default["prefetcher"].as_str().unwrap().starts_with("next-line + stream"), "{}", default["prefetcher"]);
-    // 8 MiB of 8-byte elements from DRAM: skylake's file says 8 B/cycle, so at
-    // least 1 cycle per element; the loop (load+add, increment, compare and
-    // branch: 3 fused uops on a 4-wide core) needs 0.75. With the prefetcher
-    // hiding DRAM latency the bandwidth bounds it: 1 cycle per element
+    // 8 MiB of 8-byte elements from DRAM, while the 8 MiB L3 holds the last 8 MiB
+    // of `b`, written just before and so dirty: every line the stream brings in
+    // pushes a dirty line of `b` out to DRAM, 16 B of DRAM traffic per element.
+    // skylake's file says 8 B/cycle, so at least 2 cycles per element; the loop
+    // (load+add, increment, compare and branch: 3 fused uops on a 4-wide core)
+    // needs 0.75. With the prefetcher hiding DRAM latency the bandwidth bounds it
     let elements = (1u64 << 20) as f64;
     let per_element = f(&default, "cycles") / elements;
-    assert!((0.95..1.3).contains(&per_element), "default: {per_element:.2} cycles per element");
+    assert!((1.95..2.6).contains(&per_element), "default: {per_element:.2} cycles per element");
     // without a prefetcher each line waits 250 cycles of DRAM latency with
     // the ROB (224) holding ~75 elements (~9 lines) in flight: ~28 cycles per
     // line, 3.5 per element, and the lines miss L1D as demand accesses
     let none_per_element = f(&none, "cycles") / elements;
-    assert!(none_per_element > 2.5, "none: {none_per_element:.2} vs default {per_element:.2}");
+    assert!(none_per_element > per_element + 1.0, "none: {none_per_element:.2} vs default {per_element:.2}");
     let lines = 131072;
     assert!(l1d_misses(&default) < lines / 10, "default: {} of {lines} lines missed", l1d_misses(&default));
     assert!(l1d_misses(&none) > lines * 9 / 10, "none: {} of {lines} lines missed", l1d_misses(&none));
