@@ -91,7 +91,10 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
             let (killers, root_done, image) = (&killers, &root_done, root_image.clone());
             scope.spawn(move || collect_children(scope, machine, hub, template, killers, root_done, (root_pid, image)))
         });
-        let root = simulate(machine, &mut opts, Source::Root(run));
+        // a panic in the root's simulation must still end the collector (which waits for
+        // `root_done`), or the scope would wait for it forever: it becomes an error
+        let root = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(machine, &mut opts, Source::Root(run))))
+            .unwrap_or_else(|_| Err(thread_panicked(root_pid)));
         root_done.store(true, Ordering::Relaxed);
         let (children, untraced) = collector.map(|c| c.join().unwrap_or_default()).unwrap_or_default();
         (root, children, untraced)
@@ -166,13 +169,18 @@ fn collect_children<'scope, 'env>(
             parent,
             origin,
             image,
-            result: handle.join().unwrap_or_else(|_| Err(DynamicError::Qemu(bottlenose_sources::qemu::QemuError::Io {
-                context: format!("simulating pid {pid}"),
-                source: std::io::Error::other("the simulation thread panicked"),
-            }))),
+            result: handle.join().unwrap_or_else(|_| Err(thread_panicked(pid))),
         })
         .collect();
     (runs, untraced)
+}
+
+/// The error of a process whose simulation panicked (a bug of ours, reported in one line).
+fn thread_panicked(pid: u32) -> DynamicError {
+    DynamicError::Qemu(bottlenose_sources::qemu::QemuError::Io {
+        context: format!("simulating pid {pid}"),
+        source: std::io::Error::other("the simulation thread panicked (a bug in bottlenose: please report it)"),
+    })
 }
 
 fn row(pid: u32, parent: Option<u32>, origin: Origin, image: &Image, r: &DynamicReport) -> ProcessRow {
