@@ -175,25 +175,8 @@ fn bad_sampling_options_are_one_line_errors() {
 
 /// Two phases again, the second with a branch on random data taken half the
 /// time (if-conversion off, so that it stays a branch): about one
-/// misprediction in 14 instructions of that phase.
-const RANDOM_BRANCH: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    int rounds = argc > 1 ? atoi(argv[1]) : 10;
-    int n = 50000;
-    unsigned *a = malloc(n * sizeof *a);
-    unsigned x = 12345;
-    for (int i = 0; i < n; i++) { x = x * 1103515245u + 12345u; a[i] = x >> 16; }
-    long c = 0; double s = 0;
-    for (int r = 0; r < rounds; r++) {
-        for (int i = 0; i < n; i++) s += i * 0.5;
-        for (int i = 0; i < n; i++) if (a[i] & 1) c += a[i]; else c -= 3;
-    }
-    printf("%f %ld\n", s, c);
-    return 0;
-}
-"#;
+/// misprediction in 14 instructions of that phase. The bench program itself.
+const RANDOM_BRANCH: &str = include_str!("../../../bench/programs/branchy.c");
 
 /// The mispredictions' share of the slots is measured on the units as on the
 /// whole run: every unit's branches were predicted by a predictor that saw every
