@@ -188,7 +188,7 @@ impl Front {
             info.prefetch_level = level_index(from);
             // a second line rides along as a delta (DynInfo stays small); more are not timed
             if let Some(&(second, from2)) = started.as_slice().get(1) {
-                let lines = (second.wrapping_sub(line) as i64) >> self.functional.caches.data_line_shift();
+                let lines = (second.wrapping_sub(line) as i64) >> line_shift;
                 if let Ok(d) = i8::try_from(lines) {
                     info.prefetch_next_lines = d;
                     info.prefetch_level = info.prefetch_level.max(level_index(from2));
