@@ -57,7 +57,7 @@ def asm_files():
 
 
 def run_as(src, tmp):
-    """Runs `as -aln` like crates/sources does; returns (text bytes, listing, stderr) or None."""
+    """Runs `as -aln` like crates/inputs does; returns (text bytes, listing, stderr) or None."""
     if not shutil.which("as"):
         return None
     inp = os.path.join(tmp, "input.s")

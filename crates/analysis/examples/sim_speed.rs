@@ -6,7 +6,7 @@ use bottlenose_analysis::{analyze_block, run_block, StaticOptions};
 use bottlenose_decode::decode_block;
 use bottlenose_views::{StallCauseCounter, Timeline};
 use bottlenose_machine::Machine;
-use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_inputs::{assemble, AsmSyntax};
 use bottlenose_timing::{resolve_block, Acceleration, CoreConfig};
 use std::time::Instant;
 

@@ -7,7 +7,7 @@ use bottlenose_analysis::run_block;
 use bottlenose_decode::decode_block;
 use bottlenose_views::{AccountingViews, InstructionCost, StaticFacts, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_inputs::{assemble, AsmSyntax};
 use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, Listener, StageDetails, StageTimes};
 
 /// CPU time of this thread: unaffected by other processes sharing the machine.

@@ -3,7 +3,7 @@
 mod common;
 use bottlenose_analysis::{analyze_block, find_node, BlockReport, StaticOptions};
 use bottlenose_decode::decode_block;
-use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_inputs::{assemble, AsmSyntax};
 use common::machine;
 
 const BLOCKS: &[(&str, &str)] = &[

@@ -2,7 +2,7 @@
 use bottlenose_analysis::{analyze_block, BlockReport, StaticOptions};
 use bottlenose_decode::{decode_block, DecodedInst};
 use bottlenose_machine::Machine;
-use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_inputs::{assemble, AsmSyntax};
 
 pub fn asm(src: &str) -> Vec<DecodedInst> {
     let blocks = assemble(src, "test.s", AsmSyntax::Intel).expect("assemble");

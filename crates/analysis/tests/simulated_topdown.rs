@@ -9,7 +9,7 @@ use bottlenose_analysis::{find_node, BlockReport, StaticOptions, TopDownNode};
 use bottlenose_metrics::Unit;
 
 fn analyze(machine: &str, src: &str) -> BlockReport {
-    let code = &bottlenose_sources::assemble(src, "t.s", bottlenose_sources::AsmSyntax::Att).expect("assemble")[0];
+    let code = &bottlenose_inputs::assemble(src, "t.s", bottlenose_inputs::AsmSyntax::Att).expect("assemble")[0];
     let insts = bottlenose_decode::decode_block(&code.bytes, code.address).expect("decode");
     bottlenose_analysis::analyze_block(&common::machine(machine), "t", &insts, &StaticOptions { sensitivity: false, ..StaticOptions::default() }).expect("analysis")
 }

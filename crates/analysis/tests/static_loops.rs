@@ -4,7 +4,7 @@
 use bottlenose_analysis::{analyze_loops, find_static_loops, StaticOptions, ASSUMED_ITERATIONS_PER_ENTRY};
 use bottlenose_decode::{decode_block, DecodedInst};
 use bottlenose_machine::Machine;
-use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_inputs::{assemble, AsmSyntax};
 
 fn insts(src: &str) -> Vec<DecodedInst> {
     let b = &assemble(src, "t.s", AsmSyntax::Att).unwrap()[0];

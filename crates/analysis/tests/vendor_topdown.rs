@@ -5,7 +5,7 @@ use bottlenose_analysis::{analyze_block, find_node, BlockReport, StaticOptions, 
 use bottlenose_decode::Isa;
 
 fn analyze(machine: &str, src: &str) -> BlockReport {
-    let code = &bottlenose_sources::assemble_for(Isa::Aarch64, src, "t.s", bottlenose_sources::AsmSyntax::Att).expect("assemble")[0];
+    let code = &bottlenose_inputs::assemble_for(Isa::Aarch64, src, "t.s", bottlenose_inputs::AsmSyntax::Att).expect("assemble")[0];
     let insts = bottlenose_decode::decode_block_for(Isa::Aarch64, &code.bytes, code.address).expect("decode");
     let m = bottlenose_machine::Machine::resolve(machine).expect("machine");
     analyze_block(&m, "t", &insts, &StaticOptions { sensitivity: false, ..StaticOptions::default() }).expect("analysis")
@@ -48,7 +48,7 @@ fn neoverse_n1_gets_arms_cycle_accounting_and_x86_machines_none() {
     let be = node(&v.topdown, "Backend_Stalled_Cycles");
     assert_eq!(be.value, Some(v.events["STALL_BACKEND"] / v.events["CPU_CYCLES"]));
     assert!(be.flagged);
-    let code = &bottlenose_sources::assemble("1:\n mulsd %xmm1, %xmm0\n dec %ecx\n jnz 1b\n", "t.s", bottlenose_sources::AsmSyntax::Att).unwrap()[0];
+    let code = &bottlenose_inputs::assemble("1:\n mulsd %xmm1, %xmm0\n dec %ecx\n jnz 1b\n", "t.s", bottlenose_inputs::AsmSyntax::Att).unwrap()[0];
     let insts = bottlenose_decode::decode_block(&code.bytes, code.address).unwrap();
     let zen4 = bottlenose_machine::Machine::resolve("zen4").unwrap();
     let r = analyze_block(&zen4, "t", &insts, &StaticOptions { sensitivity: false, ..StaticOptions::default() }).unwrap();

@@ -4,7 +4,7 @@ use crate::input::{load, InputSpec};
 use anyhow::{Context, Result};
 use bottlenose_analysis::{analyze_block, analyze_loops, default_weights, BlockReport, LoopAnalysis, StaticOptions, ASSUMED_ITERATIONS_PER_ENTRY};
 use bottlenose_decode::{decode_block_for, BranchKind, Isa};
-use bottlenose_sources::{AsmSyntax, CodeBlock};
+use bottlenose_inputs::{AsmSyntax, CodeBlock};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 

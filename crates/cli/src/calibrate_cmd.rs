@@ -327,7 +327,7 @@ fn forms_of(path: &Path) -> Result<Vec<String>> {
     } else {
         let text = String::from_utf8(data).map_err(|_| anyhow::anyhow!("{name} is neither an ELF file nor UTF-8 assembly text"))?;
         let mut all = Vec::new();
-        for b in bottlenose_sources::assemble(&text, &name, bottlenose_sources::AsmSyntax::Auto)? {
+        for b in bottlenose_inputs::assemble(&text, &name, bottlenose_inputs::AsmSyntax::Auto)? {
             all.extend(bottlenose_decode::decode_block(&b.bytes, b.address).with_context(|| format!("cannot decode {name}"))?);
         }
         all

@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use bottlenose_attribution::Program;
-use bottlenose_sources::{assemble_for, elf_isa, from_elf, from_hex, AsmSyntax, CodeBlock, ElfSelector, Isa};
+use bottlenose_inputs::{assemble_for, elf_isa, from_elf, from_hex, AsmSyntax, CodeBlock, ElfSelector, Isa};
 use std::io::Read;
 use std::path::Path;
 

@@ -189,5 +189,5 @@ fn libraries_of(program: &Path) -> Vec<PathBuf> {
 /// `program` as the run will start it (a bare name is looked up on PATH); as
 /// given when it cannot be run (the run then says why).
 pub fn resolve_program(program: &Path) -> PathBuf {
-    bottlenose_sources::qemu::check_program(program).unwrap_or_else(|_| program.to_path_buf())
+    bottlenose_trace::check_program(program).unwrap_or_else(|_| program.to_path_buf())
 }

@@ -1,5 +1,5 @@
 //! The whole assembly input with the real GNU assembler
-//! (`bottlenose_sources::assemble_with`): one `as` process per input, so run
+//! (`bottlenose_inputs::assemble_with`): one `as` process per input, so run
 //! it with a small `-max_len` (scripts/fuzz.sh uses 512). Inputs with
 //! directives that make `as` itself slow or large (`.rept`, `.fill`,
 //! `.incbin`, ...) are skipped: they test `as`, not bottlenose.
@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use bottlenose_sources::{assemble_with, find_gnu_as, AsmSyntax};
+use bottlenose_inputs::{assemble_with, find_gnu_as, AsmSyntax};
 
 static AS: OnceLock<Option<PathBuf>> = OnceLock::new();
 

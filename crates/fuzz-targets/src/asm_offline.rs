@@ -1,4 +1,4 @@
-//! The pure-Rust half of the assembly input (`bottlenose_sources::assemble_offline`):
+//! The pure-Rust half of the assembly input (`bottlenose_inputs::assemble_offline`):
 //! LLVM-MCA region markers, the AT&T/Intel guess, the mapping of `as` error
 //! messages back to the user's lines, the `as -aln` listing reader and the
 //! cutting of one block per region, with `as` replaced by its outputs.
@@ -9,7 +9,7 @@
 //! at 2i, end at 2i+1). Missing parts are empty. Seeds: `scripts/fuzz.sh`
 //! makes them from examples/*.s and bench/blocks/*.s with real `as` output.
 
-use bottlenose_sources::{assemble_offline, AsmSyntax};
+use bottlenose_inputs::{assemble_offline, AsmSyntax};
 
 pub fn run(data: &[u8]) {
     let mut parts = data.splitn(4, |&b| b == 0);

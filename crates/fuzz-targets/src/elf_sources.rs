@@ -1,8 +1,8 @@
-//! ELF input (`bottlenose_sources::elf_function_symbols`, `from_elf` with a
+//! ELF input (`bottlenose_inputs::elf_function_symbols`, `from_elf` with a
 //! function name and with address ranges), then the decoder on the cut bytes,
 //! as `bottlenose analyze ./prog --function f` / `--range` do.
 
-use bottlenose_sources::{elf_function_symbols, from_elf, ElfSelector};
+use bottlenose_inputs::{elf_function_symbols, from_elf, ElfSelector};
 
 fn check(data: &[u8], sel: &ElfSelector) {
     match from_elf(data, "fuzz.elf", sel) {

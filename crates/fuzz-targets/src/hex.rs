@@ -1,9 +1,9 @@
-//! `bottlenose_sources::from_hex` on arbitrary text (lossy UTF-8, so the
+//! `bottlenose_inputs::from_hex` on arbitrary text (lossy UTF-8, so the
 //! fuzzer reaches every character class), then the decoder on what it gives.
 
 pub fn run(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    match bottlenose_sources::from_hex(&text) {
+    match bottlenose_inputs::from_hex(&text) {
         Ok(block) => {
             assert!(!block.bytes.is_empty());
             let _ = bottlenose_decode::decode_block(&block.bytes, block.address);

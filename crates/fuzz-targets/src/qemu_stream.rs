@@ -1,8 +1,8 @@
-//! The QEMU trace stream parser (`bottlenose_sources::qemu::read_stream`) on
+//! The QEMU trace stream parser (`bottlenose_trace::read_stream`) on
 //! arbitrary bytes, with a no-op visitor and with the `InstructionStream`
 //! visitor that the dynamic runs use (which trusts what the parser checked).
 
-use bottlenose_sources::qemu::{read_stream, InstructionStream, TraceVisitor};
+use bottlenose_trace::{read_stream, InstructionStream, TraceVisitor};
 
 struct Nop;
 impl TraceVisitor for Nop {}
@@ -35,7 +35,7 @@ pub fn run(data: &[u8]) {
     let mut stream = InstructionStream::new(|insn| {
         executed += 1;
         assert!(!insn.bytes.is_empty());
-        assert!(insn.mem().len() <= bottlenose_sources::qemu::MAX_MEM_PER_INSN);
+        assert!(insn.mem().len() <= bottlenose_trace::MAX_MEM_PER_INSN);
     });
     if let Ok(summary) = read_stream(data, &mut stream) {
         if !summary.complete {

@@ -1,5 +1,5 @@
 //! Following the processes a traced guest starts (`hub=PATH`): see
-//! `bottlenose_sources::qemu::Hub` for the design.
+//! `bottlenose_trace::Hub` for the design.
 //!
 //! - fork: QEMU forks with the plugin's state; the `pthread_atfork` child
 //!   handler connects to the hub with a new shared memory file, writes HELLO
@@ -27,7 +27,7 @@ use bottlenose_trace_format::transport::{HubOrigin, HUB_HELLO_LEN, HUB_MAGIC, SH
 
 use super::{stop, Sink, Writer, DISABLED, OUT_FD, WRITER};
 
-#[path = "../../sources/src/qemu/shebang.rs"]
+#[path = "../../trace/src/shebang.rs"]
 mod shebang;
 
 const SYS_EXECVE: i64 = 59;

@@ -3,7 +3,7 @@
 //!
 //! It is deliberately tiny: it decodes nothing and models nothing, it only
 //! writes facts. All decoding happens in the bottlenose process
-//! (`bottlenose_sources::qemu`).
+//! (`bottlenose_trace`).
 //!
 //! Usage: `qemu-x86_64 -plugin ./libbottlenose_qemu_plugin.so,fd=3[,shm=4] ./prog`.
 //!

@@ -2,7 +2,7 @@
 //! port, one store port; dispatch and commit width 2; ROB 8.
 use bottlenose_decode::decode_block;
 use bottlenose_machine::Machine;
-use bottlenose_sources::{assemble, AsmSyntax};
+use bottlenose_inputs::{assemble, AsmSyntax};
 use bottlenose_timing::*;
 use std::num::NonZeroU64;
 

@@ -1,6 +1,6 @@
 //! The wire format between bottlenose's QEMU plugin (crate
 //! `bottlenose-qemu-plugin`, the writer) and its trace reader
-//! (`bottlenose_sources::qemu`): the one place where record tags and layouts
+//! (`bottlenose_trace`): the one place where record tags and layouts
 //! are defined. No dependencies, so that the plugin, which runs inside QEMU,
 //! stays small.
 //!

@@ -1,7 +1,7 @@
 //! How records travel: the layout of the shared memory file (`shm=` mode)
 //! and the hello of a process connecting to the hub (`hub=` mode). The
 //! protocols themselves are described where they are implemented: the
-//! plugin's crate docs and `bottlenose_sources::qemu` (modules `shm`, `hub`).
+//! plugin's crate docs and `bottlenose_trace` (modules `shm`, `hub`).
 
 /// Size of the header page of the shared memory file, before the regions.
 pub const SHM_HEADER: usize = 4096;

@@ -24,7 +24,7 @@ use crate::static_loop::UnsupportedSummary;
 use bottlenose_functional::FunctionalCounts;
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::{ExecutedInsn, GuestExit, InstructionStream, ProcessEvents};
+use bottlenose_trace::{ExecutedInsn, GuestExit, InstructionStream, ProcessEvents};
 use bottlenose_timing::BatchPart;
 use std::num::NonZeroU64;
 use std::sync::atomic::Ordering;

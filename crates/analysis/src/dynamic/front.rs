@@ -8,7 +8,7 @@ use super::strings::{StringRun, StringSpan};
 use bottlenose_decode::BranchKind;
 use bottlenose_functional::{FunctionalLayer, Idealization, MemLevel, Prefetcher};
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::ExecutedInsn;
+use bottlenose_trace::ExecutedInsn;
 use bottlenose_timing::{DynInfo, StringWork};
 use std::num::NonZeroU64;
 

@@ -14,7 +14,7 @@ use crate::accounting::Ideal;
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer};
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter};
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::ExecutedInsn;
+use bottlenose_trace::ExecutedInsn;
 use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
 
 pub(super) type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));

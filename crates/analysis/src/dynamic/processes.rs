@@ -2,7 +2,7 @@
 //! `--no-inherit`, every process it forks or execs, each simulated by its
 //! own pipeline (its own caches, predictors and core, as separate processes
 //! have) on its own thread, as it runs. The processes connect to a hub
-//! (`bottlenose_sources::qemu::Hub`, which says how the plugin follows forks
+//! (`bottlenose_trace::Hub`, which says how the plugin follows forks
 //! and execs); the report details the process with the most cycles and lists
 //! every one with the total.
 
@@ -11,7 +11,7 @@ use super::options::DynamicOptions;
 use super::report::{DynamicError, DynamicReport};
 use super::source::Source;
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, QemuCommand};
+use bottlenose_trace::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, QemuCommand};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -177,7 +177,7 @@ fn collect_children<'scope, 'env>(
 
 /// The error of a process whose simulation panicked (a bug of ours, reported in one line).
 fn thread_panicked(pid: u32) -> DynamicError {
-    DynamicError::Qemu(bottlenose_sources::qemu::QemuError::Io {
+    DynamicError::Qemu(bottlenose_trace::QemuError::Io {
         context: format!("simulating pid {pid}"),
         source: std::io::Error::other("the simulation thread panicked (a bug in bottlenose: please report it)"),
     })

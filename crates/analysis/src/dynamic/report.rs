@@ -9,7 +9,7 @@ use crate::static_loop::UnsupportedSummary;
 use bottlenose_decode::DecodedInst;
 use bottlenose_functional::FunctionalStats;
 use bottlenose_views::{InstructionCost, StallCauses};
-use bottlenose_sources::qemu::QemuError;
+use bottlenose_trace::QemuError;
 use bottlenose_timing::InstrTiming;
 use serde::Serialize;
 

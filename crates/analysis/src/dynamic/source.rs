@@ -1,6 +1,6 @@
 //! Where a process's trace comes from, and stopping the process behind it.
 
-use bottlenose_sources::qemu::{read_stream, trace_run, GuestExit, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream, TraceVisitor};
+use bottlenose_trace::{read_stream, trace_run, GuestExit, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream, TraceVisitor};
 
 /// Where a process's trace comes from.
 pub(super) enum Source {

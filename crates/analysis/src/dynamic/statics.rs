@@ -6,7 +6,7 @@ use super::pipeline::Pipeline;
 use super::report::StaticInstruction;
 use bottlenose_decode::{decode_one_for, DecodedInst, Isa};
 use bottlenose_views::StaticFacts;
-use bottlenose_sources::qemu::ExecutedInsn;
+use bottlenose_trace::ExecutedInsn;
 use bottlenose_timing::{resolve, UnknownForm};
 
 impl Pipeline<'_> {

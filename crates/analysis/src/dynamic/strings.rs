@@ -14,7 +14,7 @@
 //! makes the addresses descend). It keeps one pending run per vCPU and allocates nothing
 //! per report.
 
-use bottlenose_sources::qemu::ExecutedInsn;
+use bottlenose_trace::ExecutedInsn;
 
 /// The bytes one memory stream of a string instruction covered: its first and last
 /// element's addresses (descending when the direction flag was set).
@@ -164,7 +164,7 @@ impl StringCollapser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bottlenose_sources::qemu::{MemAccess, MAX_MEM_PER_INSN};
+    use bottlenose_trace::{MemAccess, MAX_MEM_PER_INSN};
 
     const REP_MOVSB: &[u8] = &[0xf3, 0xa4];
     const AT: u64 = 0x401000;

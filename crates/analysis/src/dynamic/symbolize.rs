@@ -5,7 +5,7 @@ use super::report::{HotspotRow, LoopReport, LoopTableRow, StaticInstruction};
 use bottlenose_attribution::{attribute, AddressSpace, GuestMapping, InsnStat, LoopInfo, Symbolize};
 use bottlenose_views::InstructionCost;
 use bottlenose_machine::Machine;
-use bottlenose_sources::qemu::TraceVisitor;
+use bottlenose_trace::TraceVisitor;
 use std::cell::RefCell;
 use std::rc::Rc;
 

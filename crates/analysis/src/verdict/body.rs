@@ -195,7 +195,7 @@ fn longest_recurrence(code: &[(&DecodedInst, &InstrTiming)]) -> Option<Recurrenc
 mod tests {
     use super::*;
     use bottlenose_decode::decode_block;
-    use bottlenose_sources::{assemble, AsmSyntax};
+    use bottlenose_inputs::{assemble, AsmSyntax};
     use bottlenose_timing::resolve_block;
 
     fn body(src: &str) -> Body {

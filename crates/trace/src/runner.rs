@@ -316,7 +316,7 @@ fn signal_name(sig: i32) -> Option<&'static str> {
 ///
 /// Its stdin, stdout and stderr are this process's unless [`QemuCommand`]
 /// said otherwise. The trace arrives on [`QemuRun::take_stream`], to be read
-/// with [`read_stream`](super::read_stream) while the program runs (the
+/// with [`read_stream`](crate::read_stream) while the program runs (the
 /// plugin waits when the reader falls behind). If the reader drops the
 /// stream early, the plugin stops writing and the program runs on
 /// untraced. Dropping a `QemuRun` that was not waited for kills QEMU.
@@ -338,7 +338,7 @@ impl Drop for QemuRun {
 }
 
 /// The reading end of a run's trace stream: pass it to
-/// [`read_stream`](super::read_stream). Dropping it tells the plugin to stop
+/// [`read_stream`](crate::read_stream). Dropping it tells the plugin to stop
 /// writing (the program then runs on untraced).
 #[derive(Debug)]
 pub struct TraceStream(Transport);
@@ -409,7 +409,7 @@ impl QemuCommand {
     }
 
     /// Trace the processes the program starts (forks and execs) through
-    /// this [`Hub`](super::Hub)'s socket.
+    /// this [`Hub`](crate::Hub)'s socket.
     pub fn hub(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.hub = Some(path.as_ref().to_path_buf());
         self

@@ -1,6 +1,6 @@
 //! Hex input: accepted layouts and every error.
 
-use bottlenose_sources::{from_hex, SourceError};
+use bottlenose_inputs::{from_hex, SourceError};
 
 const ADD: [u8; 3] = [0x48, 0x01, 0xd8];
 

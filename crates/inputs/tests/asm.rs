@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use bottlenose_sources::{assemble, assemble_with, AsmSyntax, CodeBlock, SourceError};
+use bottlenose_inputs::{assemble, assemble_with, AsmSyntax, CodeBlock, SourceError};
 
 /// (offset, line, text) of each listed instruction.
 fn lines(b: &CodeBlock) -> Vec<(u64, usize, &str)> {
@@ -199,7 +199,7 @@ fn missing_assembler_is_reported() {
 #[test]
 fn finds_as_on_path() {
     let path =
-        bottlenose_sources::find_gnu_as().expect("binutils must be installed for these tests");
+        bottlenose_inputs::find_gnu_as().expect("binutils must be installed for these tests");
     assert!(path.ends_with("as"));
     let blocks = assemble_with(&path, "ret", "t.s", AsmSyntax::Att).unwrap();
     assert_eq!(blocks[0].bytes, vec![0xc3]);
@@ -215,7 +215,7 @@ fn function_symbols_of_an_assembly_file() {
 
 #[test]
 fn aarch64_assembly_goes_through_the_cross_assembler() {
-    use bottlenose_sources::{assemble_for, AsmSyntax, Isa};
+    use bottlenose_inputs::{assemble_for, AsmSyntax, Isa};
     // GNU as encodings (objdump): fmul d0, d0, d1 = 1e610800; subs x2, x2, #1 = f1000442
     let blocks = assemble_for(Isa::Aarch64, "fmul d0, d0, d1 // a comment\n  subs x2, x2, #1\n", "k.s", AsmSyntax::Auto).unwrap();
     assert_eq!(blocks.len(), 1);

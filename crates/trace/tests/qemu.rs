@@ -12,8 +12,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use bottlenose_sources::elf_function_symbols;
-use bottlenose_sources::qemu::{
+use bottlenose_inputs::elf_function_symbols;
+use bottlenose_trace::{
     find_plugin, read_stream, run_program, run_program_with, trace_run, ExecutedInsn, GuestExit,
     InstructionStream, MemAccess, QemuCommand, QemuError, StreamSummary, TraceVisitor,
     PLUGIN_FILE_NAME, STREAM_VERSION,
@@ -887,7 +887,7 @@ fn executed_instruction_count_in_a_function_is_exact() {
     let trace = dir.path().join("count.trace");
     let file = std::fs::File::create(&trace).unwrap();
     let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
-    let mut cmd = Command::new(bottlenose_sources::qemu::find_qemu().unwrap());
+    let mut cmd = Command::new(bottlenose_trace::find_qemu().unwrap());
     cmd.arg("-plugin")
         .arg(format!("{},fd=3", plugin().display()))
         .arg(&prog);
@@ -1443,7 +1443,7 @@ fn missing_qemu_or_plugin() {
 }
 
 // ---------------------------------------------------------------------------
-// Throughput (run by hand: cargo test --release -p bottlenose-sources --test qemu -- --ignored --nocapture)
+// Throughput (run by hand: cargo test --release -p bottlenose-trace --test qemu -- --ignored --nocapture)
 
 const BENCH_S: &str = r#"
     .intel_syntax noprefix
@@ -1517,7 +1517,7 @@ fn throughput() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(50_000_000u64);
     let insns = 4 * iters;
-    let qemu = bottlenose_sources::qemu::find_qemu().unwrap();
+    let qemu = bottlenose_trace::find_qemu().unwrap();
     // CPU seconds (user + system) of this process and of its waited-for
     // children: the machine may be shared, so wall time alone misleads.
     let cpu = |who| {

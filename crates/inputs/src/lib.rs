@@ -1,4 +1,4 @@
-//! Inputs of bottlenose: turns what the user gives us (assembly text, hex
+//! Static inputs of bottlenose: turns what the user gives us (assembly text, hex
 //! bytes, an ELF file plus a function name or address range) into raw machine
 //! code blocks, x86-64 or AArch64 (each block says which).
 //!
@@ -6,15 +6,13 @@
 //! It only produces bytes, the address of the first byte and a name, plus
 //! (for assembly) the source line of each listed offset when known.
 //!
-//! The [`qemu`] module is the dynamic input: it runs a program under
-//! `qemu-x86_64` with the bottlenose TCG plugin and streams the executed
-//! instructions (bytes, addresses, memory accesses).
+//! The dynamic input (a program run under QEMU with the bottlenose plugin,
+//! streaming the executed instructions) is crate `bottlenose-trace`.
 
 mod asm;
 mod elf;
 mod error;
 mod hex;
-pub mod qemu;
 
 pub use asm::{assemble, assemble_for, assemble_with, find_gnu_as};
 #[doc(hidden)]
@@ -23,7 +21,6 @@ pub use elf::{elf_function_symbols, elf_isa, from_elf, ElfSelector};
 pub use error::SourceError;
 pub use bottlenose_decode::Isa;
 pub use hex::from_hex;
-pub use qemu::{run_program, ExecutedInsn, QemuError, QemuRun, TraceVisitor};
 
 /// One contiguous piece of machine code to analyze.
 #[derive(Debug, Clone, PartialEq, Eq)]

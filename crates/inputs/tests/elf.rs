@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bottlenose_sources::{elf_function_symbols, from_elf, ElfSelector, SourceError};
+use bottlenose_inputs::{elf_function_symbols, from_elf, ElfSelector, SourceError};
 use object::{Object, ObjectSection, ObjectSymbol};
 
 const C_SOURCE: &str = r#"
@@ -259,8 +259,8 @@ fn non_elf_and_foreign_elf_are_rejected() {
     // ... and to AArch64 (183): accepted, and the block says so
     data[18..20].copy_from_slice(&183u16.to_le_bytes());
     let b = from_elf(&data, "arm.o", &ElfSelector::Range { start: 0, end: 1 }).unwrap();
-    assert_eq!(b.isa, bottlenose_sources::Isa::Aarch64);
-    assert_eq!(bottlenose_sources::elf_isa(&data), Some(bottlenose_sources::Isa::Aarch64));
+    assert_eq!(b.isa, bottlenose_inputs::Isa::Aarch64);
+    assert_eq!(bottlenose_inputs::elf_isa(&data), Some(bottlenose_inputs::Isa::Aarch64));
 
     // A truncated ELF header must not panic.
     let err = from_elf(
