@@ -149,7 +149,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         // the same value as --format json prints, so that `report` of that JSON gives this page
         let value = if analyses.len() == 1 { json(&analyses[0])? } else { serde_json::Value::Array(analyses.iter().map(json).collect::<Result<Vec<_>>>()?) };
         let title = format!("bottlenose analyze: {}", analyses.iter().map(Analysis::name).collect::<Vec<_>>().join(", "));
-        crate::html_out::write_html(path, value, &title)?;
+        crate::html_out::write_html(path, value, &title, Some(&machine))?;
     }
     match a.format {
         Format::Json if analyses.len() == 1 => println!("{}", bottlenose_report::to_json(&json(&analyses[0])?)),

@@ -8,22 +8,30 @@ use std::path::Path;
 
 /// Adds `sources` (file → text, for files named by hotspots that exist here) and
 /// `machine_summary` to each report the value holds, then renders and writes atomically.
-pub fn write_html(path: &Path, mut report: Value, title: &str) -> Result<()> {
+/// `machine` is the model the reports were computed on, as resolved (a `--machine
+/// custom.toml` has no name to look up again); without it (`report` of a saved JSON,
+/// `topdown`), a built-in machine of the report's `machine` name is summarized.
+pub fn write_html(path: &Path, mut report: Value, title: &str, machine: Option<&Machine>) -> Result<()> {
+    let summary = machine.map(bottlenose_report::render_machine);
     match &mut report {
-        Value::Array(regions) => regions.iter_mut().for_each(enrich),
-        one => enrich(one),
+        Value::Array(regions) => regions.iter_mut().for_each(|r| enrich(r, summary.as_deref())),
+        one => enrich(one, summary.as_deref()),
     }
     let html = bottlenose_report::render_html(&report, title);
     crate::output::write_atomic(path, &html).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn enrich(report: &mut Value) {
+fn enrich(report: &mut Value, machine_summary: Option<&str>) {
     if !report.is_object() {
         return;
     }
     if report.get("machine_summary").is_none() {
-        if let Some(m) = report["machine"].as_str().and_then(|n| Machine::resolve(n).ok()) {
-            report["machine_summary"] = Value::String(bottlenose_report::render_machine(&m));
+        let summary = match machine_summary {
+            Some(text) => Some(text.to_string()),
+            None => report["machine"].as_str().and_then(|n| Machine::resolve(n).ok()).map(|m| bottlenose_report::render_machine(&m)),
+        };
+        if let Some(text) = summary {
+            report["machine_summary"] = Value::String(text);
         }
     }
     if report.get("sources").is_none() {
@@ -61,7 +69,7 @@ pub fn run(a: ReportArgs) -> Result<i32> {
     let text = std::fs::read_to_string(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
     let value = parse_reports(&text).map_err(|e| anyhow::anyhow!("{} is not a bottlenose JSON report: {e}", a.input.display()))?;
     let title = format!("bottlenose: {}", a.input.display());
-    write_html(&a.output, value, &title)?;
+    write_html(&a.output, value, &title, None)?;
     Ok(0)
 }
 

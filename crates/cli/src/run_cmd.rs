@@ -286,7 +286,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     channel.write(&text)?;
     if let Some(path) = &a.html {
         let title = format!("bottlenose run: {}", report.program);
-        crate::html_out::write_html(path, crate::output::stamped_on(&report, "run", &host)?, &title)?;
+        crate::html_out::write_html(path, crate::output::stamped_on(&report, "run", &host)?, &title, Some(&machine))?;
     }
     // the signal that stopped us, as a shell reports it; else the program's exit status
     let stopped_by = stop_signal.load(Ordering::Relaxed) as i32;

@@ -283,7 +283,7 @@ fn import_file(a: &TopdownArgs, file: &std::path::Path, m: Method) -> Result<i32
 fn write_html(a: &TopdownArgs, reports: &[Report], view: View) -> Result<()> {
     let (Some(path), Some(last)) = (&a.html, reports.last()) else { return Ok(()) };
     let value = last.json(View { all: true, ..view });
-    crate::html_out::write_html(path, value, "bottlenose topdown")
+    crate::html_out::write_html(path, value, "bottlenose topdown", None)
 }
 
 /// `--cpu NAME`: an event table name (`skl`, `spr`), or any machine name or alias

@@ -417,3 +417,30 @@ fn cpp_report_embeds_only_the_lines_that_matter() {
     check_clean(&dom);
     assert_eq!(layout_problems(&page), "ok");
 }
+
+/// `--machine FILE`: the page's machine section summarizes the machine that file
+/// describes, which no built-in name resolves to (here skylake.toml renamed
+/// `my-core`, its ROB cut from 224 to 100 entries).
+#[test]
+fn custom_machine_file_keeps_its_summary() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let skylake = std::fs::read_to_string(repo.join("machines/skylake.toml")).unwrap();
+    let mine = skylake.replacen("name = \"skylake\"", "name = \"my-core\"", 1).replacen("aliases = [\"skl\", \"skylake-client\"]", "aliases = []", 1).replacen("rob = 224", "rob = 100", 1);
+    assert!(mine.contains("name = \"my-core\"") && mine.contains("rob = 100\n") && mine.contains("aliases = []"), "skylake.toml changed its layout: {mine}");
+    std::fs::write(d.path().join("my-core.toml"), mine).unwrap();
+    std::fs::copy(repo.join("machines/skylake.forms.toml"), d.path().join("skylake.forms.toml")).unwrap();
+    std::fs::write(d.path().join("k.s"), "loop:\n  addq (%rdi), %rax\n  addq $8, %rdi\n  decq %rcx\n  jnz loop\n").unwrap();
+    let page = d.path().join("k.html");
+    let st = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .current_dir(d.path())
+        .args(["analyze", "k.s", "--machine", "my-core.toml", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = html.split("<section id=\"machine\">").nth(1).expect("a machine section").split("</section>").next().unwrap();
+    assert!(section.contains("my-core: "), "{section}");
+    assert!(section.contains("ROB 100,"), "{section}");
+}
