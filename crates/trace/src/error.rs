@@ -3,7 +3,8 @@
 use std::io;
 use std::path::PathBuf;
 
-use super::runner::{GuestExit, PLUGIN_FILE_NAME};
+use super::process::GuestExit;
+use super::runner::PLUGIN_FILE_NAME;
 
 /// Why a program could not be run under QEMU, or its trace not read.
 #[derive(Debug, thiserror::Error)]

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::error::QemuError;
-use super::runner::{Killer, TraceStream};
+use super::process::Killer;
+use super::runner::TraceStream;
 use super::shm::ShmStream;
 
 use bottlenose_trace_format::transport::HUB_MAGIC;

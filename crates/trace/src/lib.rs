@@ -55,6 +55,8 @@
 mod error;
 mod hub;
 mod insn;
+mod locate;
+mod process;
 mod runner;
 pub mod shebang;
 mod shm;
@@ -63,9 +65,7 @@ mod stream;
 pub use error::QemuError;
 pub use hub::{ChildTrace, Hub, Origin};
 pub use insn::{ExecutedInsn, InstructionStream, ProcessEvents, MemAccess, MAX_MEM_PER_INSN};
-pub use runner::{
-    check_program, find_plugin, find_qemu, find_qemu_for, program_isa, resolve_command, run_program, run_program_with, trace_run,
-    GuestExit, Killer,
-    QemuCommand, QemuRun, RunOutcome, TraceStream, PLUGIN_FILE_NAME, SHM_FD, STREAM_FD,
-};
+pub use locate::{check_program, find_plugin, find_qemu, find_qemu_for, program_isa, resolve_command};
+pub use process::{GuestExit, Killer};
+pub use runner::{run_program, run_program_with, trace_run, QemuCommand, QemuRun, RunOutcome, TraceStream, PLUGIN_FILE_NAME, SHM_FD, STREAM_FD};
 pub use stream::{read_stream, StreamSummary, TraceVisitor, STREAM_MAGIC, STREAM_VERSION};

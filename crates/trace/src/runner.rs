@@ -1,25 +1,22 @@
-//! Finding QEMU and the plugin, checking the program, and running it with
-//! the trace stream on an inherited descriptor.
+//! Running a program under QEMU with the trace stream on an inherited
+//! descriptor ([`QemuCommand`], [`QemuRun`]) and reading it to the end.
+//! Finding QEMU, the plugin and the program is `locate.rs`; how the run ended
+//! and killing it, `process.rs`.
 
 use bottlenose_decode::Isa;
-use std::env;
 use std::ffi::{OsStr, OsString};
-use std::fmt;
-use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::io::AsRawFd;
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-
-use object::read::elf::FileHeader;
+use std::process::{Child, Command, Stdio};
 
 use super::error::QemuError;
 use super::insn::{ExecutedInsn, InstructionStream};
-use super::shebang::{read_shebang, script_command, MAX_DEPTH};
+use super::locate::{aarch64_sysroot, find_plugin, find_qemu_for, program_isa, resolve_command};
+use super::process::{GuestExit, Killer};
 use super::shm::{create_shm, ShmStream};
 use super::stream::{read_stream_into, StreamSummary, TraceVisitor};
 
@@ -30,287 +27,6 @@ pub const STREAM_FD: i32 = 3;
 /// Descriptor QEMU gets the shared memory file on (the plugin's `shm=`
 /// argument); the plugin maps and closes it at start-up.
 pub const SHM_FD: i32 = 4;
-
-/// Locates `qemu-x86_64`: `$BOTTLENOSE_QEMU` (a path, or a name looked up
-/// on PATH) if set and not empty, else `qemu-x86_64` on PATH.
-pub fn find_qemu() -> Result<PathBuf, QemuError> {
-    find_qemu_for(Isa::X86_64)
-}
-
-/// The user-mode emulator of `isa` and the variable that overrides it.
-fn emulator(isa: Isa) -> (&'static str, &'static str) {
-    match isa {
-        Isa::X86_64 => ("qemu-x86_64", "BOTTLENOSE_QEMU"),
-        Isa::Aarch64 => ("qemu-aarch64", "BOTTLENOSE_QEMU_AARCH64"),
-    }
-}
-
-/// Locates the emulator of `isa` (`qemu-x86_64`, `qemu-aarch64`), or the one
-/// its variable (`$BOTTLENOSE_QEMU`, `$BOTTLENOSE_QEMU_AARCH64`) names.
-pub fn find_qemu_for(isa: Isa) -> Result<PathBuf, QemuError> {
-    let (program, var) = emulator(isa);
-    if let Some(v) = env::var_os(var).filter(|v| !v.is_empty()) {
-        let p = PathBuf::from(&v);
-        let found = if p.components().count() == 1 && !p.is_absolute() {
-            search_path(&v)
-        } else if is_executable_file(&p) {
-            Some(p.clone())
-        } else {
-            None
-        };
-        return found.ok_or(QemuError::QemuNotFound { program, tried: Some(p) });
-    }
-    search_path(OsStr::new(program)).ok_or(QemuError::QemuNotFound { program, tried: None })
-}
-
-/// Where the AArch64 guest's dynamic loader and libraries are: `$QEMU_LD_PREFIX` if set
-/// (QEMU reads it itself), else Debian's cross sysroot (libc6-arm64-cross).
-fn aarch64_sysroot() -> Option<PathBuf> {
-    if env::var_os("QEMU_LD_PREFIX").is_some() {
-        return None;
-    }
-    let p = PathBuf::from("/usr/aarch64-linux-gnu");
-    p.join("lib").is_dir().then_some(p)
-}
-
-/// Locates the plugin: `$BOTTLENOSE_QEMU_PLUGIN` if set and not empty, else
-/// [`PLUGIN_FILE_NAME`] next to the current executable or in its parent
-/// directory (test binaries live in `target/<profile>/deps`).
-pub fn find_plugin() -> Result<PathBuf, QemuError> {
-    if let Some(v) = env::var_os("BOTTLENOSE_QEMU_PLUGIN").filter(|v| !v.is_empty()) {
-        let p = PathBuf::from(v);
-        return if p.is_file() {
-            Ok(p)
-        } else {
-            Err(QemuError::PluginNotFound {
-                tried: vec![p],
-                from_env: true,
-            })
-        };
-    }
-    let mut tried = Vec::new();
-    if let Ok(exe) = env::current_exe() {
-        let mut dir = exe.parent();
-        for _ in 0..2 {
-            let Some(d) = dir else { break };
-            let candidate = d.join(PLUGIN_FILE_NAME);
-            if candidate.is_file() {
-                return Ok(candidate);
-            }
-            tried.push(candidate);
-            dir = d.parent();
-        }
-    }
-    Err(QemuError::PluginNotFound {
-        tried,
-        from_env: false,
-    })
-}
-
-/// Checks that `program` names an x86-64 ELF executable (or position
-/// independent executable) and returns the path to run. A bare name that is
-/// not a file in the current directory is looked up on PATH.
-pub fn check_program(program: &Path) -> Result<PathBuf, QemuError> {
-    program_isa(program).map(|(p, _)| p)
-}
-
-/// [`check_program`] for x86-64 and AArch64 executables: the path to run and its ISA.
-pub fn program_isa(program: &Path) -> Result<(PathBuf, Isa), QemuError> {
-    let mut path = program.to_path_buf();
-    let bare = program.components().count() == 1 && !program.is_absolute();
-    if bare && !program.exists() {
-        if let Some(found) = search_path(program.as_os_str()) {
-            path = found;
-        }
-    }
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(QemuError::ProgramNotFound(program.to_path_buf()))
-        }
-        Err(e) => {
-            return Err(QemuError::Io {
-                context: format!("cannot read {}", program.display()),
-                source: e,
-            })
-        }
-    };
-    let not_exe = || QemuError::NotX86_64Executable(program.to_path_buf());
-    if !meta.is_file() {
-        return Err(not_exe());
-    }
-    let mut header = Vec::with_capacity(64);
-    File::open(&path)
-        .and_then(|f| f.take(64).read_to_end(&mut header))
-        .map_err(|e| QemuError::Io {
-            context: format!("cannot read {}", program.display()),
-            source: e,
-        })?;
-    let elf = object::elf::FileHeader64::<object::Endianness>::parse(&header[..])
-        .map_err(|_| not_exe())?;
-    let endian = elf.endian().map_err(|_| not_exe())?;
-    let e_type = elf.e_type(endian);
-    let isa = match elf.e_machine(endian) {
-        object::elf::EM_X86_64 => Isa::X86_64,
-        object::elf::EM_AARCH64 => Isa::Aarch64,
-        _ => return Err(not_exe()),
-    };
-    if !elf.is_class_64() || !(e_type == object::elf::ET_EXEC || e_type == object::elf::ET_DYN) {
-        return Err(not_exe());
-    }
-    // SAFETY: access() on a NUL-terminated path.
-    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| not_exe())?;
-    if unsafe { libc::access(c_path.as_ptr(), libc::X_OK) } != 0 {
-        return Err(QemuError::PermissionDenied(program.to_path_buf()));
-    }
-    // QEMU would take a path starting with '-' for an option.
-    if path.as_os_str().as_bytes().first() == Some(&b'-') {
-        path = Path::new(".").join(path);
-    }
-    Ok((path, isa))
-}
-
-/// The ELF executable and arguments that run `program args` as the kernel
-/// would: a `#!` script (or a shim such as pyenv's) runs through its
-/// interpreter (interpreters of interpreters up to Linux's depth of 4; see
-/// [`script_command`]), then [`check_program`] checks the ELF file.
-pub fn resolve_command(program: &Path, args: &[OsString]) -> Result<(PathBuf, Vec<OsString>), QemuError> {
-    let mut path = program.to_path_buf();
-    let mut args = args.to_vec();
-    for _ in 0..=MAX_DEPTH {
-        let found = find_program(&path)?;
-        let script = match read_shebang(&found) {
-            Ok(Some(s)) => s,
-            // not a script (or unreadable: check_program says which)
-            _ => return Ok((check_program(&found)?, args)),
-        };
-        if !is_executable_file(&found) {
-            return Err(QemuError::PermissionDenied(path));
-        }
-        let cmd = script_command(&script, &found, &args, env::var_os("PATH").as_deref());
-        let interpreter = PathBuf::from(&cmd[0]);
-        if !interpreter.exists() {
-            return Err(QemuError::InterpreterNotFound { script: path, interpreter });
-        }
-        path = interpreter;
-        args = cmd[1..].to_vec();
-    }
-    Err(QemuError::NotX86_64Executable(program.to_path_buf()))
-}
-
-/// `program` itself, or a bare name not in the current directory found on PATH.
-fn find_program(program: &Path) -> Result<PathBuf, QemuError> {
-    let bare = program.components().count() == 1 && !program.is_absolute();
-    if bare && !program.exists() {
-        return search_path(program.as_os_str()).ok_or_else(|| QemuError::ProgramNotFound(program.to_path_buf()));
-    }
-    Ok(program.to_path_buf())
-}
-
-fn is_executable_file(p: &Path) -> bool {
-    std::fs::metadata(p)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
-fn search_path(name: &OsStr) -> Option<PathBuf> {
-    let path = env::var_os("PATH")?;
-    env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| is_executable_file(p))
-}
-
-/// How QEMU (and so the guest) ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GuestExit {
-    /// Normal exit with this code.
-    Code(i32),
-    /// Killed by a signal (QEMU re-raises the guest's fatal signal on itself).
-    Signal { signal: i32, core_dumped: bool },
-}
-
-impl GuestExit {
-    pub fn from_status(status: ExitStatus) -> Self {
-        match (status.code(), status.signal()) {
-            (Some(c), _) => GuestExit::Code(c),
-            (None, Some(s)) => GuestExit::Signal {
-                signal: s,
-                core_dumped: status.core_dumped(),
-            },
-            // Stopped/continued statuses are not returned by wait().
-            (None, None) => GuestExit::Code(-1),
-        }
-    }
-
-    pub fn success(&self) -> bool {
-        *self == GuestExit::Code(0)
-    }
-
-    pub fn code(&self) -> Option<i32> {
-        match *self {
-            GuestExit::Code(c) => Some(c),
-            GuestExit::Signal { .. } => None,
-        }
-    }
-
-    pub fn signal(&self) -> Option<i32> {
-        match *self {
-            GuestExit::Code(_) => None,
-            GuestExit::Signal { signal, .. } => Some(signal),
-        }
-    }
-}
-
-impl From<ExitStatus> for GuestExit {
-    fn from(s: ExitStatus) -> Self {
-        GuestExit::from_status(s)
-    }
-}
-
-impl fmt::Display for GuestExit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            GuestExit::Code(c) => write!(f, "exited with code {c}"),
-            GuestExit::Signal {
-                signal,
-                core_dumped,
-            } => {
-                write!(f, "killed by signal {signal}")?;
-                if let Some(name) = signal_name(signal) {
-                    write!(f, " ({name})")?;
-                }
-                if core_dumped {
-                    write!(f, ", core dumped")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-fn signal_name(sig: i32) -> Option<&'static str> {
-    Some(match sig {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGUSR1 => "SIGUSR1",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGUSR2 => "SIGUSR2",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGSYS => "SIGSYS",
-        _ => return None,
-    })
-}
 
 /// A program running under `qemu-x86_64` with the bottlenose plugin.
 ///
@@ -436,7 +152,7 @@ impl QemuCommand {
         self
     }
 
-    /// QEMU binary to use instead of [`find_qemu`]'s.
+    /// QEMU binary to use instead of [`find_qemu`](crate::find_qemu)'s.
     pub fn qemu(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.qemu = Some(path.as_ref().to_path_buf());
         self
@@ -582,7 +298,7 @@ impl QemuCommand {
 }
 
 impl QemuRun {
-    /// Runs `program` with `args`, stdio inherited, using [`find_qemu`] and
+    /// Runs `program` with `args`, stdio inherited, using [`find_qemu`](crate::find_qemu) and
     /// [`find_plugin`]. See [`QemuCommand`] for more control.
     pub fn spawn(program: &Path, args: &[OsString]) -> Result<Self, QemuError> {
         QemuCommand::new(program).args(args).spawn()
@@ -636,51 +352,6 @@ impl QemuRun {
         })?;
         self.waited = true;
         Ok(GuestExit::from_status(status))
-    }
-}
-
-/// Kills one process from any thread: a pidfd, so a reaped process's pid
-/// that the system gave to another never gets the signal.
-#[derive(Debug)]
-pub struct Killer(std::os::fd::OwnedFd);
-
-impl Killer {
-    pub fn of(pid: u32) -> Result<Self, QemuError> {
-        // SAFETY: pidfd_open(2) returns a new descriptor or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-        if fd < 0 {
-            return Err(QemuError::Io {
-                context: format!("cannot watch process {pid}"),
-                source: io::Error::last_os_error(),
-            });
-        }
-        // SAFETY: a descriptor we just got and own.
-        Ok(Killer(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd as i32) }))
-    }
-
-    /// Sends SIGKILL (nothing happens if the process is already gone).
-    pub fn kill(&self) {
-        // SAFETY: pidfd_send_signal(2) on our own descriptor.
-        unsafe {
-            libc::syscall(
-                libc::SYS_pidfd_send_signal,
-                self.0.as_raw_fd(),
-                libc::SIGKILL,
-                std::ptr::null::<libc::siginfo_t>(),
-                0,
-            )
-        };
-    }
-
-    /// Whether the process has ended (the pidfd is readable then).
-    pub fn ended(&self) -> bool {
-        let mut p = libc::pollfd {
-            fd: self.0.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: poll(2) on one descriptor, no waiting.
-        unsafe { libc::poll(&mut p, 1, 0) > 0 }
     }
 }
 
