@@ -187,6 +187,6 @@ pub fn warn_unsupported<'a>(machine: &bottlenose_machine::Machine, forms: impl I
         machine.default_form.uops,
         machine.default_form.latency,
         names.join(", "),
-        if sve { " (yaxpeax-arm does not decode SVE: those instructions are timed without their registers and memory operands; glibc's string functions use SVE where the CPU has it)" } else { "" }
+        if sve { " (words of the SVE encoding space that do not decode: timed without their registers and memory operands)" } else { "" }
     );
 }
