@@ -340,6 +340,8 @@ fn split_by_markers(
                 None => Outcome::Unsupported,
             },
             1 => Outcome::Row(c[0].clone()),
+            // a movprfx and the partner written on its line (corpus::arm_texts)
+            2 if c[0].text.starts_with("movprfx") => Outcome::Row(c[0].clone()),
             _ => Outcome::Expanded(c.iter().map(|r| r.text.clone()).collect()),
         })
         .collect())
