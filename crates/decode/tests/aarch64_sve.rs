@@ -162,3 +162,24 @@ fn sve_in_a_block_with_base_a64() {
     assert_eq!(b[1].mem[0].size, 32);
     assert_eq!(b[3].vector_bits, 0);
 }
+
+/// Any word of the SVE space decodes or is an error, never a panic (words from a fixed
+/// xorshift sequence with op0 = 0010 forced; reserved size fields included).
+#[test]
+fn arbitrary_sve_words_do_not_panic() {
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut decoded = 0;
+    for _ in 0..100_000 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let word = (s as u32 & !(0xf << 25)) | (0b0010 << 25);
+        for vl in [128, 2048] {
+            if let Ok(i) = decode_one_vl(Isa::Aarch64, &word.to_le_bytes(), 0, vl) {
+                decoded += 1;
+                assert!(!i.asm.is_empty());
+            }
+        }
+    }
+    assert!(decoded > 0);
+}

@@ -48,8 +48,9 @@ fn sign_extend(v: u32, bits: u32) -> i64 {
     ((v as i64) << shift) >> shift
 }
 
+/// Index of the highest set bit (0 for 0: reserved size encodings decode as the smallest).
 fn highest_bit(v: u32) -> u32 {
-    31 - v.leading_zeros()
+    31u32.saturating_sub(v.leading_zeros())
 }
 
 fn qual_bits(q: Q) -> u16 {
@@ -280,7 +281,7 @@ fn z_operand(name: &str, op: &InsnOperand, w: u32, reg: u8, bits: u16, registers
             "SVE_Zn_INDEX" => {
                 let imm = field(w, 22, 2) << 5 | field(w, 16, 5);
                 let lsb = field(w, 16, 5).trailing_zeros();
-                (reg, imm >> (lsb + 1))
+                (reg, imm.checked_shr(lsb + 1).unwrap_or(0))
             }
             // the by-element forms: 3-bit zm with i2 (bits 20:19) or i3h:i3l, 4-bit zm with i1 (bit 20)
             "SVE_Zm3_INDEX" => {
