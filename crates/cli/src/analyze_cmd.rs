@@ -3,7 +3,7 @@
 use crate::input::{load, InputSpec};
 use anyhow::{Context, Result};
 use bottlenose_analysis::{analyze_block, analyze_loops, default_weights, BlockReport, LoopAnalysis, StaticOptions, ASSUMED_ITERATIONS_PER_ENTRY};
-use bottlenose_decode::{decode_block_for, BranchKind, Isa};
+use bottlenose_decode::{decode_block_vl, BranchKind, Isa};
 use bottlenose_inputs::{AsmSyntax, CodeBlock};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -128,7 +128,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     };
     let mut analyses = Vec::new();
     for b in &loaded.blocks {
-        let insts = decode_block_for(b.isa, &b.bytes, b.address).with_context(|| format!("cannot decode {}", b.name))?;
+        let insts = decode_block_vl(b.isa, &b.bytes, b.address, machine.sve_decode_bits()).with_context(|| format!("cannot decode {}", b.name))?;
         crate::input::check_isa(&machine, &b.name, &insts)?;
         let loops = if a.whole { None } else { analyze_loops(&machine, &b.name, &insts, &opts, &|addr| locate(b, loaded.program.as_ref(), addr))? };
         let analysis = match loops {

@@ -146,6 +146,7 @@ pub fn check_weights(weights: Option<&[f64]>) -> Result<()> {
 /// Rejects AVX-512 instructions on a machine without AVX-512: timing them as a
 /// default form would be a number for code that cannot run there.
 pub fn check_isa(machine: &bottlenose_machine::Machine, block: &str, insts: &[bottlenose_decode::DecodedInst]) -> Result<()> {
+    check_sve(machine, block, insts)?;
     if machine.params.vector.avx512 {
         return Ok(());
     }
@@ -158,6 +159,37 @@ pub fn check_isa(machine: &bottlenose_machine::Machine, block: &str, insts: &[bo
         .collect();
     anyhow::bail!(
         "{block}: `{}` at {:#x} is AVX-512 ({n} such instruction(s)), which {} does not execute; choose a machine with AVX-512 ({})",
+        first.asm,
+        first.address,
+        machine.name,
+        with.join(", ")
+    )
+}
+
+/// SVE code on a core without SVE (the Neoverse N1): QEMU would stop it, and the
+/// machine's table has no SVE forms.
+fn check_sve(machine: &bottlenose_machine::Machine, block: &str, insts: &[bottlenose_decode::DecodedInst]) -> Result<()> {
+    use bottlenose_decode::aarch64::{extension_of, A64Extension};
+    if machine.isa != bottlenose_decode::Isa::Aarch64 || machine.peers.sve_vector_bits().is_some() {
+        return Ok(());
+    }
+    let is_sve = |i: &&bottlenose_decode::DecodedInst| match i.bytes[..] {
+        [a, b, c, d] => extension_of(u32::from_le_bytes([a, b, c, d])) == Some(A64Extension::Sve),
+        _ => false,
+    };
+    let Some(first) = insts.iter().find(is_sve) else { return Ok(()) };
+    let n = insts.iter().filter(is_sve).count();
+    let with: Vec<String> = bottlenose_machine::builtin_names()
+        .into_iter()
+        .filter(|name| {
+            bottlenose_machine::load_builtin(name)
+                .and_then(|m| m.ok())
+                .is_some_and(|m| m.isa == bottlenose_decode::Isa::Aarch64 && m.peers.sve_vector_bits().is_some())
+        })
+        .map(str::to_string)
+        .collect();
+    anyhow::bail!(
+        "{block}: `{}` at {:#x} is SVE ({n} such instruction(s)), which {} does not execute (its core has no SVE); choose a machine with SVE ({})",
         first.asm,
         first.address,
         machine.name,
@@ -187,6 +219,6 @@ pub fn warn_unsupported<'a>(machine: &bottlenose_machine::Machine, forms: impl I
         machine.default_form.uops,
         machine.default_form.latency,
         names.join(", "),
-        if sve { " (yaxpeax-arm does not decode SVE: those instructions are timed without their registers and memory operands; glibc's string functions use SVE where the CPU has it)" } else { "" }
+        if sve { " (words of the SVE encoding space that do not decode: timed without their registers and memory operands)" } else { "" }
     );
 }

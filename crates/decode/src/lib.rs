@@ -2,7 +2,7 @@
 //!
 //! Everything downstream (functional layer, timing model, listeners) works on
 //! [`DecodedInst`], whichever the [`Isa`] (x86-64 through iced-x86, AArch64 through
-//! yaxpeax-arm, see [`aarch64`]): what an instruction reads and writes (implicit operands
+//! yaxpeax-arm and disarm64 for SVE, see [`aarch64`]): what an instruction reads and writes (implicit operands
 //! and flags included), its memory operands, branch kind, vector width, FP class,
 //! FMA and masking, plus the *form key* used to look its timing up in a machine
 //! description. Decoding happens once per static instruction (at translation time
@@ -196,8 +196,8 @@ impl DecodedInst {
 pub enum DecodeError {
     #[error("invalid instruction bytes at 0x{address:x} ({bytes})")]
     Invalid { address: u64, bytes: String },
-    /// A valid word of an extension the decoder does not cover (AArch64 SVE/SVE2, SME).
-    #[error("{extension} instruction {word:#010x} at 0x{address:x} is not decoded (yaxpeax-arm has no SVE/SVE2 or SME): build without +sve/+sme (e.g. -march=armv8.2-a) to analyze this code")]
+    /// A valid word of an extension the decoder does not cover (AArch64 SME).
+    #[error("{extension} instruction {word:#010x} at 0x{address:x} is not decoded (no SME decoding): build without +sme to analyze this code")]
     NotCovered { address: u64, word: u32, extension: aarch64::A64Extension },
     #[error("truncated instruction at 0x{address:x}: block ends in the middle of an instruction")]
     Truncated { address: u64 },
@@ -217,27 +217,46 @@ pub fn undecodable_form(isa: Isa, bytes: &[u8]) -> &'static str {
 /// The form name of bytes no decoder of ours covers.
 pub const UNDECODABLE: &str = "(undecodable)";
 
+/// The SVE vector length in bits the `*_for` entry points assume: that of the
+/// Neoverse V2 and N2 (the `*_vl` ones take the length the program runs with).
+pub const DEFAULT_SVE_BITS: u16 = 128;
+
 /// Decodes a whole block of code of `isa` starting at `address`.
 pub fn decode_block_for(isa: Isa, bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, DecodeError> {
+    decode_block_vl(isa, bytes, address, DEFAULT_SVE_BITS)
+}
+
+/// [`decode_block_for`] with SVE registers `sve_bits` wide (ignored on x86-64).
+pub fn decode_block_vl(isa: Isa, bytes: &[u8], address: u64, sve_bits: u16) -> Result<Vec<DecodedInst>, DecodeError> {
     match isa {
         Isa::X86_64 => decode_block(bytes, address),
-        Isa::Aarch64 => aarch64::decode_block(bytes, address),
+        Isa::Aarch64 => aarch64::decode_block(bytes, address, sve_bits),
     }
 }
 
 /// [`decode_lenient`] for any ISA.
 pub fn decode_lenient_for(isa: Isa, bytes: &[u8], address: u64) -> Vec<DecodedInst> {
+    decode_lenient_vl(isa, bytes, address, DEFAULT_SVE_BITS)
+}
+
+/// [`decode_lenient_for`] with SVE registers `sve_bits` wide (ignored on x86-64).
+pub fn decode_lenient_vl(isa: Isa, bytes: &[u8], address: u64, sve_bits: u16) -> Vec<DecodedInst> {
     match isa {
         Isa::X86_64 => decode_lenient(bytes, address),
-        Isa::Aarch64 => aarch64::decode_lenient(bytes, address),
+        Isa::Aarch64 => aarch64::decode_lenient(bytes, address, sve_bits),
     }
 }
 
 /// [`decode_one`] for any ISA.
 pub fn decode_one_for(isa: Isa, bytes: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {
+    decode_one_vl(isa, bytes, address, DEFAULT_SVE_BITS)
+}
+
+/// [`decode_one_for`] with SVE registers `sve_bits` wide (ignored on x86-64).
+pub fn decode_one_vl(isa: Isa, bytes: &[u8], address: u64, sve_bits: u16) -> Result<DecodedInst, DecodeError> {
     match isa {
         Isa::X86_64 => decode_one(bytes, address),
-        Isa::Aarch64 => aarch64::decode_one(bytes, address),
+        Isa::Aarch64 => aarch64::decode_one(bytes, address, sve_bits),
     }
 }
 

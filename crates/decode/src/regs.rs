@@ -9,7 +9,8 @@
 //! AArch64 registers have their own ids after the x86 ones, so that one shadow
 //! register file and one `reg_name` serve both ISAs: x0..x30 and sp, NZCV (one
 //! group: every flag-setting instruction writes all four), v0..v31 (the SIMD/FP
-//! registers; b/h/s/d/q are views of them), and the SVE predicates p0..p15.
+//! registers; b/h/s/d/q are views of them), the SVE predicates p0..p15 and the
+//! first-fault register FFR (SVE's z registers extend the v registers: z0 is v0).
 
 use iced_x86::Register;
 
@@ -29,8 +30,11 @@ pub const ARM_SP: RegId = 99;
 pub const ARM_NZCV: RegId = 100;
 pub const ARM_V_BASE: RegId = 101; // v0..v31 = 101..132
 pub const ARM_P_BASE: RegId = 133; // p0..p15 = 133..148
+/// The SVE first-fault register: written by `setffr`/`wrffr` and by first-fault and
+/// non-fault loads, read by `rdffr` and by those loads (they clear lanes of it).
+pub const ARM_FFR: RegId = 149;
 /// Number of tracked locations; shadow register files are arrays of this size.
-pub const NUM_REGS: usize = 149;
+pub const NUM_REGS: usize = 150;
 
 /// AArch64 link register (x30), written by `bl`/`blr` and read by `ret`.
 pub const ARM_LR: RegId = ARM_X_BASE + 30;
@@ -80,6 +84,7 @@ pub fn reg_name(id: RegId) -> String {
         ARM_NZCV => "nzcv".into(),
         ARM_V_BASE..=132 => format!("v{}", id - ARM_V_BASE),
         ARM_P_BASE..=148 => format!("p{}", id - ARM_P_BASE),
+        ARM_FFR => "ffr".into(),
         _ => format!("r?{id}"),
     }
 }

@@ -125,6 +125,13 @@ impl Machine {
         Err(MachineError::Unknown { name: name_or_path.to_string(), known: known.join("; ") })
     }
 
+    /// The SVE vector length in bits to decode this machine's code with: its core's
+    /// under QEMU ([`PeerNames::sve_vector_bits`]), else the decoder's default (SVE code
+    /// for a core without SVE decodes, but does not run: QEMU stops it).
+    pub fn sve_decode_bits(&self) -> u16 {
+        self.peers.sve_vector_bits().unwrap_or(bottlenose_decode::DEFAULT_SVE_BITS)
+    }
+
     pub fn group_id(&self, name: &str) -> Option<GroupId> {
         self.groups.iter().position(|g| g.name == name).map(|i| i as GroupId)
     }

@@ -352,6 +352,44 @@ pub struct PeerNames {
     pub qemu_cpu: Option<String>,
 }
 
+impl PeerNames {
+    /// The SVE vector length in bits programs see under QEMU 7.2's `-cpu` (`qemu_cpu`),
+    /// None for a core without SVE. User-mode QEMU runs with the default length
+    /// (`sve-default-vector-length`, 64 bytes unless given) clamped to the largest
+    /// `sveN=on` length and the model's maximum (`max` 2048 bits, `a64fx` 512); `rdvl`
+    /// under `qemu-aarch64 -cpu max` reads 512 bits, `max,sve128=on` 128,
+    /// `max,sve128=on,sve256=on` 256.
+    pub fn sve_vector_bits(&self) -> Option<u16> {
+        let cpu = self.qemu_cpu.as_deref().unwrap_or("max");
+        let mut parts = cpu.split(',');
+        let model_max = match parts.next()?.trim() {
+            "max" => 2048,
+            "a64fx" => 512,
+            _ => return None,
+        };
+        let mut enabled_max = None;
+        let mut default_bits = 512u32;
+        for prop in parts {
+            let (key, value) = prop.split_once('=').unwrap_or((prop, "on"));
+            match (key.trim(), value.trim()) {
+                ("sve", "off") => return None,
+                ("sve-default-vector-length", v) => {
+                    if let Ok(bytes) = v.parse::<i64>() {
+                        default_bits = if bytes < 0 { model_max } else { bytes as u32 * 8 };
+                    }
+                }
+                (k, "on") => {
+                    if let Some(bits) = k.strip_prefix("sve").and_then(|n| n.parse::<u32>().ok()) {
+                        enabled_max = Some(enabled_max.unwrap_or(0).max(bits));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(default_bits.min(enabled_max.unwrap_or(model_max)).min(model_max) as u16)
+    }
+}
+
 /// String instructions (`movs`, `stos`, `lods`, `cmps`, `scas`, with or without a
 /// `rep`/`repe`/`repne` prefix), timed once per executed instruction from its element
 /// count, not per element: a start-up cost, then a rate in bytes (fast strings, ERMSB)

@@ -202,6 +202,11 @@ pub fn arm_texts(inst: &DecodedInst) -> Vec<String> {
             text = format!("{head}, .Lt");
         }
     }
+    if inst.mnemonic == "movprfx" {
+        // llvm-mc rejects a movprfx the next instruction does not complete (the marker
+        // line would be lost): the partner goes on the same line, its row is dropped
+        return movprfx_partner(&text).map(|p| format!("{text} ; {p}")).into_iter().collect();
+    }
     let mut out = vec![text.clone()];
     if let Some((shown, rest)) = text.split_once(' ') {
         if shown != inst.mnemonic && !shown.starts_with("b.") {
@@ -209,6 +214,23 @@ pub fn arm_texts(inst: &DecodedInst) -> Vec<String> {
         }
     }
     out
+}
+
+/// A destructive instruction that completes `movprfx` (`movprfx z1, z2` → an `add` into z1
+/// with sources the prefix does not write; a predicated prefix's partner has its
+/// predicate and element size).
+fn movprfx_partner(movprfx: &str) -> Option<String> {
+    let ops: Vec<&str> = movprfx.split_once(' ')?.1.split(", ").collect();
+    let dest = ops.first()?.split('.').next()?;
+    match ops.as_slice() {
+        [_, _] => Some(format!("add {dest}.d, p7/m, {dest}.d, z31.d")),
+        [d, pg, _] => {
+            let size = d.split_once('.')?.1;
+            let pg = pg.split('/').next()?;
+            Some(format!("add {dest}.{size}, {pg}/m, {dest}.{size}, z31.{size}"))
+        }
+        _ => None,
+    }
 }
 
 /// How unusual an instance is for representing its form (0 = plain). Prefixes and
@@ -297,6 +319,19 @@ mod tests {
         assert_eq!(list[0].inst.asm, "add [rax], rbx");
         assert_eq!(list[0].score, 0);
         assert!(list[1].inst.asm.contains("rip") && list[2].inst.asm.starts_with("lock"));
+    }
+
+    /// A movprfx is measured with a partner on its line: a destructive SVE instruction into
+    /// the prefix's destination (with its governing predicate and element size when the
+    /// prefix is predicated, as the Arm ARM requires of the next instruction).
+    #[test]
+    fn movprfx_gets_a_partner() {
+        let mut c = Corpus::new(Isa::Aarch64);
+        // movprfx z1, z2 ; movprfx z1.d, p0/m, z2.d
+        c.add_code(&[0x41, 0xbc, 0x20, 0x04, 0x41, 0x20, 0xd1, 0x04], 0);
+        let texts = |form: &str| arm_texts(&c.forms[form][0].inst);
+        assert_eq!(texts("movprfx z, z"), ["movprfx z1, z2 ; add z1.d, p7/m, z1.d, z31.d"]);
+        assert_eq!(texts("movprfx z.d, p/m, z.d"), ["movprfx z1.d, p0/m, z2.d ; add z1.d, p0/m, z1.d, z31.d"]);
     }
 
     #[test]

@@ -66,7 +66,8 @@ files under examples/ and bench/, plus any --asm files.
   --mcpu CPU       LLVM CPU name: skylake, znver4, neoverse-v2, ...
   --isa ISA        x86-64 or aarch64 (default: aarch64 for neoverse-*/cortex-*
                    CPUs, else x86-64); AArch64 forms come from the arm64 cross
-                   libraries and corpus/aarch64.s, assembled with aarch64-linux-gnu-as
+                   libraries and corpus/aarch64.s (and corpus/aarch64-sve.s for cores
+                   with SVE, run with -mattr=+sve2), assembled with aarch64-linux-gnu-as
   --name NAME      machine name for the default output path (default: CPU)
   --out FILE       output (default: machines/NAME.forms.toml)
   --llvm-mca PATH  llvm-mca executable (default: llvm-mca-19)
@@ -197,13 +198,13 @@ fn run() -> Result<()> {
     } else {
         args.elves.clone()
     };
-    let mut asm_files = default_asm_files(args.isa);
+    let mut asm_files = default_asm_files(args.isa, &args.mcpu);
     asm_files.extend(args.asm.iter().cloned());
     let mut corpus = corpus::Corpus::new(args.isa);
     for e in &elves {
         corpus.add_elf(e)?;
     }
-    let vector = default_asm_files(args.isa)[0].clone();
+    let vector = default_asm_files(args.isa, &args.mcpu)[0].clone();
     asm_files.retain(|a| match corpus.add_asm(a) {
         Ok(()) => true,
         // The shared examples are someone else's work in progress: skip, do not fail.
@@ -396,10 +397,14 @@ fn workspace_root() -> PathBuf {
 }
 
 /// x86-64: `corpus/vector.s` and every `.s` under the workspace's `examples/` and
-/// `bench/`; AArch64: `corpus/aarch64.s` and the `.s` files under `examples/aarch64/`.
-fn default_asm_files(isa: Isa) -> Vec<PathBuf> {
+/// `bench/`; AArch64: `corpus/aarch64.s`, `corpus/aarch64-sve.s` for cores with SVE,
+/// and the `.s` files under `examples/aarch64/`.
+fn default_asm_files(isa: Isa, mcpu: &str) -> Vec<PathBuf> {
     if isa == Isa::Aarch64 {
         let mut out = vec![crate_dir().join("corpus/aarch64.s")];
+        if mca::sve_attr(mcpu).is_some() {
+            out.push(crate_dir().join("corpus/aarch64-sve.s"));
+        }
         let mut found = Vec::new();
         collect_asm(&workspace_root().join("examples/aarch64"), &mut found);
         found.sort();

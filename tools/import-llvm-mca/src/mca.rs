@@ -162,6 +162,17 @@ fn is_marker(row: &Row) -> bool {
         || (row.text.starts_with("movk") && squash(&row.text) == "movk x28, #23130, lsl #48")
 }
 
+/// The `-mattr` that lets llvm-mca parse SVE for an Arm core with SVE (the cores'
+/// own feature sets include it; the flag makes the parser accept SVE2 spellings
+/// whatever the CPU's defaults), None for cores without SVE (Neoverse N1, Cortex-A7x).
+pub fn sve_attr(mcpu: &str) -> Option<&'static str> {
+    match mcpu {
+        "neoverse-v2" | "neoverse-v3" | "neoverse-n2" | "neoverse-n3" | "neoverse-512tvb" => Some("+sve2"),
+        "neoverse-v1" | "a64fx" => Some("+sve"),
+        _ => None,
+    }
+}
+
 /// llvm-mca's target triple for an ISA.
 fn triple(isa: Isa) -> &'static str {
     match isa {
@@ -242,6 +253,7 @@ impl Mca {
                 &format!("-mtriple={}", triple(self.isa)),
                 &format!("-mcpu={}", self.mcpu),
             ])
+            .args(self.isa.eq(&Isa::Aarch64).then(|| sve_attr(&self.mcpu)).flatten().map(|a| format!("-mattr={a}")))
             .args(["-instruction-tables", "-skip-unsupported-instructions=any"])
             .arg(&self.scratch)
             .stdin(Stdio::null())
@@ -328,6 +340,8 @@ fn split_by_markers(
                 None => Outcome::Unsupported,
             },
             1 => Outcome::Row(c[0].clone()),
+            // a movprfx and the partner written on its line (corpus::arm_texts)
+            2 if c[0].text.starts_with("movprfx") => Outcome::Row(c[0].clone()),
             _ => Outcome::Expanded(c.iter().map(|r| r.text.clone()).collect()),
         })
         .collect())

@@ -4,7 +4,7 @@
 
 use super::pipeline::Pipeline;
 use super::report::StaticInstruction;
-use bottlenose_decode::{decode_one_for, DecodedInst, Isa};
+use bottlenose_decode::{decode_one_for, decode_one_vl, DecodedInst, Isa};
 use bottlenose_views::StaticFacts;
 use bottlenose_trace::ExecutedInsn;
 use bottlenose_timing::{resolve, UnknownForm};
@@ -20,7 +20,7 @@ impl Pipeline<'_> {
             return known as usize;
         }
         let isa = self.machine.isa;
-        let inst = decode_one_for(isa, insn.bytes, insn.vaddr)
+        let inst = decode_one_vl(isa, insn.bytes, insn.vaddr, self.machine.sve_decode_bits())
             .or_else(|e| if isa == Isa::X86_64 { decode_padded(insn) } else { Err(e) })
             .unwrap_or_else(|_| undecodable(isa, insn));
         let prev = if insn.index_in_tb > 0 {

@@ -1,19 +1,27 @@
-//! AArch64 (A64 with Advanced SIMD) decoding into the same [`DecodedInst`] as x86-64.
+//! AArch64 (A64 with Advanced SIMD, SVE and SVE2) decoding into the same [`DecodedInst`]
+//! as x86-64.
 //!
-//! The decoder is `yaxpeax-arm` (pure Rust, structured operands with pre/post-index
-//! writeback, Arm-syntax text). It was chosen over `bad64` (Binary Ninja's C decoder:
-//! SVE and SME, but its `bindgen` build needs libclang and took 7 minutes here) and
-//! `disarm64` (binutils' tables, SVE included, but operands only as raw bit fields and
-//! no SVE text yet). yaxpeax-arm does not decode SVE: such words are reported as
-//! [`DecodeError::NotCovered`] naming the extension ([`extension_of`]), and runs time
-//! them with the default form under the form name [`A64Extension::form`].
+//! Two decoders share the work. `yaxpeax-arm` (pure Rust, structured operands with
+//! pre/post-index writeback, Arm-syntax text) decodes everything but SVE, which it does not
+//! cover; the SVE encoding space (`op0` = 0010, SVE and SVE2) goes to `disarm64`
+//! (pure Rust, binutils' opcode tables, [`sve`]). The comparison behind that choice
+//! (coverage of a `gcc -march=armv9-a+sve2` build and decode speed of yaxpeax-arm,
+//! disarm64 and bad64) is in `crates/decode/BENCH.md`. SME words are reported as
+//! [`DecodeError::NotCovered`] ([`extension_of`]) and runs time them with the default form.
 //!
-//! Which operands an instruction reads and writes is not in the decoder's output; it
-//! follows from the operation ([`roles`]): operand 0 is the destination except for
-//! stores, compares and branches, and accumulating or inserting operations read it too.
+//! Which operands an instruction reads and writes is not in the decoders' output; it
+//! follows from the operation ([`roles`], and [`sve`] for SVE): operand 0 is the
+//! destination except for stores, compares and branches, and accumulating or inserting
+//! operations read it too.
+//!
+//! The width of SVE's z registers is the vector length the program runs with, which
+//! the encoding does not say: the `*_vl` entry points take it in bits
+//! ([`crate::DEFAULT_SVE_BITS`] elsewhere).
 
 mod form;
 mod roles;
+mod sve;
+mod sve_operands;
 
 use crate::regs::{self, RegId};
 use crate::{BranchKind, DecodeError, DecodedInst, FpClass, MemAccess, MemOperand};
@@ -24,7 +32,7 @@ use yaxpeax_arm::armv8::a64::{InstDecoder, Instruction, Opcode, Operand, SIMDSiz
 /// Every A64 instruction is one little-endian 32-bit word.
 pub const INSTRUCTION_BYTES: usize = 4;
 
-pub(crate) fn decode_block(bytes: &[u8], address: u64) -> Result<Vec<DecodedInst>, DecodeError> {
+pub(crate) fn decode_block(bytes: &[u8], address: u64, sve_bits: u16) -> Result<Vec<DecodedInst>, DecodeError> {
     if bytes.is_empty() {
         return Err(DecodeError::Empty);
     }
@@ -35,27 +43,27 @@ pub(crate) fn decode_block(bytes: &[u8], address: u64) -> Result<Vec<DecodedInst
         if word.len() < INSTRUCTION_BYTES {
             return Err(DecodeError::Truncated { address: at });
         }
-        out.push(decode_word(&decoder, word, at)?);
+        out.push(decode_word(&decoder, word, at, sve_bits)?);
     }
     Ok(out)
 }
 
 /// Decodes every word of a code section, skipping those that do not decode (data in
-/// text, SVE): for surveys of the forms a program contains, not for timing.
-pub(crate) fn decode_lenient(bytes: &[u8], address: u64) -> Vec<DecodedInst> {
+/// text, SME): for surveys of the forms a program contains, not for timing.
+pub(crate) fn decode_lenient(bytes: &[u8], address: u64, sve_bits: u16) -> Vec<DecodedInst> {
     let decoder = InstDecoder::default();
     bytes
         .chunks_exact(INSTRUCTION_BYTES)
         .enumerate()
-        .filter_map(|(i, w)| decode_word(&decoder, w, address.wrapping_add((i * INSTRUCTION_BYTES) as u64)).ok())
+        .filter_map(|(i, w)| decode_word(&decoder, w, address.wrapping_add((i * INSTRUCTION_BYTES) as u64), sve_bits).ok())
         .collect()
 }
 
-pub(crate) fn decode_one(bytes: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {
+pub(crate) fn decode_one(bytes: &[u8], address: u64, sve_bits: u16) -> Result<DecodedInst, DecodeError> {
     if bytes.len() < INSTRUCTION_BYTES {
         return Err(DecodeError::Truncated { address });
     }
-    decode_word(&InstDecoder::default(), &bytes[..INSTRUCTION_BYTES], address)
+    decode_word(&InstDecoder::default(), &bytes[..INSTRUCTION_BYTES], address, sve_bits)
 }
 
 /// An FMA's accumulator when it is the destination and no multiplicand: operand 0
@@ -75,7 +83,8 @@ fn accumulator(sem: &Semantics, ops: &[Operand]) -> Option<RegId> {
     multiplicands.iter().flatten().all(|op| reg(op) != Some(dest)).then_some(dest)
 }
 
-/// An A64 extension whose encodings the decoder does not cover.
+/// An A64 extension with an encoding space of its own (SVE's is decoded by [`sve`],
+/// SME's is not decoded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum A64Extension {
     /// The Scalable Vector Extension (SVE and SVE2 share its encoding space).
@@ -103,7 +112,7 @@ impl std::fmt::Display for A64Extension {
     }
 }
 
-/// The uncovered extension an A64 word belongs to, from the Arm ARM's top-level
+/// The extension an A64 word belongs to, from the Arm ARM's top-level
 /// decode table: `op0` (bits 28:25) = 0010 is the SVE space, and `op0` = 0000 with
 /// bit 31 set is SME's.
 pub fn extension_of(word: u32) -> Option<A64Extension> {
@@ -114,10 +123,13 @@ pub fn extension_of(word: u32) -> Option<A64Extension> {
     }
 }
 
-fn decode_word(decoder: &InstDecoder, word: &[u8], address: u64) -> Result<DecodedInst, DecodeError> {
+fn decode_word(decoder: &InstDecoder, word: &[u8], address: u64, sve_bits: u16) -> Result<DecodedInst, DecodeError> {
+    let w = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+    if extension_of(w) == Some(A64Extension::Sve) {
+        return sve::decode(w, word, address, sve_bits).ok_or_else(|| DecodeError::Invalid { address, bytes: crate::hex(word) });
+    }
     let mut reader = U8Reader::new(word);
     let mut instr = decoder.decode(&mut reader).map_err(|_| {
-        let w = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
         match extension_of(w) {
             Some(extension) => DecodeError::NotCovered { address, word: w, extension },
             None => DecodeError::Invalid { address, bytes: crate::hex(word) },
@@ -285,7 +297,7 @@ fn text(instr: &Instruction, address: u64) -> String {
     format!("{head}0x{:x}{}", address.wrapping_add_signed(off), &tail[end..])
 }
 
-fn push_unique(v: &mut Vec<RegId>, r: RegId) {
+pub(super) fn push_unique(v: &mut Vec<RegId>, r: RegId) {
     if !v.contains(&r) {
         v.push(r);
     }
@@ -293,7 +305,7 @@ fn push_unique(v: &mut Vec<RegId>, r: RegId) {
 
 /// A general-purpose register operand: 31 is the zero register (not tracked) unless
 /// the encoding means the stack pointer.
-fn gpr(n: u16, sp: bool) -> Option<RegId> {
+pub(super) fn gpr(n: u16, sp: bool) -> Option<RegId> {
     match n {
         0..=30 => Some(regs::ARM_X_BASE + n as u8),
         31 if sp => Some(regs::ARM_SP),
@@ -301,7 +313,7 @@ fn gpr(n: u16, sp: bool) -> Option<RegId> {
     }
 }
 
-fn vreg(n: u16) -> RegId {
+pub(super) fn vreg(n: u16) -> RegId {
     regs::ARM_V_BASE + (n as u8 & 31)
 }
 

@@ -37,7 +37,8 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 }
 
 /// Assembles `source` for `isa`: x86-64 with `as` (see [`assemble`]), AArch64 with
-/// `aarch64-linux-gnu-as` (Arm syntax; `syntax` does not apply).
+/// `aarch64-linux-gnu-as` (Arm syntax; `syntax` does not apply) for Armv9-A with SVE2, so
+/// that SVE code assembles without an `.arch` line (a machine without SVE refuses it later).
 pub fn assemble_for(
     isa: crate::Isa,
     source: &str,
@@ -52,7 +53,7 @@ pub fn assemble_for(
                 program: program.into(),
                 package: "binutils-aarch64-linux-gnu".into(),
             })?;
-            let mut blocks = assemble_isa(&as_path, source, file_name, AsmSyntax::Att, &[])?;
+            let mut blocks = assemble_isa(&as_path, source, file_name, AsmSyntax::Att, &["-march=armv9-a+sve2"])?;
             for b in &mut blocks {
                 b.isa = isa;
             }
