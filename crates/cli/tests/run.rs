@@ -5,6 +5,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// A run's output and report. The runs whose assertions do not read the
+/// idealizations pass `--no-idealize`: each idealization repeats the functional
+/// layer over the whole trace, the code before the region included.
 fn run(args: &[&str], prog: &Path, prog_args: &[&str]) -> (Output, Value) {
     common::run_report(args, prog, prog_args)
 }
@@ -42,9 +45,9 @@ fn roi_instruction_count_is_exact_and_io_passes_through() {
 fn pointer_chasing_beyond_l2_is_memory_latency_bound() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "chase", common::CHASE_C, &["-O2"]);
-    let (_, big) = run(&["--roi", "function:chase", "--warm"], &exe, &["4194304", "200000"]);
+    let (_, big) = run(&["--roi", "function:chase", "--warm", "--no-idealize"], &exe, &["4194304", "200000"]);
     assert_eq!(top(&big), "miss_latency", "{:?}", big["bottlenecks"]);
-    let (_, small) = run(&["--roi", "function:chase", "--warm"], &exe, &["16384", "200000"]);
+    let (_, small) = run(&["--roi", "function:chase", "--warm", "--no-idealize"], &exe, &["16384", "200000"]);
     assert!(speedup(&small, "miss_latency") < 0.01, "{:?}", small["bottlenecks"]);
     assert_eq!(top(&small), "latency", "{:?}", small["bottlenecks"]);
     assert!(big["cycles"].as_f64().unwrap() > 5.0 * small["cycles"].as_f64().unwrap());
@@ -90,7 +93,7 @@ fn random_branches_are_dominated_by_mispredictions() {
     // the rate knob speaks of what idealization removes: halving the
     // mispredictions (weight 2) buys about half of what the perfect predictor
     // buys. Perfect: cycles B - R; half the rate: about B - R/2
-    let (_, half) = run(&["--roi", "function:kernel", "--weights", "2", "--resources", "mispredict_rate"], &exe, &[]);
+    let (_, half) = run(&["--roi", "function:kernel", "--weights", "2", "--resources", "mispredict_rate", "--no-idealize"], &exe, &[]);
     let base = random["cycles"].as_f64().unwrap();
     let ideal = random["idealization"].as_array().unwrap().iter().find(|i| i["what"] == "perfect_branch").expect("perfect_branch row");
     let r = base - ideal["cycles"].as_f64().unwrap();
@@ -98,7 +101,7 @@ fn random_branches_are_dominated_by_mispredictions() {
     let expected = base / (base - r / 2.0) - 1.0;
     let got = speedup(&half, "mispredict_rate");
     assert!((got - expected).abs() < 0.25 * expected, "mispredict_rate x2: {got:.3}, expected {expected:.3} from the idealization");
-    let (_, sorted) = run(&["--roi", "function:kernel"], &exe, &["sorted"]);
+    let (_, sorted) = run(&["--roi", "function:kernel", "--no-idealize"], &exe, &["sorted"]);
     assert!(speedup(&sorted, "mispredict_penalty") < 0.01, "{:?}", sorted["bottlenecks"]);
     let mis = |v: &Value| v["functional"]["branches"]["mispredicts"].as_u64().unwrap();
     assert!(mis(&random) > 50 * mis(&sorted).max(1), "{} vs {}", mis(&random), mis(&sorted));
@@ -129,8 +132,8 @@ fn naive_matmul_is_memory_bound_and_interchange_fixes_it() {
     // with the machine's prefetchers (the default), as real cores have: streaming rows
     // are prefetched, the 2 KiB column stride of the naive order thrashes two L1 sets
     // and 32 L2 sets
-    let (_, naive) = run(&["--roi", "function:ijk"], &exe, &["naive"]);
-    let (_, inter) = run(&["--roi", "function:ikj"], &exe, &["interchanged"]);
+    let (_, naive) = run(&["--roi", "function:ijk", "--no-idealize"], &exe, &["naive"]);
+    let (_, inter) = run(&["--roi", "function:ikj", "--no-idealize"], &exe, &["interchanged"]);
     assert!(naive["prefetcher"].as_str().unwrap().starts_with("next-line + stream"), "{}", naive["prefetcher"]);
     assert!(MEMORY_KNOBS.contains(&top(&naive).as_str()), "naive: {:?}", naive["bottlenecks"]);
     assert!(!MEMORY_KNOBS.contains(&top(&inter).as_str()), "interchanged: {:?}", inter["bottlenecks"]);
@@ -160,7 +163,7 @@ int main(void) {
 fn adi_memory_recurrence_is_latency_bound_not_divider_bound() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "adi", ADI, &["-O2", "-fno-tree-vectorize"]);
-    let (_, v) = run(&["--roi", "function:adi_row"], &exe, &[]);
+    let (_, v) = run(&["--roi", "function:adi_row", "--no-idealize"], &exe, &[]);
     assert_eq!(top(&v), "latency", "{:?}", v["bottlenecks"]);
     assert!(speedup(&v, "fpdiv") < 0.02, "divider speedup {}", speedup(&v, "fpdiv"));
 }
@@ -169,13 +172,13 @@ fn adi_memory_recurrence_is_latency_bound_not_divider_bound() {
 fn one_run_sweep_equals_separate_what_if_runs() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "adi", ADI, &["-O2", "-fno-tree-vectorize"]);
-    let (_, sweep) = run(&["--roi", "function:adi_row", "--resources", "latency,p01,miss_latency", "--weights", "1.15,2"], &exe, &[]);
+    let (_, sweep) = run(&["--roi", "function:adi_row", "--resources", "latency,p01,miss_latency", "--weights", "1.15,2", "--no-idealize"], &exe, &[]);
     let base = sweep["cycles"].as_f64().unwrap();
     assert_eq!(sweep["acceleration"], serde_json::json!([]));
     for p in sweep["sensitivity"].as_array().unwrap() {
         let name = p["resources"][0].as_str().unwrap();
         let w = p["weight"].as_f64().unwrap();
-        let (_, single) = run(&["--roi", "function:adi_row", "--no-sensitivity", "--accelerate", &format!("{name}={w}")], &exe, &[]);
+        let (_, single) = run(&["--roi", "function:adi_row", "--no-sensitivity", "--no-idealize", "--accelerate", &format!("{name}={w}")], &exe, &[]);
         let c = single["cycles"].as_f64().unwrap();
         assert_eq!(single["acceleration"], serde_json::json!([{ "resource": name, "weight": w }]), "the what-if report states its core");
         assert_eq!(c, p["cycles_per_iteration"].as_f64().unwrap(), "{name} at {w}");
@@ -202,7 +205,7 @@ fn bad_programs() {
     one_line(&bn(&["run", "--", txt.to_str().unwrap()]), "not an x86-64 or AArch64 ELF");
     // a crash: partial report, the signal passed on as 128+11
     let exe = compile(d.path(), "crash", "#include <stdio.h>\nint main(){ volatile long s=0; for(int i=0;i<100000;i++) s+=i; printf(\"%ld\\n\", s); fflush(stdout); *(volatile int*)0=1; return 0; }\n", &["-O1"]);
-    let (out, v) = run(&["--no-sensitivity"], &exe, &[]);
+    let (out, v) = run(&["--no-sensitivity", "--no-idealize"], &exe, &[]);
     assert_eq!(out.status.code(), Some(128 + 11));
     assert_eq!(v["complete"], false);
     assert_eq!(v["signal"], 11);

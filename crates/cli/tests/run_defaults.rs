@@ -49,8 +49,8 @@ fn regions_start_warm_unless_cold_and_count_only_themselves() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "defaults", PROG, &["-O1", "-fno-tree-vectorize"]);
     // without prefetchers, which would hide the cold misses of this sequential walk
-    let warm = run_json(&["--roi", "function:sum", "--prefetcher", "none"], &exe, &[]);
-    let cold = run_json(&["--roi", "function:sum", "--prefetcher", "none", "--cold"], &exe, &[]);
+    let warm = run_json(&["--roi", "function:sum", "--prefetcher", "none", "--no-idealize"], &exe, &[]);
+    let cold = run_json(&["--roi", "function:sum", "--prefetcher", "none", "--cold", "--no-idealize"], &exe, &[]);
     // 16 KiB = 256 lines, just written by init(): all in L1D when warm, all
     // missing when cold
     assert!(l1d_misses(&warm) <= 4, "warm: {} L1D misses", l1d_misses(&warm));

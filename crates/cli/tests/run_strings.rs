@@ -60,7 +60,7 @@ fn zen4() -> Machine {
 fn run(mode: &str) -> Value {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "copy", COPY_C, &["-O1", "-fno-tree-loop-distribute-patterns"]);
-    run_json(&["--machine", "zen4", "--roi", "markers"], &exe, &[mode])
+    run_json(&["--machine", "zen4", "--roi", "markers", "--no-idealize"], &exe, &[mode])
 }
 
 /// Executions and cycles of the instructions whose text starts with `prefix` (QEMU may

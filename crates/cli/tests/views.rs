@@ -229,10 +229,14 @@ __attribute__((noinline)) long kernel(const int *a, const unsigned *idx, int n) 
     for (int i = 0; i < n; i++) { int v = a[idx[i]]; if (v & 1) s += v; else s -= 3; }
     return s;
 }
+/* xorshift64 (Marsaglia): random bits in a few instructions, where libc's rand()
+   takes ~60, and the 8 Mi values before the region are traced too */
+static unsigned long x = 88172645463325252UL;
+static inline unsigned long next(void) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; }
 int main(void) {
     int *a = malloc(N * sizeof(int)); unsigned *idx = malloc(100000 * sizeof(unsigned));
-    srand(3); for (long i = 0; i < N; i++) a[i] = rand();
-    for (int i = 0; i < 100000; i++) idx[i] = (unsigned)(((unsigned long)rand() * 2654435761u) % N);
+    for (long i = 0; i < N; i++) a[i] = (int)next();
+    for (int i = 0; i < 100000; i++) idx[i] = (unsigned)(next() % N);
     printf("%ld\n", kernel(a, idx, 60000));
     return 0;
 }
@@ -310,7 +314,10 @@ int main(void) { printf("%f\n", kernel(3.0, 1.0000001, 60000)); return 0; }
 const STREAM: &str = r#"
 #include <stdlib.h>
 #include <stdio.h>
-#define N (4 << 20)
+/* three 8 MiB arrays written in one loop: the first 200,000 elements of each,
+   which the region reads, are written first and out of skylake's 8 MiB L3 when
+   it starts (24 MiB later) */
+#define N (1 << 20)
 __attribute__((noinline)) void triad(double *a, const double *b, const double *c, double s, long n) { for (long i = 0; i < n; i++) a[i] = b[i] + s * c[i]; }
 int main(void) {
     double *a = malloc(N * sizeof(double)), *b = malloc(N * sizeof(double)), *c = malloc(N * sizeof(double));
