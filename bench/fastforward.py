@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import socket
 import struct
 import subprocess
@@ -171,13 +172,21 @@ def run_plugin(plugin: str, argv: list[str], first_pause: int | None, answer: tu
     return t, st
 
 
+def child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def best(f, n=3):
+    """Best of `n` runs: (wall seconds, CPU seconds of the children, output). On a loaded
+    machine the CPU time is the steadier figure."""
     times = []
     out = None
     for _ in range(n):
+        c0 = child_cpu()
         t, out = f()
-        times.append(t)
-    return min(times), out
+        times.append((t, child_cpu() - c0))
+    return min(t for t, _ in times), min(c for _, c in times), out
 
 
 def main() -> None:
@@ -185,28 +194,30 @@ def main() -> None:
     ap.add_argument("--plugin", default=str(ROOT / "target" / "debug" / "libbottlenose_qemu_plugin.so"))
     ap.add_argument("--switch-every", type=int, default=0)
     ap.add_argument("--no-full", action="store_true")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per mode (the best counts)")
     ap.add_argument("command", nargs="+")
     a = ap.parse_args()
     print(f"host: {host()}")
     never = (1 << 64) - 1
-    t_skip, st = best(lambda: run_plugin(a.plugin, a.command, 0, (never - 1, never), True))
+    t_skip, c_skip, st = best(lambda: run_plugin(a.plugin, a.command, 0, (never - 1, never), True), a.repeat)
     n = st.skipped
     def plain():
         t0 = time.perf_counter()
         subprocess.run(["qemu-x86_64", *a.command], stdout=subprocess.DEVNULL, check=True)
         return time.perf_counter() - t0, None
 
-    t_plain, _ = best(plain)
+    t_plain, c_plain, _ = best(plain, a.repeat)
     print(f"instructions (skip-mode count): {n}")
-    rows = [("plain qemu-x86_64", t_plain), ("plugin, skip", t_skip)]
+    rows = [("plain qemu-x86_64", t_plain, c_plain), ("plugin, skip", t_skip, c_skip)]
     if a.switch_every:
-        t_sw, st2 = best(lambda: run_plugin(a.plugin, a.command, 0, (a.switch_every, 65536), True))
-        rows.append((f"plugin, skip {a.switch_every} / full 64 Ki ({st2.pauses} switches)", t_sw))
+        t_sw, c_sw, st2 = best(lambda: run_plugin(a.plugin, a.command, 0, (a.switch_every, 65536), True), a.repeat)
+        rows.append((f"plugin, skip {a.switch_every} / full 64 Ki ({st2.pauses} switches)", t_sw, c_sw))
     if not a.no_full:
-        t_full, _ = best(lambda: run_plugin(a.plugin, a.command, None, (0, never), False), 1)
-        rows.append(("plugin, full stream", t_full))
-    for name, t in rows:
-        print(f"{name:55s} {t:8.3f} s  {n / t / 1e6:8.1f} M instructions/s  ({t_plain / t:.2f}x plain's rate)")
+        t_full, c_full, _ = best(lambda: run_plugin(a.plugin, a.command, None, (0, never), False), 1)
+        rows.append(("plugin, full stream (QEMU's CPU only)", t_full, c_full))
+    print(f"{'':55s} {'wall':>9s}  {'QEMU CPU':>9s}  {'M instr/s (CPU)':>15s}  vs plain (CPU)")
+    for name, t, c in rows:
+        print(f"{name:55s} {t:8.2f}s  {c:8.2f}s  {n / c / 1e6:15.1f}  {c_plain / c:.2f}x")
 
 
 if __name__ == "__main__":

@@ -330,3 +330,37 @@ impl Inbox {
         self.resume.take()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::net::UnixStream;
+
+    #[test]
+    fn the_inbox_takes_acknowledgements_and_answers_apart_across_reads() {
+        let (mut reader_side, plugin_side) = UnixStream::pair().unwrap();
+        let mut inbox = Inbox::default();
+        let answer = Resume { skip: 0x0102_0304_0506_0708, full: 77 };
+        let bytes = answer.encode();
+        // two acknowledgements and the first 5 bytes of an answer
+        reader_side.write_all(&[ACK, ACK]).unwrap();
+        reader_side.write_all(&bytes[..5]).unwrap();
+        assert_eq!(inbox.receive(plugin_side.as_raw_fd()), Some(2));
+        assert_eq!(inbox.take_resume(), None, "half an answer is no answer");
+        // the rest of it, then one more acknowledgement
+        reader_side.write_all(&bytes[5..]).unwrap();
+        reader_side.write_all(&[ACK]).unwrap();
+        assert_eq!(inbox.receive(plugin_side.as_raw_fd()), Some(1));
+        assert_eq!(inbox.take_resume(), Some(answer));
+        assert_eq!(inbox.take_resume(), None, "once");
+        // a byte that is neither breaks the protocol
+        reader_side.write_all(&[7]).unwrap();
+        assert_eq!(inbox.receive(plugin_side.as_raw_fd()), None);
+        // and a reader that is gone ends it
+        drop(reader_side);
+        let mut inbox = Inbox::default();
+        assert_eq!(inbox.receive(plugin_side.as_raw_fd()), None);
+    }
+}
