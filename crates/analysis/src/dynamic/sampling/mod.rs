@@ -27,6 +27,8 @@ pub mod report;
 pub mod schedule;
 pub mod unit_costs;
 #[cfg(test)]
+mod look_ahead_tests;
+#[cfg(test)]
 mod synthetic_tests;
 
 use bottlenose_timing::BatchPart;
