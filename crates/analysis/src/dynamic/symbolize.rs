@@ -48,7 +48,7 @@ impl<V: TraceVisitor> TraceVisitor for WithMappings<V> {
     fn note(&mut self, text: &[u8]) {
         self.inner.note(text);
     }
-    fn pause(&mut self) -> bottlenose_sources::qemu::Resume {
+    fn pause(&mut self) -> bottlenose_trace::Resume {
         self.inner.pause()
     }
     fn skipped(&mut self, id: u32, executions: u64) {
