@@ -14,7 +14,10 @@ issue's bars, per program:
 
 Writes bench/out/sampling.md (the table BENCHMARKS.md includes) and bench/out/sampling.json.
 
-    python3 bench/sampling.py [--bin PATH] [--only NAME,NAME] [--machine M] [--jobs N]
+    python3 bench/sampling.py [--bin PATH] [--only NAME,NAME] [--machine M] [--jobs N] [--warming window,full]
+
+`--warming` lists the warmings the sampled runs use (`run --warming`; default: the default,
+window); with two, each program gets a row per warming, with its wall time.
 
 `--only` runs a subset (the table says which ran). The full list takes about an hour of CPU
 (release build); each exact run is the expensive part.
@@ -73,7 +76,9 @@ def programs(tmp: Path) -> list[tuple[str, list[str]]]:
     branchy = gcc(tmp, "branchy", "bench/programs/branchy.c", ["-O1", "-fno-if-conversion", "-fno-if-conversion2"])
     streams = gcc(tmp, "streams", "bench/programs/streams.c", ["-O1", "-fno-tree-vectorize"])
     matvec = gcc(tmp, "matvec", "bench/programs/matvec.c", ["-O1", "-fno-tree-vectorize"])
+    chase = gcc(tmp, "chase", "bench/programs/chase.c", ["-O1"])
     return [
+        ("chase 4194304 3000000", [chase, "4194304", "3000000"]),
         ("phases 250", [phases, "250"]),
         ("branchy 150", [branchy, "150"]),
         ("streams 4", [streams, "4"]),
@@ -95,8 +100,11 @@ def run(bn: str, machine: str, mode: list[str], cmd: list[str], out: Path) -> tu
     if r.returncode != 0:
         raise SystemExit(f"failed: {' '.join(args)}\n{r.stderr[-2000:]}")
     user, system = r.stderr.strip().splitlines()[-1].split()
-    log(f"  {' '.join(mode)} {' '.join(cmd)}: {time.monotonic() - t0:.0f} s wall")
-    return json.loads(out.read_text()), float(user) + float(system)
+    wall = time.monotonic() - t0
+    log(f"  {' '.join(mode)} {' '.join(cmd)}: {wall:.0f} s wall")
+    d = json.loads(out.read_text())
+    d["_wall"] = wall
+    return d, float(user) + float(system)
 
 
 LEVEL1 = ("frontend_bound", "bad_speculation", "backend_bound", "retiring")
@@ -123,18 +131,20 @@ def compare(name: str, exact: dict, sampled: dict, cpu: tuple[float, float]) -> 
         "top3_sampled": sorted(top3(sampled)),
         "cpu_exact": cpu[0],
         "cpu_sampled": cpu[1],
+        "wall_exact": exact.get("_wall", 0.0),
+        "wall_sampled": sampled.get("_wall", 0.0),
     }
 
 
 def table(rows: list[dict], machine: str, host: str, skipped: list[str]) -> str:
-    head = ("| program | instructions | exact cycles | sampled ± 99.7 % | error | covers | worst level-1 diff (points) | top-3 same | units | timed in detail | CPU s exact / sampled |\n"
-            "| --- | ---: | ---: | ---: | ---: | :---: | --- | :---: | ---: | ---: | ---: |")
+    head = ("| program | instructions | exact cycles | sampled ± 99.7 % | error | covers | worst level-1 diff (points) | top-3 same | units | timed in detail | CPU s exact / sampled | wall s exact / sampled |\n"
+            "| --- | ---: | ---: | ---: | ---: | :---: | --- | :---: | ---: | ---: | ---: | ---: |")
     lines = [head]
     for r in rows:
         k, d = max(r["level1_diff_points"].items(), key=lambda kv: abs(kv[1]))
         lines.append(f"| {r['program']} | {r['instructions'] / 1e6:.0f} M | {r['exact_cycles']:.0f} | {r['sampled_cycles']:.0f} ± {100 * r['half_width'] / r['sampled_cycles']:.2f} % | "
                      f"{r['error_pct']:+.2f} % | {'yes' if r['covers'] else 'no'} | {d:+.2f} ({k}) | {'yes' if r['top3_exact'] == r['top3_sampled'] else 'no'} | "
-                     f"{r['units']} | {100 * r['detailed_share']:.1f} % | {r['cpu_exact']:.0f} / {r['cpu_sampled']:.0f} |")
+                     f"{r['units']} | {100 * r['detailed_share']:.1f} % | {r['cpu_exact']:.0f} / {r['cpu_sampled']:.0f} | {r['wall_exact']:.0f} / {r['wall_sampled']:.0f} |")
     n = len(rows)
     within = lambda f: sum(1 for r in rows if f(r))
     summary = (f"\n{n} programs: cycles within 3 % in {within(lambda r: abs(r['error_pct']) <= 3)}, the interval covers the exact cycles in "
@@ -154,6 +164,7 @@ def main() -> None:
     ap.add_argument("--machine", default="skylake")
     ap.add_argument("--only", help="comma-separated program names' first words (e.g. phases,gzip)")
     ap.add_argument("--jobs", type=int, default=2, help="runs at a time")
+    ap.add_argument("--warming", default="", help="comma-separated `run --warming` values for the sampled runs")
     a = ap.parse_args()
     if not Path(a.bin).exists():
         raise SystemExit(f"{a.bin} not found: cargo build --release -p bottlenose -p bottlenose-qemu-plugin (or --bin)")
@@ -169,11 +180,16 @@ def main() -> None:
     def one(i_prog):
         i, (name, cmd) = i_prog
         ex, ce = run(a.bin, a.machine, ["--exact"], cmd, tmp / f"{i}-exact.json")
-        sm, cs = run(a.bin, a.machine, ["--sample"], cmd, tmp / f"{i}-sampled.json")
-        return compare(name, ex, sm, (ce, cs))
+        out = []
+        for w in warmings:
+            mode = ["--sample"] + (["--warming", w] if w else [])
+            sm, cs = run(a.bin, a.machine, mode, cmd, tmp / f"{i}-sampled-{w}.json")
+            out.append(compare(name + (f" [{w} warming]" if w else ""), ex, sm, (ce, cs)))
+        return out
 
+    warmings = a.warming.split(",") if a.warming else [""]
     with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        rows = list(pool.map(one, enumerate(chosen)))
+        rows = [r for rs in pool.map(one, enumerate(chosen)) for r in rs]
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "sampling.json").write_text(json.dumps({"machine": a.machine, "host": host, "rows": rows}, indent=1) + "\n")
     md = table(rows, a.machine, host, skipped)

@@ -10,6 +10,13 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// `run --warming`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq)]
+pub enum WarmingArg {
+    Window,
+    Full,
+}
+
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
 pub enum Format {
     Text,
@@ -139,6 +146,18 @@ pub struct RunArgs {
     /// instructions each) in every N batches of 4 Ki instructions (N >= 2), instead of the adaptive rate.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
     pub sample_period: Option<u64>,
+    /// What keeps caches, TLBs and predictors warm between sampling windows: `window`
+    /// (QEMU fast-forwards between windows, counting instructions only, and the
+    /// functional layer warms on the --warm-up instructions before each window: near
+    /// QEMU's own speed) or `full` (every instruction through the functional layer:
+    /// slower, more accurate for large working sets). `window` needs --roi whole
+    /// (with another region of interest, warming is full).
+    #[arg(long, value_enum, default_value = "window")]
+    pub warming: WarmingArg,
+    /// Instructions of functional warm-up before each sampling window with --warming window
+    /// (raise it for programs whose working set takes long to load into the caches).
+    #[arg(long, value_name = "N", default_value_t = bottlenose_analysis::dynamic::sampling::DEFAULT_WINDOW_WARMING)]
+    pub warm_up: u64,
     /// Seed of the sampling windows' random offsets (runs repeat with the same seed).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub sample_seed: u64,
@@ -196,6 +215,10 @@ pub fn run(a: RunArgs) -> Result<i32> {
     // `--sample-every` samples the sensitivity variants of an otherwise exact run (older scheme)
     let sampled = !a.exact && (a.sample_every.is_none() || a.sample || a.sample_period.is_some() || a.time_budget.is_some());
     let sampling = sampled.then(|| bottlenose_analysis::dynamic::sampling::SamplingOptions {
+        warming: match a.warming {
+            WarmingArg::Full => bottlenose_analysis::dynamic::sampling::Warming::Full,
+            WarmingArg::Window => bottlenose_analysis::dynamic::sampling::Warming::Window { instructions: a.warm_up },
+        },
         exact_below: if a.sample { 0 } else { a.exact_below },
         target: a.target_error / 100.0,
         budget: a.time_budget.map(std::time::Duration::from_secs_f64),

@@ -79,7 +79,7 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     let (_, exact) = json(&[&args[..], &["--exact"]].concat(), &exe, &["30"]);
     // the start-up (loader, first touches: units 50 times slower than the loops) timed
     // exactly, as the default threshold does on long runs, then sampled
-    let (_, s) = json(&[&args[..], &["--exact-below", "1000000", "--sample-period", "8"]].concat(), &exe, &["30"]);
+    let (_, s) = json(&[&args[..], &["--exact-below", "1000000", "--sample-period", "8", "--warming", "full"]].concat(), &exe, &["30"]);
     let exact_cycles = exact["cycles"].as_f64().unwrap();
     let sm = &s["sampling"];
     assert!(sm.is_object(), "no sampling section");
@@ -96,6 +96,25 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     // executions are exact: every instruction went through the functional layer
     assert_eq!(s["instructions_simulated"], exact["instructions_simulated"]);
     assert_eq!(s["functional"]["branches"], exact["functional"]["branches"]);
+    // fast-forward (window warming, sparse enough to skip): skipped instructions count in
+    // the totals and in each function's instructions, which the plugin counts per block; the
+    // branch predictor saw only what was streamed
+    let (_, w) = json(&[&args[..], &["--exact-below", "1000000", "--sample-period", "512", "--warm-up", "65536"]].concat(), &exe, &["30"]);
+    assert_eq!(w["instructions_simulated"], exact["instructions_simulated"]);
+    let by_function = |r: &Value| -> Vec<(String, u64)> {
+        let mut f: Vec<(String, u64)> = r["functions"].as_array().unwrap().iter().map(|f| (f["function"].as_str().unwrap_or("").to_string(), f["instructions"].as_u64().unwrap())).collect();
+        f.sort();
+        f
+    };
+    // (the table lists functions by their cycles, which the sampled run estimates: compare those in both)
+    let exact_functions: std::collections::HashMap<String, u64> = by_function(&exact).into_iter().collect();
+    let common: Vec<_> = by_function(&w).into_iter().filter(|(f, _)| exact_functions.contains_key(f)).collect();
+    assert!(common.iter().any(|(f, _)| f.ends_with("!main")), "{common:?}");
+    for (f, n) in &common {
+        assert_eq!(*n, exact_functions[f], "{f}");
+    }
+    let branches = |r: &Value| r["functional"]["branches"]["branches"].as_u64().unwrap();
+    assert!(branches(&w) < branches(&exact) / 2, "skipped: {} of {} branches predicted", branches(&w), branches(&exact));
     // one interval per sensitivity point, idealization, level-1 node; stacks present
     assert_eq!(sm["sensitivity"].as_array().unwrap().len(), s["sensitivity"].as_array().unwrap().len());
     for p in sm["sensitivity"].as_array().unwrap() {
@@ -190,7 +209,7 @@ fn a_sampled_run_measures_bad_speculation_as_the_exact_run_does() {
     let exe = compile(d.path(), "random_branch", RANDOM_BRANCH, &["-O1", "-fno-if-conversion", "-fno-if-conversion2"]);
     let args = ["--no-sensitivity", "--no-idealize"];
     let (_, exact) = json(&[&args[..], &["--exact"]].concat(), &exe, &["12"]);
-    let (_, s) = json(&[&args[..], &["--sample", "--sample-period", "8"]].concat(), &exe, &["12"]);
+    let (_, s) = json(&[&args[..], &["--sample", "--sample-period", "8", "--warming", "full"]].concat(), &exe, &["12"]);
     assert!(s["sampling"].is_object(), "not sampled");
     // the predictor saw every branch in both runs, in the same order: the same mispredictions
     assert_eq!(s["functional"]["branches"]["mispredicts"], exact["functional"]["branches"]["mispredicts"]);

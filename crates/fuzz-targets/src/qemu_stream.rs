@@ -2,7 +2,7 @@
 //! arbitrary bytes, with a no-op visitor and with the `InstructionStream`
 //! visitor that the dynamic runs use (which trusts what the parser checked).
 
-use bottlenose_trace::{read_stream, InstructionStream, TraceVisitor};
+use bottlenose_trace::{read_stream, ExecutedInsn, InstructionStream, TraceVisitor};
 
 struct Nop;
 impl TraceVisitor for Nop {}
@@ -32,7 +32,7 @@ pub fn run(data: &[u8]) {
     }
 
     let mut executed = 0u64;
-    let mut stream = InstructionStream::new(|insn| {
+    let mut stream = InstructionStream::new(|insn: &ExecutedInsn<'_>| {
         executed += 1;
         assert!(!insn.bytes.is_empty());
         assert!(insn.mem().len() <= bottlenose_trace::MAX_MEM_PER_INSN);

@@ -188,7 +188,7 @@ unsafe fn connect(origin: HubOrigin, command: &[u8]) -> Result<(c_int, Sink), St
         libc::close(sock);
         return Err("cannot greet the hub".into());
     }
-    Ok((sock, Sink::Shm { base, region_size: REGION_SIZE, n_regions: REGIONS, cur: 0, len: 0, sent: 0, acked: 0 }))
+    Ok((sock, Sink::Shm { base, region_size: REGION_SIZE, n_regions: REGIONS, cur: 0, len: 0, sent: 0, acked: 0, inbox: Default::default() }))
 }
 
 /// Connects an exec'd QEMU to the hub; the command is read from QEMU's own
@@ -231,6 +231,7 @@ extern "C" fn after_fork_in_child() {
         return;
     };
     let was_on = !DISABLED.load(Ordering::Relaxed);
+    super::fastforward::forked_child();
     // SAFETY: connecting with plain system calls.
     match (was_on, unsafe { connect(HubOrigin::Fork, &[]) }) {
         (true, Ok((fd, sink))) => {

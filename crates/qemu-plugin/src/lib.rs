@@ -7,6 +7,8 @@
 //!
 //! Usage: `qemu-x86_64 -plugin ./libbottlenose_qemu_plugin.so,fd=3[,shm=4] ./prog`.
 //!
+//! - `pause=N` (with `shm`): fast-forward steered by the reader; the first
+//!   pause after N instructions (module `fastforward`).
 //! - `hub=PATH` (with `fd`, or alone in a QEMU this plugin exec'd): follow
 //!   forks and execs, each process writing its own stream to the hub socket
 //!   at PATH (module `follow`).
@@ -48,6 +50,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
+mod fastforward;
 mod follow;
 
 use bottlenose_trace_format::record::{self as wire, MemInfo};
@@ -58,8 +61,8 @@ use qemu_plugin_sys::{
     qemu_plugin_mem_size_shift, qemu_plugin_meminfo_t, qemu_plugin_outs,
     qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_mem_cb,
     qemu_plugin_register_vcpu_syscall_cb, qemu_plugin_register_vcpu_tb_exec_cb,
-    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb, qemu_plugin_tb_get_insn,
-    qemu_plugin_tb_n_insns, qemu_plugin_tb_vaddr, QEMU_PLUGIN_VERSION,
+    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb, qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns as tb_n_insns,
+    qemu_plugin_tb_vaddr, QEMU_PLUGIN_VERSION,
 };
 
 /// The plugin API version this plugin was built for; QEMU refuses to load
@@ -99,6 +102,8 @@ enum Sink {
         /// Messages sent, and acknowledgements received.
         sent: u64,
         acked: u64,
+        /// What the reader sends back: acknowledgements and answers to pauses.
+        inbox: fastforward::Inbox,
     },
 }
 
@@ -113,6 +118,9 @@ struct Writer {
     defs: Vec<u8>,
     /// The guest mappings last reported.
     maps: maps::Snapshot,
+    /// Fast-forward: the block defined at each address (its id and TB_DEF
+    /// record with id 0), so that a retranslation after a switch keeps its id.
+    defined: std::collections::HashMap<u64, (u32, Vec<u8>)>,
 }
 
 // SAFETY: the raw pointer is to a shared mapping owned by the writer for the
@@ -223,6 +231,7 @@ impl Writer {
                 len,
                 sent,
                 acked,
+                inbox,
                 ..
             } => {
                 let next = (*cur + 1) % *n_regions;
@@ -245,25 +254,58 @@ impl Writer {
                 // `next` is free unless all regions are announced and
                 // unacknowledged (acknowledgements come in order).
                 while *sent - *acked >= *n_regions as u64 {
-                    let mut acks = [0u8; 64];
-                    let want = ((*sent - *acked) as usize).min(acks.len());
-                    // SAFETY: reading into a local buffer.
-                    let n = unsafe { libc::read(fd, acks.as_mut_ptr().cast(), want) };
-                    if n > 0 {
-                        *acked += n as u64;
-                        continue;
+                    match inbox.receive(fd) {
+                        Some(n) => *acked += n,
+                        None => {
+                            stop();
+                            return;
+                        }
                     }
-                    if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-                    {
-                        continue;
-                    }
-                    stop();
-                    return;
                 }
                 *cur = next;
                 *len = 0;
             }
         }
+    }
+}
+
+impl Writer {
+    /// Waits for the reader's answer to a pause (`None`: the reader is gone,
+    /// or this is no shared memory stream).
+    fn wait_resume(&mut self) -> Option<bottlenose_trace_format::transport::Resume> {
+        let fd = self.fd;
+        let Sink::Shm { acked, inbox, .. } = &mut self.sink else { return None };
+        loop {
+            if let Some(r) = inbox.take_resume() {
+                return Some(r);
+            }
+            match inbox.receive(fd) {
+                Some(n) => *acked += n,
+                None => {
+                    stop();
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// The id of the block `rec` (a TB_DEF with id 0) defines at `vaddr`:
+    /// the one defined before if the instructions are the same (fast-forward
+    /// retranslates after each switch), else a new one, and whether it is new.
+    fn block_id(&mut self, vaddr: u64, rec: &[u8]) -> (u32, bool) {
+        if fastforward::enabled() {
+            if let Some((id, known)) = self.defined.get(&vaddr) {
+                if known.as_slice() == rec {
+                    return (*id, false);
+                }
+            }
+        }
+        let id = self.next_tb;
+        self.next_tb = self.next_tb.wrapping_add(1);
+        if fastforward::enabled() {
+            self.defined.insert(vaddr, (id, rec.to_vec()));
+        }
+        (id, true)
     }
 }
 
@@ -299,7 +341,7 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
     if DISABLED.load(Ordering::Relaxed) {
         return;
     }
-    let n = qemu_plugin_tb_n_insns(tb).min(u16::MAX as usize);
+    let n = tb_n_insns(tb).min(u16::MAX as usize);
     let tb_vaddr = qemu_plugin_tb_vaddr(tb);
     let tb_id = SCRATCH.with(|scratch| {
         let mut rec = scratch.borrow_mut();
@@ -336,22 +378,34 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
                     w.defs.extend_from_slice(&map);
                 }
             }
-            let id = w.next_tb;
-            w.next_tb = w.next_tb.wrapping_add(1);
-            wire::set_tb_def_id(&mut rec, id);
-            w.put(&rec);
-            if follow::enabled() {
-                w.defs.extend_from_slice(&rec);
+            let (id, new) = w.block_id(tb_vaddr, &rec);
+            if new {
+                wire::set_tb_def_id(&mut rec, id);
+                w.put(&rec);
+                if follow::enabled() {
+                    w.defs.extend_from_slice(&rec);
+                }
             }
             id
         })
     });
     let Some(id) = tb_id else { return };
+    if fastforward::skipping() {
+        // counting only: one callback per block, no memory callbacks
+        qemu_plugin_register_vcpu_tb_exec_cb(
+            tb,
+            Some(fastforward::skip_exec),
+            qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+            fastforward::slot(id, n).cast_mut(),
+        );
+        return;
+    }
+    // the block's id and length (for fast-forward's count) in the one pointer QEMU passes back
     qemu_plugin_register_vcpu_tb_exec_cb(
         tb,
         Some(vcpu_tb_exec),
         qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
-        id as usize as *mut c_void,
+        (id as usize | (n << 32)) as *mut c_void,
     );
     for i in 0..n {
         let insn = qemu_plugin_tb_get_insn(tb, i);
@@ -367,6 +421,9 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
 
 unsafe extern "C" fn vcpu_tb_exec(vcpu_index: c_uint, userdata: *mut c_void) {
     let id = userdata as usize as u32;
+    if fastforward::enabled() {
+        fastforward::before_full_block((userdata as usize >> 32) as u64);
+    }
     let rec = wire::tb_exec(id, vcpu_index.min(u16::MAX as u32) as u16);
     with_writer(|w| {
         w.put(&rec);
@@ -414,6 +471,7 @@ unsafe extern "C" fn vcpu_syscall(
 }
 
 unsafe extern "C" fn atexit(_id: qemu_plugin_id_t, _userdata: *mut c_void) {
+    fastforward::at_exit();
     with_writer(|w| {
         w.put(&wire::end());
         if !DISABLED.load(Ordering::Relaxed) {
@@ -507,6 +565,7 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
     let mut fd: Option<c_int> = None;
     let mut shm: Option<c_int> = None;
     let mut hub: Option<Vec<u8>> = None;
+    let mut pause: Option<u64> = None;
     for i in 0..argc.max(0) as usize {
         let raw = CStr::from_ptr(*argv.add(i)).to_bytes();
         if let Some(path) = raw.strip_prefix(b"hub=") {
@@ -517,8 +576,15 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
         match arg.split_once('=') {
             Some(("fd", v)) => fd = Some(parse_fd("fd", v)?),
             Some(("shm", v)) => shm = Some(parse_fd("shm", v)?),
-            _ => return Err(format!("unknown argument `{arg}` (expected fd=N, shm=M or hub=PATH)")),
+            Some(("pause", v)) => match v.trim().parse::<u64>() {
+                Ok(n) => pause = Some(n),
+                Err(_) => return Err(format!("bad pause value `{v}` (a number of instructions)")),
+            },
+            _ => return Err(format!("unknown argument `{arg}` (expected fd=N, shm=M, pause=N or hub=PATH)")),
         }
+    }
+    if pause.is_some() && (shm.is_none() || fd.is_none()) {
+        return Err("pause=N needs fd=N and shm=M (the reader answers pauses on the control socket)".into());
     }
     if let Some(h) = &hub {
         follow::init(h)?;
@@ -562,6 +628,7 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
                 len: 0,
                 sent: 0,
                 acked: 0,
+                inbox: Default::default(),
             }
         }
     };
@@ -575,13 +642,25 @@ unsafe fn install(id: qemu_plugin_id_t, argc: c_int, argv: *mut *mut c_char) -> 
         last_vcpu: 0,
         defs: Vec::new(),
         maps: maps::Snapshot::default(),
+        defined: Default::default(),
     };
     w.put(&wire::hello());
     *WRITER.lock().unwrap_or_else(|p| p.into_inner()) = Some(w);
     DISABLED.store(false, Ordering::Relaxed);
-
-    qemu_plugin_register_vcpu_tb_trans_cb(id, Some(vcpu_tb_trans));
-    qemu_plugin_register_vcpu_syscall_cb(id, Some(vcpu_syscall));
-    qemu_plugin_register_atexit_cb(id, Some(atexit), std::ptr::null_mut());
+    if let Some(n) = pause {
+        fastforward::enable(id, n);
+    }
+    register(id);
     Ok(())
+}
+
+/// Registers the plugin's callbacks (at install, and again after each
+/// fast-forward reset, which drops them all).
+fn register(id: qemu_plugin_id_t) {
+    // SAFETY: registering this library's callbacks with QEMU's id for it.
+    unsafe {
+        qemu_plugin_register_vcpu_tb_trans_cb(id, Some(vcpu_tb_trans));
+        qemu_plugin_register_vcpu_syscall_cb(id, Some(vcpu_syscall));
+        qemu_plugin_register_atexit_cb(id, Some(atexit), std::ptr::null_mut());
+    }
 }

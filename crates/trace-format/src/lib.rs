@@ -21,6 +21,8 @@
 //! | 7   | EXIT     | i32, the code the guest passed to exit_group. |
 //! | 8   | NOTE     | u16 len, UTF-8: what the plugin did not trace, and why. |
 //! | 9   | MAP      | u64 start, u64 end (> start), u64 file offset, u16 path length, path bytes (empty: anonymous memory): a line of the guest's `/proc/self/maps`, new or changed since the last MAP records, written before the TB_DEF of the first block translated after the change. |
+//! | 10  | PAUSE    | nothing. Fast-forward (plugin argument `pause=N`): the plugin stops before the next block and waits for the reader's [`transport::Resume`] on the control socket. |
+//! | 11  | SKIPPED  | u16 n, then n times (u32 tb_id, u64 executions): blocks executed while the plugin fast-forwarded (no TB_EXEC or MEM records for them); a skipped stretch ends with one or more of these records, then the full stream resumes. |
 //!
 //! MEM records of an instruction come after the TB_EXEC of its block, in
 //! program order, and carry no vCPU: they belong to the vCPU of the latest
@@ -38,7 +40,7 @@ pub use record::{decode, record_len, MemInfo, Record, TbDef, WireError};
 /// Magic bytes of the HELLO record.
 pub const MAGIC: &[u8; 4] = b"BNQT";
 /// Version of the format described here; a reader refuses other versions.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 
 /// The kind of a record: its first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -54,12 +56,26 @@ pub enum Tag {
     Exit = 7,
     Note = 8,
     Map = 9,
+    Pause = 10,
+    Skipped = 11,
 }
 
 impl Tag {
     /// Every tag, in byte order.
-    pub const ALL: [Tag; 10] =
-        [Tag::Hello, Tag::TbDef, Tag::TbExec, Tag::Mem, Tag::End, Tag::MemVcpu, Tag::Exec, Tag::Exit, Tag::Note, Tag::Map];
+    pub const ALL: [Tag; 12] = [
+        Tag::Hello,
+        Tag::TbDef,
+        Tag::TbExec,
+        Tag::Mem,
+        Tag::End,
+        Tag::MemVcpu,
+        Tag::Exec,
+        Tag::Exit,
+        Tag::Note,
+        Tag::Map,
+        Tag::Pause,
+        Tag::Skipped,
+    ];
 
     /// The tag whose byte is `byte`, if any.
     #[inline]
@@ -86,6 +102,8 @@ impl Tag {
             Tag::Exit => "EXIT",
             Tag::Note => "NOTE",
             Tag::Map => "MAP",
+            Tag::Pause => "PAUSE",
+            Tag::Skipped => "SKIPPED",
         }
     }
 }

@@ -33,6 +33,12 @@ pub const TEXT_HEADER_LEN: usize = 3;
 pub const EXIT_LEN: usize = 5;
 /// MAP before its path: tag, u64 start, u64 end, u64 offset, u16 path length.
 pub const MAP_HEADER_LEN: usize = 27;
+/// PAUSE: the tag alone.
+pub const PAUSE_LEN: usize = 1;
+/// SKIPPED before its entries: tag, u16 count.
+pub const SKIPPED_HEADER_LEN: usize = 3;
+/// One entry of a SKIPPED record: u32 block id, u64 executions.
+pub const SKIPPED_ENTRY_LEN: usize = 12;
 
 /// The info byte of a MEM record: bit 7 set for a store, bits 0..=6 the
 /// log2 of the access size.
@@ -97,6 +103,25 @@ impl<'a> TbDef<'a> {
     }
 }
 
+/// The entries of a SKIPPED record: (block id, executions) pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkippedBlocks<'a> {
+    body: &'a [u8],
+}
+
+impl<'a> SkippedBlocks<'a> {
+    pub fn len(&self) -> usize {
+        self.body.len() / SKIPPED_ENTRY_LEN
+    }
+    pub fn is_empty(&self) -> bool {
+        self.body.is_empty()
+    }
+    /// (block id, executions) of each entry, in record order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u64)> + 'a {
+        self.body.chunks_exact(SKIPPED_ENTRY_LEN).map(|e| (u32_at(e, 0), u64_at(e, 4)))
+    }
+}
+
 /// One record, borrowing its variable-size parts from the bytes it was decoded from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Record<'a> {
@@ -111,6 +136,8 @@ pub enum Record<'a> {
     Exit { code: i32 },
     Note { text: &'a [u8] },
     Map { start: u64, end: u64, offset: u64, path: &'a [u8] },
+    Pause,
+    Skipped(SkippedBlocks<'a>),
 }
 
 impl Record<'_> {
@@ -126,6 +153,8 @@ impl Record<'_> {
             Record::Exit { .. } => Tag::Exit,
             Record::Note { .. } => Tag::Note,
             Record::Map { .. } => Tag::Map,
+            Record::Pause => Tag::Pause,
+            Record::Skipped(_) => Tag::Skipped,
         }
     }
 
@@ -145,6 +174,12 @@ impl Record<'_> {
             Record::Exit { code } => out.extend_from_slice(&exit(code)),
             Record::Note { text } => push_note(out, text),
             Record::Map { start, end, offset, path } => push_map(out, start, end, offset, path),
+            Record::Pause => out.extend_from_slice(&pause()),
+            Record::Skipped(blocks) => {
+                out.push(Tag::Skipped as u8);
+                out.extend_from_slice(&(blocks.len() as u16).to_le_bytes());
+                out.extend_from_slice(blocks.body);
+            }
         }
     }
 }
@@ -254,6 +289,8 @@ fn decode_other(buf: &[u8], byte: u8) -> Result<(Record<'_>, usize), WireError> 
         Tag::Exec | Tag::Note => TEXT_HEADER_LEN,
         Tag::Exit => EXIT_LEN,
         Tag::Map => MAP_HEADER_LEN,
+        Tag::Pause => PAUSE_LEN,
+        Tag::Skipped => SKIPPED_HEADER_LEN,
     };
     need(fixed)?;
     Ok(match tag {
@@ -306,6 +343,12 @@ fn decode_other(buf: &[u8], byte: u8) -> Result<(Record<'_>, usize), WireError> 
             need(total)?;
             (Record::Map { start, end, offset, path: &buf[MAP_HEADER_LEN..total] }, total)
         }
+        Tag::Pause => (Record::Pause, PAUSE_LEN),
+        Tag::Skipped => {
+            let total = SKIPPED_HEADER_LEN + u16_at(buf, 1) as usize * SKIPPED_ENTRY_LEN;
+            need(total)?;
+            (Record::Skipped(SkippedBlocks { body: &buf[SKIPPED_HEADER_LEN..total] }), total)
+        }
     })
 }
 
@@ -326,6 +369,8 @@ pub fn record_len(buf: &[u8]) -> Result<usize, WireError> {
         Tag::Exit => need(EXIT_LEN),
         Tag::Exec | Tag::Note => need(TEXT_HEADER_LEN).and_then(|h| need(h + u16_at(buf, 1) as usize)),
         Tag::Map => need(MAP_HEADER_LEN).and_then(|h| need(h + u16_at(buf, 25) as usize)),
+        Tag::Pause => need(PAUSE_LEN),
+        Tag::Skipped => need(SKIPPED_HEADER_LEN).and_then(|h| need(h + u16_at(buf, 1) as usize * SKIPPED_ENTRY_LEN)),
         Tag::TbDef => {
             let mut off = need(TB_DEF_HEADER_LEN)?;
             for _ in 0..u16_at(buf, 5) {
@@ -373,6 +418,28 @@ pub fn mem(insn_index: u16, info: MemInfo, vaddr: u64) -> [u8; MEM_LEN] {
 #[inline]
 pub fn end() -> [u8; END_LEN] {
     [Tag::End as u8]
+}
+
+#[inline]
+pub fn pause() -> [u8; PAUSE_LEN] {
+    [Tag::Pause as u8]
+}
+
+/// Most entries a writer puts in one SKIPPED record (a record stays well
+/// below the smallest shared memory region).
+pub const MAX_SKIPPED_ENTRIES: usize = 4096;
+
+/// Appends a SKIPPED record of `entries` (block id, executions); at most
+/// [`MAX_SKIPPED_ENTRIES`] of them are taken, the caller writes the rest in
+/// further records.
+pub fn push_skipped(out: &mut Vec<u8>, entries: &[(u32, u64)]) {
+    let entries = &entries[..entries.len().min(MAX_SKIPPED_ENTRIES)];
+    out.push(Tag::Skipped as u8);
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    for &(id, n) in entries {
+        out.extend_from_slice(&id.to_le_bytes());
+        out.extend_from_slice(&n.to_le_bytes());
+    }
 }
 
 #[inline]

@@ -47,3 +47,41 @@ impl HubOrigin {
         }
     }
 }
+
+/// The reader's acknowledgement of a region (one byte on the control socket).
+pub const ACK: u8 = 0;
+/// First byte of a [`Resume`] on the control socket.
+pub const RESUME_TAG: u8 = 1;
+/// A [`Resume`] on the socket: its tag, u64 skip, u64 full (little-endian).
+pub const RESUME_LEN: usize = 17;
+
+/// The reader's answer to a PAUSE record (fast-forward, `pause=N`): skip the
+/// next `skip` instructions (counting only), then stream `full` instructions
+/// in full before pausing again. The plugin switches at block boundaries, so
+/// it skips at least `skip` (the SKIPPED records say how many exactly).
+/// `full` of [`Resume::NEVER`] never pauses again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resume {
+    pub skip: u64,
+    pub full: u64,
+}
+
+impl Resume {
+    pub const NEVER: u64 = u64::MAX;
+    /// The whole rest of the run in full: what a reader that does not fast-forward answers.
+    pub const FULL: Resume = Resume { skip: 0, full: Resume::NEVER };
+
+    pub fn encode(self) -> [u8; RESUME_LEN] {
+        let mut b = [0u8; RESUME_LEN];
+        b[0] = RESUME_TAG;
+        b[1..9].copy_from_slice(&self.skip.to_le_bytes());
+        b[9..].copy_from_slice(&self.full.to_le_bytes());
+        b
+    }
+
+    /// The message after its tag byte.
+    pub fn decode(body: &[u8; RESUME_LEN - 1]) -> Resume {
+        let (s, f) = body.split_at(8);
+        Resume { skip: u64::from_le_bytes(s.try_into().expect("8 bytes")), full: u64::from_le_bytes(f.try_into().expect("8 bytes")) }
+    }
+}

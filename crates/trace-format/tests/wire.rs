@@ -16,6 +16,8 @@ fn samples() -> Vec<Vec<u8>> {
     record::push_note(&mut note, "execveat not followed".as_bytes());
     let mut map = Vec::new();
     record::push_map(&mut map, 0x400000, 0x401000, 0x1000, b"/usr/bin/prog");
+    let mut skipped = Vec::new();
+    record::push_skipped(&mut skipped, &[(3, 1_000_000), (0, 1)]);
     vec![
         record::hello().to_vec(),
         def,
@@ -26,6 +28,8 @@ fn samples() -> Vec<Vec<u8>> {
         record::exit(-1).to_vec(),
         note,
         map,
+        record::pause().to_vec(),
+        skipped,
         record::end().to_vec(),
     ]
 }
@@ -43,22 +47,24 @@ fn tags_are_the_documented_bytes() {
         (Tag::Exit, 7, "EXIT"),
         (Tag::Note, 8, "NOTE"),
         (Tag::Map, 9, "MAP"),
+        (Tag::Pause, 10, "PAUSE"),
+        (Tag::Skipped, 11, "SKIPPED"),
     ];
     for (tag, byte, name) in expected {
         assert_eq!(tag.byte(), byte);
         assert_eq!(Tag::from_byte(byte), Some(tag));
         assert_eq!(tag.name(), name);
     }
-    for byte in 10..=255u8 {
+    for byte in 12..=255u8 {
         assert_eq!(Tag::from_byte(byte), None);
     }
 }
 
 #[test]
 fn fixed_records_have_the_documented_bytes() {
-    // HELLO: tag 0, "BNQT", u16 version 2 little-endian
-    assert_eq!(record::hello(), [0, b'B', b'N', b'Q', b'T', 2, 0]);
-    assert_eq!(VERSION, 2);
+    // HELLO: tag 0, "BNQT", u16 version 3 little-endian
+    assert_eq!(record::hello(), [0, b'B', b'N', b'Q', b'T', 3, 0]);
+    assert_eq!(VERSION, 3);
     assert_eq!(MAGIC, b"BNQT");
     // TB_EXEC: tag 2, u32 id, u16 vCPU
     assert_eq!(record::tb_exec(0x0102_0304, 0x0506), [2, 4, 3, 2, 1, 6, 5]);
@@ -90,6 +96,16 @@ fn variable_records_have_the_documented_bytes() {
     let mut note = Vec::new();
     record::push_note(&mut note, b"hi");
     assert_eq!(note, [8, 2, 0, b'h', b'i']);
+    // PAUSE: the tag alone; SKIPPED: tag 11, u16 count, then (u32 id, u64 executions) each
+    assert_eq!(record::pause(), [10]);
+    let mut skipped = Vec::new();
+    record::push_skipped(&mut skipped, &[(0x0102_0304, 0x05)]);
+    assert_eq!(skipped, [11, 1, 0, 4, 3, 2, 1, 5, 0, 0, 0, 0, 0, 0, 0]);
+    // more entries than one record holds: the rest is the caller's
+    let many = vec![(1u32, 1u64); record::MAX_SKIPPED_ENTRIES + 5];
+    let mut rec = Vec::new();
+    record::push_skipped(&mut rec, &many);
+    assert_eq!(rec.len(), 3 + 12 * record::MAX_SKIPPED_ENTRIES);
 }
 
 #[test]
@@ -106,6 +122,7 @@ fn every_record_decodes_to_what_was_encoded() {
             match rec {
                 Record::TbDef(d) => format!("{:?} id {} {:x?}", rec.tag(), d.id, d.insns().collect::<Vec<_>>()),
                 Record::Mem { insn_index, info, vaddr } => format!("Mem {insn_index} {} store {} {vaddr:#x}", info.size(), info.is_store()),
+                Record::Skipped(b) => format!("Skipped {:?}", b.iter().collect::<Vec<_>>()),
                 other => format!("{other:?}"),
             }
         })
@@ -113,7 +130,7 @@ fn every_record_decodes_to_what_was_encoded() {
     assert_eq!(
         got,
         [
-            "Hello { version: 2 }",
+            "Hello { version: 3 }",
             "TbDef id 0 [(401000, [48, 1, d8]), (401003, [c3])]",
             "TbExec { id: 0, vcpu: 0 }",
             "Mem 1 8 store true 0x7fff00001000",
@@ -122,6 +139,8 @@ fn every_record_decodes_to_what_was_encoded() {
             "Exit { code: -1 }",
             "Note { text: [101, 120, 101, 99, 118, 101, 97, 116, 32, 110, 111, 116, 32, 102, 111, 108, 108, 111, 119, 101, 100] }",
             "Map { start: 4194304, end: 4198400, offset: 4096, path: [47, 117, 115, 114, 47, 98, 105, 110, 47, 112, 114, 111, 103] }",
+            "Pause",
+            "Skipped [(3, 1000000), (0, 1)]",
             "End",
         ]
     );
@@ -153,7 +172,7 @@ fn broken_records_are_errors_naming_the_problem() {
         assert_eq!(err, expected);
         assert_eq!(err.to_string(), message);
     };
-    check(&[10], WireError::UnknownTag(10), "unknown record tag 0x0a");
+    check(&[12], WireError::UnknownTag(12), "unknown record tag 0x0c");
     check(&[0, b'B', b'N', b'Q', b'X', 2, 0], WireError::BadMagic, "stream does not start with the bottlenose header; is the plugin from another version?");
     check(&[1, 5, 0, 0, 0, 0, 0], WireError::EmptyBlock { id: 5 }, "TB_DEF 5 has no instructions");
     // the second instruction claims 16 bytes: its length byte is at 7 + 9 + 1 + 8

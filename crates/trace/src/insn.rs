@@ -3,6 +3,30 @@
 //! instruction, in execution order per vCPU.
 
 use super::stream::TraceVisitor;
+use bottlenose_trace_format::transport::Resume;
+
+/// What an [`InstructionStream`] hands its instructions to: any
+/// `FnMut(&ExecutedInsn)`, or a type that also answers fast-forward's pauses
+/// and takes the instructions it skipped.
+pub trait InsnSink {
+    fn insn(&mut self, insn: &ExecutedInsn<'_>);
+    /// The plugin waits for what to do next (see `TraceVisitor::pause`).
+    fn pause(&mut self) -> Resume {
+        Resume::FULL
+    }
+    /// Static instruction `insn` (no memory accesses, no successor) ran
+    /// `executions` times while the plugin fast-forwarded.
+    fn skipped(&mut self, insn: &ExecutedInsn<'_>, executions: u64) {
+        let _ = (insn, executions);
+    }
+}
+
+impl<F: FnMut(&ExecutedInsn<'_>)> InsnSink for F {
+    #[inline(always)]
+    fn insn(&mut self, insn: &ExecutedInsn<'_>) {
+        self(insn)
+    }
+}
 
 /// How many memory accesses an [`ExecutedInsn`] carries inline; further
 /// ones are only counted in [`ExecutedInsn::mem_overflow`].
@@ -108,7 +132,7 @@ impl Default for Vcpu {
 /// of a block always waits for the next TB_EXEC on its vCPU (for
 /// `next_vaddr`). Call [`InstructionStream::finish`] if the stream ended
 /// without END.
-pub struct InstructionStream<F: FnMut(&ExecutedInsn<'_>)> {
+pub struct InstructionStream<F: InsnSink> {
     statics: Vec<StaticInsn>,
     arena: Vec<u8>,
     tbs: Vec<Tb>,
@@ -129,7 +153,7 @@ pub struct ProcessEvents {
     pub notes: Vec<String>,
 }
 
-impl<F: FnMut(&ExecutedInsn<'_>)> InstructionStream<F> {
+impl<F: InsnSink> InstructionStream<F> {
     pub fn new(on_insn: F) -> Self {
         InstructionStream {
             statics: Vec::new(),
@@ -147,7 +171,7 @@ impl<F: FnMut(&ExecutedInsn<'_>)> InstructionStream<F> {
         &self.events
     }
 
-    /// Instructions emitted so far.
+    /// Instructions emitted so far, and those skipped (fast-forward).
     pub fn executed(&self) -> u64 {
         self.executed
     }
@@ -215,7 +239,7 @@ impl<F: FnMut(&ExecutedInsn<'_>)> InstructionStream<F> {
                 mem_overflow: overflow,
                 next_vaddr,
             };
-            (self.on_insn)(&insn);
+            self.on_insn.insn(&insn);
             mem_len = 0;
             overflow = 0;
             i += 1;
@@ -227,7 +251,7 @@ impl<F: FnMut(&ExecutedInsn<'_>)> InstructionStream<F> {
     }
 }
 
-impl<F: FnMut(&ExecutedInsn<'_>)> TraceVisitor for InstructionStream<F> {
+impl<F: InsnSink> TraceVisitor for InstructionStream<F> {
     fn tb_def(&mut self, id: u32, insns: &[(u64, &[u8])]) {
         debug_assert_eq!(id as usize, self.tbs.len());
         let first = self.statics.len() as u32;
@@ -306,5 +330,32 @@ impl<F: FnMut(&ExecutedInsn<'_>)> TraceVisitor for InstructionStream<F> {
 
     fn note(&mut self, text: &[u8]) {
         self.events.notes.push(String::from_utf8_lossy(text).into_owned());
+    }
+
+    fn pause(&mut self) -> Resume {
+        self.on_insn.pause()
+    }
+
+    fn skipped(&mut self, id: u32, executions: u64) {
+        // what was executing before the skip ends there (its successor is unknown)
+        self.finish();
+        let tb = self.tbs[id as usize];
+        for i in 0..tb.n {
+            let s = self.statics[(tb.first + i as u32) as usize];
+            let insn = ExecutedInsn {
+                vaddr: s.vaddr,
+                bytes: &self.arena[s.offset..s.offset + s.len as usize],
+                tb_id: id,
+                index_in_tb: i,
+                static_id: tb.first + i as u32,
+                vcpu: 0,
+                mem_inline: [MemAccess::default(); MAX_MEM_PER_INSN],
+                mem_len: 0,
+                mem_overflow: 0,
+                next_vaddr: None,
+            };
+            self.on_insn.skipped(&insn, executions);
+        }
+        self.executed += tb.n as u64 * executions;
     }
 }

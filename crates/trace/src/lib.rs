@@ -64,8 +64,9 @@ mod stream;
 
 pub use error::QemuError;
 pub use hub::{ChildTrace, Hub, Origin};
-pub use insn::{ExecutedInsn, InstructionStream, ProcessEvents, MemAccess, MAX_MEM_PER_INSN};
+pub use insn::{ExecutedInsn, InsnSink, InstructionStream, ProcessEvents, MemAccess, MAX_MEM_PER_INSN};
 pub use locate::{check_program, find_plugin, find_qemu, find_qemu_for, program_isa, resolve_command};
 pub use process::{GuestExit, Killer};
 pub use runner::{run_program, run_program_with, trace_run, QemuCommand, QemuRun, RunOutcome, TraceStream, PLUGIN_FILE_NAME, SHM_FD, STREAM_FD};
+pub use bottlenose_trace_format::transport::Resume;
 pub use stream::{read_stream, StreamSummary, TraceVisitor, STREAM_MAGIC, STREAM_VERSION};

@@ -69,6 +69,14 @@ impl TraceStream {
     pub(crate) fn shm(s: ShmStream) -> Self {
         TraceStream(Transport::Shm(s))
     }
+
+    /// Where the answers to the plugin's pauses go (shared memory transport only).
+    fn answerer(&self) -> Option<super::shm::Answerer> {
+        match &self.0 {
+            Transport::Shm(s) => s.answerer().ok(),
+            Transport::Socket(_) => None,
+        }
+    }
 }
 
 impl Read for TraceStream {
@@ -98,6 +106,7 @@ pub struct QemuCommand {
     shared_memory: bool,
     hub: Option<PathBuf>,
     cpu: Option<String>,
+    first_pause: Option<u64>,
 }
 
 impl QemuCommand {
@@ -113,6 +122,7 @@ impl QemuCommand {
             shared_memory: true,
             hub: None,
             cpu: None,
+            first_pause: None,
         }
     }
 
@@ -128,6 +138,14 @@ impl QemuCommand {
     /// this [`Hub`](crate::Hub)'s socket.
     pub fn hub(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.hub = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Fast-forward: the plugin pauses after `first_pause` instructions and
+    /// then does what the visitor's `pause` answers (skip, then stream in
+    /// full). Needs the shared memory transport.
+    pub fn fast_forward(&mut self, first_pause: u64) -> &mut Self {
+        self.first_pause = Some(first_pause);
         self
     }
 
@@ -225,6 +243,9 @@ impl QemuCommand {
         plugin_arg.extend_from_slice(format!(",fd={STREAM_FD}").as_bytes());
         if shm.is_some() {
             plugin_arg.extend_from_slice(format!(",shm={SHM_FD}").as_bytes());
+            if let Some(n) = self.first_pause {
+                plugin_arg.extend_from_slice(format!(",pause={n}").as_bytes());
+            }
         }
         if let Some(hub) = &self.hub {
             plugin_arg.extend_from_slice(b",hub=");
@@ -390,8 +411,13 @@ pub fn trace_run<V: TraceVisitor + ?Sized>(
     visitor: &mut V,
 ) -> Result<(GuestExit, StreamSummary), QemuError> {
     let stream = run.take_stream().expect("fresh run has its stream");
+    let answerer = stream.answerer();
     let mut summary = StreamSummary::default();
-    let result = read_stream_into(stream, visitor, &mut summary);
+    let result = read_stream_into(stream, visitor, &mut summary, &mut |r| {
+        if let Some(a) = &answerer {
+            a.send(r);
+        }
+    });
     let qemu = run.qemu().to_path_buf();
     match result {
         Ok(()) => {

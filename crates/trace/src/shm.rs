@@ -137,6 +137,12 @@ impl ShmStream {
         })
     }
 
+    /// Where answers to the plugin's pauses go (the control socket; see
+    /// `transport::Resume`).
+    pub(crate) fn answerer(&self) -> io::Result<Answerer> {
+        Ok(Answerer(self.sock.try_clone()?))
+    }
+
     fn committed(&self, region: usize) -> usize {
         // SAFETY: the header page is mapped; the plugin stores these with
         // release ordering after writing the bytes they cover.
@@ -230,6 +236,29 @@ impl Read for ShmStream {
                         ack: false,
                     });
                 }
+            }
+        }
+    }
+}
+
+/// Sends answers to the plugin's pauses on the control socket. Written from
+/// the thread that reads the stream (as the acknowledgements are), so the
+/// two never interleave inside a message.
+#[derive(Debug)]
+pub(crate) struct Answerer(UnixStream);
+
+impl Answerer {
+    pub(crate) fn send(&self, r: bottlenose_trace_format::transport::Resume) {
+        let msg = r.encode();
+        let mut at = 0;
+        while at < msg.len() {
+            // MSG_NOSIGNAL: QEMU may be gone.
+            // SAFETY: sending from a local buffer.
+            let n = unsafe { libc::send(self.0.as_raw_fd(), msg[at..].as_ptr().cast(), msg.len() - at, libc::MSG_NOSIGNAL) };
+            if n > 0 {
+                at += n as usize;
+            } else if !(n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted) {
+                return; // the plugin is gone: nobody waits for the answer
             }
         }
     }

@@ -9,6 +9,7 @@
 
 use std::io::{self, Read};
 
+use bottlenose_trace_format::transport::Resume;
 use bottlenose_trace_format::{self as wire, Record, Tag, WireError};
 
 use super::error::QemuError;
@@ -59,6 +60,16 @@ pub trait TraceVisitor {
     fn note(&mut self, text: &[u8]) {
         let _ = text;
     }
+    /// Fast-forward: the plugin waits for what to do next (skip how many
+    /// instructions, then stream how many). By default: everything in full.
+    fn pause(&mut self) -> Resume {
+        Resume::FULL
+    }
+    /// Fast-forward: block `id` (already defined) ran `executions` times
+    /// without being streamed.
+    fn skipped(&mut self, id: u32, executions: u64) {
+        let _ = (id, executions);
+    }
 }
 
 /// What [`read_stream`] saw.
@@ -90,16 +101,20 @@ pub fn read_stream<R: Read, V: TraceVisitor + ?Sized>(
     visitor: &mut V,
 ) -> Result<StreamSummary, QemuError> {
     let mut sum = StreamSummary::default();
-    read_stream_into(reader, visitor, &mut sum)?;
+    read_stream_into(reader, visitor, &mut sum, &mut |_| {})?;
     Ok(sum)
 }
 
 /// [`read_stream`] that leaves the counts of what was read before an error
 /// in `sum`.
+///
+/// `answer` carries the visitor's answers to PAUSE records back to the
+/// plugin (a stream read from a file has nobody to answer).
 pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
     reader: R,
     visitor: &mut V,
     sum: &mut StreamSummary,
+    answer: &mut dyn FnMut(Resume),
 ) -> Result<(), QemuError> {
     let mut p = Parser {
         reader,
@@ -188,6 +203,17 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
             Record::Exec { path } => visitor.exec(path),
             Record::Note { text } => visitor.note(text),
             Record::Exit { code } => visitor.exit(code),
+            Record::Pause => answer(visitor.pause()),
+            Record::Skipped(blocks) => {
+                if let Some((id, _)) = blocks.iter().find(|&(id, _)| id as usize >= tb_len.len()) {
+                    return Err(corrupt(at, format!("SKIPPED count of undefined block {id}")));
+                }
+                // the blocks that were executing are left: their next block is not known
+                current.iter_mut().for_each(|c| *c = NO_TB);
+                for (id, executions) in blocks.iter() {
+                    visitor.skipped(id, executions);
+                }
+            }
             Record::End => {
                 p.pos += len;
                 sum.records += 1;

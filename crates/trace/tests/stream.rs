@@ -406,17 +406,24 @@ fn corrupt_streams_are_errors_naming_the_offset() {
         "corrupt trace stream at byte offset 0: stream does not start with the bottlenose header; is the plugin from another version?",
     );
     check(
-        b"\x00BNQT\x03\x00",
-        "corrupt trace stream at byte offset 0: stream format version 3, this bottlenose reads version 2: rebuild the plugin",
+        b"\x00BNQT\x04\x00",
+        "corrupt trace stream at byte offset 0: stream format version 4, this bottlenose reads version 3: rebuild the plugin",
     );
     let mut s = Stream::new();
     s.map(0x2000, 0x1000, 0, "/x");
     check(&s.bytes, "corrupt trace stream at byte offset 7: MAP of an empty range 0x2000..0x1000");
     let mut s = Stream::new();
-    s.bytes.push(10);
+    s.bytes.push(12);
     check(
         &s.bytes,
-        "corrupt trace stream at byte offset 7: unknown record tag 0x0a",
+        "corrupt trace stream at byte offset 7: unknown record tag 0x0c",
+    );
+    // SKIPPED (tag 11, u16 count, u32 id, u64 executions) of a block never defined
+    let mut s = Stream::new();
+    s.bytes.extend_from_slice(&[11, 1, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0]);
+    check(
+        &s.bytes,
+        "corrupt trace stream at byte offset 7: SKIPPED count of undefined block 0",
     );
     let mut s = Stream::new();
     s.exec(0, 0);

@@ -24,10 +24,63 @@ use crate::static_loop::UnsupportedSummary;
 use bottlenose_functional::FunctionalCounts;
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_trace::{ExecutedInsn, GuestExit, InstructionStream, ProcessEvents};
+use bottlenose_trace::{ExecutedInsn, GuestExit, InsnSink, InstructionStream, ProcessEvents, Resume};
 use bottlenose_timing::BatchPart;
 use std::num::NonZeroU64;
 use std::sync::atomic::Ordering;
+
+/// What the trace's instructions go to: the pipeline, with progress, the
+/// interrupt and fast-forward's pauses around it.
+struct Consumer<'a, 'm> {
+    pipe: &'a mut Pipeline<'m>,
+    stopper: &'a mut Stopper,
+    interrupted: &'a mut bool,
+    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
+    on_estimate: Option<Box<dyn FnMut(u64, sampling::LiveEstimate) + Send>>,
+    next_progress: u64,
+}
+
+impl Consumer<'_, '_> {
+    /// Progress, the live estimate and the interrupt, every 2^20 instructions.
+    #[inline(always)]
+    fn after(&mut self) {
+        let pipe = &mut *self.pipe;
+        if pipe.executed >= self.next_progress {
+            self.next_progress = (pipe.executed >> 20 << 20) + (1 << 20);
+            if let Some(p) = &mut self.progress {
+                p(pipe.executed, pipe.simulated);
+            }
+            if let (Some(f), Some(live)) = (&mut self.on_estimate, pipe.sampler.as_ref().and_then(|s| s.live(pipe.simulated))) {
+                f(pipe.simulated, live);
+            }
+            if self.interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+                *self.interrupted = true;
+                pipe.stopped = true;
+            }
+        }
+        if pipe.stopped {
+            self.stopper.stop();
+        }
+    }
+}
+
+impl InsnSink for Consumer<'_, '_> {
+    #[inline(always)]
+    fn insn(&mut self, insn: &ExecutedInsn<'_>) {
+        self.pipe.on_insn(insn);
+        self.after();
+    }
+
+    fn pause(&mut self) -> Resume {
+        self.pipe.on_pause()
+    }
+
+    fn skipped(&mut self, insn: &ExecutedInsn<'_>, executions: u64) {
+        self.pipe.on_skipped(insn, executions);
+        self.after();
+    }
+}
 
 /// Simulates one process of a run from `source` and returns its report
 /// (partial if it crashed or was stopped) and what its stream said about it.
@@ -100,29 +153,17 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
 
     let mut stopper = Stopper::of(&source);
     let interrupt = opts.interrupt.clone();
-    let mut progress = opts.progress.take();
-    let mut on_estimate = opts.on_estimate.take();
-    let mut next_progress = 1u64 << 20;
     let mut interrupted = false;
-    let stream = InstructionStream::new(|insn: &ExecutedInsn<'_>| {
-        pipe.on_insn(insn);
-        if pipe.executed >= next_progress {
-            next_progress += 1 << 20;
-            if let Some(p) = &mut progress {
-                p(pipe.executed, pipe.simulated);
-            }
-            if let (Some(f), Some(live)) = (&mut on_estimate, pipe.sampler.as_ref().and_then(|s| s.live(pipe.simulated))) {
-                f(pipe.simulated, live);
-            }
-            if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
-                interrupted = true;
-                pipe.stopped = true;
-            }
-        }
-        if pipe.stopped {
-            stopper.stop();
-        }
-    });
+    let consumer = Consumer {
+        pipe: &mut pipe,
+        stopper: &mut stopper,
+        interrupted: &mut interrupted,
+        interrupt: interrupt.clone(),
+        progress: opts.progress.take(),
+        on_estimate: opts.on_estimate.take(),
+        next_progress: 1 << 20,
+    };
+    let stream = InstructionStream::new(consumer);
     let mut stream = WithMappings { inner: stream, log: maps.clone() };
     let (exit, summary) = source.read(&mut stream)?;
     let exit = exit.unwrap_or(match stream.inner.events().exit_code {

@@ -7,14 +7,14 @@ use super::front::{Executed, Front};
 use super::options::BATCH;
 use super::report::StaticInstruction;
 use super::roi::{RoiPlacement, RoiTracker};
-use super::sampling::{unit_costs::UnitCosts, Sampler};
+use super::sampling::{unit_costs::UnitCosts, Sampler, Warming, UNIT_BATCHES, WARM_UP_BATCHES};
 use super::strings::{Fed, StringCollapser};
 use super::symbolize::MappingLog;
 use crate::accounting::Ideal;
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer};
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter};
 use bottlenose_machine::Machine;
-use bottlenose_trace::ExecutedInsn;
+use bottlenose_trace::{ExecutedInsn, Resume};
 use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
 
 pub(super) type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
@@ -184,6 +184,75 @@ impl Pipeline<'_> {
         if self.fast_forwarded == BATCH {
             self.fast_forwarded = 0;
             self.end_batch(BATCH as u64);
+        }
+        if self.simulated >= self.limit {
+            self.stopped = true;
+        }
+    }
+}
+
+/// Skips shorter than this stream in full instead: a switch costs two plugin
+/// resets, each retranslating the code that runs.
+const MIN_SKIP: u64 = 1 << 18;
+/// How far ahead a pause looks for the next window (batches).
+const MAX_LOOK_AHEAD: u64 = 1 << 22;
+
+impl Pipeline<'_> {
+    /// Fast-forward: the plugin asks what comes next. Between windows, skip to
+    /// the functional warm-up before the next window, then stream the warm-up
+    /// and the window; in the exact prefix or a window, stream on.
+    pub(super) fn on_pause(&mut self) -> Resume {
+        let batch = BATCH as u64;
+        let Some(s) = &self.sampler else { return Resume::FULL };
+        let Warming::Window { instructions: warm } = s.opts.warming else { return Resume::FULL };
+        let window = (WARM_UP_BATCHES + UNIT_BATCHES + 1) * batch;
+        if !s.sampling() {
+            return Resume { skip: 0, full: s.opts.exact_below.saturating_sub(self.simulated).max(batch) };
+        }
+        if self.part.is_some() {
+            return Resume { skip: 0, full: window };
+        }
+        let here = batch - self.fast_forwarded as u64;
+        let (ahead, window_next) = s.fast_forward_ahead(self.simulated + here, MAX_LOOK_AHEAD);
+        let between = here + ahead * batch;
+        let skip = between.saturating_sub(warm);
+        match (skip >= MIN_SKIP, window_next) {
+            (true, true) => Resume { skip, full: between - skip + window },
+            // the period may change at the end of the stretch: ask again after the skip
+            (true, false) => Resume { skip, full: 0 },
+            // windows too close for a skip: stream on, and ask again not too soon (each pause
+            // makes QEMU wait for the reader to catch up)
+            (false, _) => Resume { skip: 0, full: (between + window).max(4 * MIN_SKIP) },
+        }
+    }
+
+    /// Fast-forward: static instruction `insn` ran `executions` times unseen.
+    /// They count in the totals and in the sampled population (fast-forwarded batches).
+    pub(super) fn on_skipped(&mut self, insn: &ExecutedInsn<'_>, executions: u64) {
+        if self.stopped {
+            return;
+        }
+        let index = self.statics_index(insn);
+        if index >= self.untimed.len() {
+            self.untimed.resize((index + 1).next_power_of_two(), (0, 0));
+        }
+        self.untimed[index].0 += executions;
+        self.executed += executions;
+        self.simulated += executions;
+        if self.sampler.is_none() {
+            return;
+        }
+        self.fast_forwarded += executions as usize;
+        while self.part.is_none() && self.fast_forwarded >= BATCH {
+            self.fast_forwarded -= BATCH;
+            self.end_batch(BATCH as u64);
+        }
+        if self.part.is_some() && self.fast_forwarded > 0 {
+            // the skip ran into a window: its excess counts in the stratum
+            if let Some(s) = &mut self.sampler {
+                s.extend_stratum(self.fast_forwarded as u64);
+            }
+            self.fast_forwarded = 0;
         }
         if self.simulated >= self.limit {
             self.stopped = true;

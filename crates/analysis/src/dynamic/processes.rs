@@ -9,6 +9,8 @@
 use super::driver::simulate;
 use super::options::DynamicOptions;
 use super::report::{DynamicError, DynamicReport};
+use super::roi::Roi;
+use super::sampling::Warming;
 use super::source::Source;
 use bottlenose_machine::Machine;
 use bottlenose_trace::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, QemuCommand};
@@ -75,6 +77,13 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
     }
     if let Some(h) = &hub {
         cmd.hub(h.path());
+    }
+    // fast-forward between windows: the plugin pauses first where the exact prefix ends
+    // (the region of interest needs every instruction: it is found in the stream)
+    if let (Some(s), Roi::Whole) = (&opts.sampling, &opts.roi) {
+        if let Warming::Window { .. } = s.warming {
+            cmd.fast_forward(s.exact_below);
+        }
     }
     let run = cmd.spawn()?;
     let root_pid = run.id();

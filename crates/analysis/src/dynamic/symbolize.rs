@@ -48,6 +48,12 @@ impl<V: TraceVisitor> TraceVisitor for WithMappings<V> {
     fn note(&mut self, text: &[u8]) {
         self.inner.note(text);
     }
+    fn pause(&mut self) -> bottlenose_trace::Resume {
+        self.inner.pause()
+    }
+    fn skipped(&mut self, id: u32, executions: u64) {
+        self.inner.skipped(id, executions);
+    }
 }
 
 /// The address objdump shows for `addr` in its file (hex digits, as objdump

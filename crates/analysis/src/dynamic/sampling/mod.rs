@@ -27,6 +27,8 @@ pub mod report;
 pub mod schedule;
 pub mod unit_costs;
 #[cfg(test)]
+mod look_ahead_tests;
+#[cfg(test)]
 mod synthetic_tests;
 
 use bottlenose_timing::BatchPart;
@@ -46,9 +48,26 @@ pub const UNIT_BATCHES: u64 = 1;
 /// (instructions), while the run is short.
 const FIRST_STRETCH: u64 = 1 << 22;
 
+/// What keeps caches, TLBs, predictors and prefetchers warm between windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warming {
+    /// Every instruction goes through the functional layer (SMARTS's
+    /// functional warming): the most accurate, at the functional layer's speed.
+    Full,
+    /// QEMU fast-forwards between windows, counting only (the plugin's skip
+    /// mode), and the functional layer warms on the `instructions` before each
+    /// window's detailed warm-up. Needs the whole program as the region of interest.
+    Window { instructions: u64 },
+}
+
+/// Functional warm-up before each window under [`Warming::Window`] (the default).
+pub const DEFAULT_WINDOW_WARMING: u64 = 1 << 21;
+
 /// How a run samples (`None` in [`crate::dynamic::DynamicOptions`]: exact).
 #[derive(Debug, Clone)]
 pub struct SamplingOptions {
+    /// Between windows: functional warming throughout, or fast-forward.
+    pub warming: Warming,
     /// Instructions timed in full before the first window.
     pub exact_below: u64,
     /// Relative half-width wanted on the total cycles (0.03: ±3 %).
@@ -63,7 +82,14 @@ pub struct SamplingOptions {
 
 impl Default for SamplingOptions {
     fn default() -> Self {
-        SamplingOptions { exact_below: DEFAULT_EXACT_BELOW, target: DEFAULT_TARGET, budget: None, period: None, seed: 0 }
+        SamplingOptions {
+            warming: Warming::Window { instructions: DEFAULT_WINDOW_WARMING },
+            exact_below: DEFAULT_EXACT_BELOW,
+            target: DEFAULT_TARGET,
+            budget: None,
+            period: None,
+            seed: 0,
+        }
     }
 }
 
@@ -195,6 +221,35 @@ impl Sampler {
                 self.windows.1 += 1;
                 Some(BatchPart::Unit { weight: s.period() as f64 / UNIT_BATCHES as f64 })
             }
+        }
+    }
+
+    /// Fast-forward batches coming after the current one (at most `limit`), the
+    /// current one ending `simulated` instructions into the run; and whether a
+    /// window follows them (false: the count stops where the controller may
+    /// change the period, or at `limit`).
+    pub fn fast_forward_ahead(&self, simulated: u64, limit: u64) -> (u64, bool) {
+        let Some(s) = &self.schedule else { return (0, true) };
+        // the schedule's own steps on a copy (a few strata: cheap, once per window)
+        let mut s = s.clone();
+        let mut at = simulated;
+        for n in 0..limit {
+            if at >= self.next_decision && s.at_last_batch() {
+                return (n, false);
+            }
+            if s.next() != WindowStep::FastForward {
+                return (n, true);
+            }
+            at += self.batch_instructions;
+        }
+        (limit, false)
+    }
+
+    /// Instructions fast-forwarded past the batch they belonged to (a skip
+    /// that ran into a window): they count in the current stratum.
+    pub fn extend_stratum(&mut self, instructions: u64) {
+        if let Some(s) = &mut self.schedule {
+            s.record(instructions, false);
         }
     }
 

@@ -33,6 +33,7 @@ pub enum WindowStep {
     Unit,
 }
 
+#[derive(Clone)]
 pub struct WindowSchedule {
     warm_up: u64,
     unit: u64,
