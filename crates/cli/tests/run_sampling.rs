@@ -185,7 +185,7 @@ fn a_run_without_units_says_it_has_no_interval() {
     let d = tempfile::tempdir().unwrap();
     let exe = compile(d.path(), "phases", PROG, &["-O1"]);
     ensure_plugin();
-    let args = ["--sample", "--exact-below", "200000", "--sample-period", "1000000", "--no-idealize", "--no-sensitivity"];
+    let args = ["--exact-below", "200000", "--sample-period", "1000000", "--no-idealize", "--no-sensitivity"];
     let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
         .env("BOTTLENOSE_MACHINE", "skylake")
         .arg("run")
