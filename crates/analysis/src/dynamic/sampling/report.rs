@@ -311,3 +311,39 @@ fn flops_intervals(stack: &BTreeMap<String, f64>, fp_units: f64, cycles: &Interv
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A peak of 8 flops per cycle on 2 FP units: an idle cause's interval is
+    /// 8/2 = 4 flops per cycle per unit of its share of the windows' cycles;
+    /// the instructions' own components take the cycles' relative interval
+    /// (±5 %); non_fp the others in quadrature.
+    #[test]
+    fn flops_components_get_their_intervals() {
+        let stack: BTreeMap<String, f64> =
+            [("base", 1.0), ("non_fma", 1.0), ("narrow", 0.0), ("non_fp", 2.0), ("icache", 0.0), ("bpred", 0.0), ("non_vfp", 0.0), ("memory", 2.0), ("dependence", 2.0)]
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect();
+        let cycles = Interval { value: 100.0, half_width: 5.0 };
+        let idle = |c: IdleFp| Interval {
+            value: 0.0,
+            half_width: match c {
+                IdleFp::Memory => 0.01,
+                IdleFp::Dependence => 0.02,
+                _ => 0.0,
+            },
+        };
+        let f = flops_intervals(&stack, 2.0, &cycles, idle);
+        let hw = |n: &str| f.iter().find(|x| x.name == n).unwrap().flops_per_cycle.half_width;
+        assert_eq!(f.len(), 9);
+        assert!((hw("base") - 0.05).abs() < 1e-12 && (hw("non_fma") - 0.05).abs() < 1e-12 && hw("narrow") == 0.0);
+        assert!((hw("memory") - 0.04).abs() < 1e-12 && (hw("dependence") - 0.08).abs() < 1e-12 && hw("icache") == 0.0);
+        // sqrt(0.05² + 0.05² + 0.04² + 0.08²) = sqrt(0.013)
+        assert!((hw("non_fp") - 0.013f64.sqrt()).abs() < 1e-12, "{}", hw("non_fp"));
+        // the values are the report's
+        assert!(f.iter().all(|x| x.flops_per_cycle.value == stack[&x.name]));
+    }
+}
