@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,13 +188,24 @@ def main() -> None:
         return out
 
     warmings = a.warming.split(",") if a.warming else [""]
-    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        rows = [r for rs in pool.map(one, enumerate(chosen)) for r in rs]
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "sampling.json").write_text(json.dumps({"machine": a.machine, "host": host, "rows": rows}, indent=1) + "\n")
-    md = table(rows, a.machine, host, skipped)
-    (OUT / "sampling.md").write_text(md)
-    print(md)
+    done: dict[int, list[dict]] = {}
+
+    def write() -> str:
+        # after every program: a run stopped early keeps the rows it finished
+        rows = [r for i in sorted(done) for r in done[i]]
+        unfinished = [n for i, (n, _) in enumerate(chosen) if i not in done]
+        (OUT / "sampling.json").write_text(json.dumps({"machine": a.machine, "host": host, "rows": rows, "unfinished": unfinished}, indent=1) + "\n")
+        md = table(rows, a.machine, host, skipped + [f"{n} (unfinished)" for n in unfinished])
+        (OUT / "sampling.md").write_text(md)
+        return md
+
+    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        futures = {pool.submit(one, (i, p)): i for i, p in enumerate(chosen)}
+        for f in as_completed(futures):
+            done[futures[f]] = f.result()
+            write()
+    print(write())
     shutil.rmtree(tmp, ignore_errors=True)
 
 

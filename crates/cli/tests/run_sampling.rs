@@ -140,6 +140,28 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     let exact_main = main(&exact["functions"]).expect("main in the exact run");
     assert!(exact_main > 0.5 && share_hw > 0.0, "main {exact_main}, ±{share_hw}");
     assert!((share - exact_main).abs() <= share_hw, "main: exact {exact_main} outside {share} ± {share_hw}");
+    // every loop of the report's table, by head, with an interval; the loop holding
+    // nearly all of main's cycles covers main's share at least
+    let loops = sm["loops"].as_array().expect("loop intervals");
+    let loop_table = s["loops"].as_array().unwrap();
+    assert!(!loops.is_empty() && loops.len() == loop_table.len());
+    for (l, row) in loops.iter().zip(loop_table) {
+        assert_eq!(l["name"], row["head"]);
+        let (v, w) = interval(&l["share"]);
+        assert!(w.is_finite() && w >= 0.0 && (0.0..=1.0 + w).contains(&v), "{l}");
+    }
+    let (outer, outer_hw) = interval(&loops[0]["share"]);
+    assert!(outer + outer_hw >= 0.5, "the hottest loop: {outer} ± {outer_hw}");
+    // the FLOPS stack (the program adds doubles): each component of the report's
+    // stack with an interval, the values the report's
+    let flops = sm["flops_stack"].as_array().expect("FLOPS stack intervals");
+    let stack = s["flops_stack"].as_object().expect("a FLOPS stack");
+    assert_eq!(flops.len(), stack.len());
+    for f in flops {
+        let (v, w) = interval(&f["flops_per_cycle"]);
+        assert_eq!(v, stack[f["name"].as_str().unwrap()].as_f64().unwrap());
+        assert!(w.is_finite() && w >= 0.0, "{f}");
+    }
     // the units: one window of a warm-up and a unit in every 8 batches after the prefix
     let units = sm["units"].as_u64().unwrap();
     let prefix = sm["exact_instructions"].as_f64().unwrap();
@@ -173,6 +195,43 @@ fn the_text_and_html_reports_show_the_intervals() {
     let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
     assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
     assert!(section.contains("Functions (share of cycles)") && section.contains("!main</td><td class=\"num\">"), "{section}");
+}
+
+/// A period longer than the run: no unit is measured. The report says so
+/// plainly, gives no interval (null in JSON), and what to do.
+#[test]
+fn a_run_without_units_says_it_has_no_interval() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "phases", PROG, &["-O1"]);
+    ensure_plugin();
+    let args = ["--exact-below", "200000", "--sample-period", "1000000", "--no-idealize", "--no-sensitivity"];
+    let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
+        .env("BOTTLENOSE_MACHINE", "skylake")
+        .arg("run")
+        .args(args)
+        .arg("--html")
+        .arg(d.path().join("r.html"))
+        .arg("--")
+        .arg(&exe)
+        .arg("2")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("NO INTERVAL: 0 units measured"), "{text}");
+    assert!(text.contains("no unit was measured") && text.contains("run --exact"), "{text}");
+    let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
+    assert!(html.contains("(no interval)"), "the HTML report says so too");
+    let (_, v) = json(&args, &exe, &["2"]);
+    let sm = &v["sampling"];
+    assert!(sm["cycles"]["half_width"].is_null() && sm["cpi"]["half_width"].is_null(), "{sm}");
+    // the estimate: the prefix's 200 000 instructions timed, the rest at the CPI
+    // timed (the start-up's, higher than the loops'): more cycles than the
+    // prefix alone would give, and a CPI between the loops' and the start-up's
+    let cpi = sm["cpi"]["value"].as_f64().unwrap();
+    assert!(v["instructions_simulated"].as_f64().unwrap() > 500_000.0);
+    assert!((0.2..5.0).contains(&cpi), "CPI {cpi}");
+    assert_eq!(v["cycles"], sm["cycles"]["value"]);
 }
 
 #[test]

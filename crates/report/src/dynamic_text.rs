@@ -30,7 +30,7 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
         count(r.static_instructions as u64)
     );
     match &r.sampling {
-        Some(sm) => {
+        Some(sm) if sm.cycles.known() => {
             let _ = writeln!(
                 o,
                 "  cycles {} ±{:.2} % (sampled, {:.1} % confidence)   IPC {:.2}   prefetcher {}",
@@ -40,6 +40,9 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
                 r.ipc,
                 r.prefetcher
             );
+        }
+        Some(sm) => {
+            let _ = writeln!(o, "  cycles {} (sampled, no interval: {} units measured)   IPC {:.2}   prefetcher {}", cycles(r.cycles), sm.units, r.ipc, r.prefetcher);
         }
         None => {
             let _ = writeln!(o, "  cycles {}   IPC {:.2}   prefetcher {}", cycles(r.cycles), r.ipc, r.prefetcher);
@@ -73,6 +76,7 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
             .sampling
             .as_ref()
             .and_then(|sm| sm.sensitivity.iter().find(|x| x.resources == b.resources && x.weight == b.weight))
+            .filter(|x| x.speedup.known())
             .map(|x| format!(" ±{:.1}", x.speedup.half_width * 100.0))
             .unwrap_or_default();
         let _ = writeln!(o, "  {:<24} {:+6.1}%{interval} at +{:.0}%", b.resources.join("+"), b.speedup * 100.0, (b.weight - 1.0) * 100.0);

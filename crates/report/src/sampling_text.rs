@@ -4,16 +4,25 @@ use bottlenose_analysis::dynamic::sampling::estimator::Interval;
 use bottlenose_analysis::dynamic::sampling::report::{SamplingSummary, ShareInterval};
 use std::fmt::Write;
 
+/// ` ±half-width` at `digits` after scaling, or nothing for an interval that could not be estimated.
+fn pm(i: &Interval, scale: f64, digits: usize) -> String {
+    if i.known() {
+        format!(" ±{:.*}", digits, i.half_width * scale)
+    } else {
+        String::new()
+    }
+}
+
 /// `value ±half-width` of a percentage.
 fn pct(i: &Interval) -> String {
-    format!("{:+.2} % ±{:.2}", i.value * 100.0, i.half_width * 100.0)
+    format!("{:+.2} %{}", i.value * 100.0, pm(i, 100.0, 2))
 }
 
 fn shares(o: &mut String, label: &str, v: &[ShareInterval]) {
     if v.is_empty() {
         return;
     }
-    let parts: Vec<String> = v.iter().map(|s| format!("{} {:.1} ±{:.1} %", s.name, s.share.value * 100.0, s.share.half_width * 100.0)).collect();
+    let parts: Vec<String> = v.iter().map(|s| format!("{} {:.1}{} %", s.name, s.share.value * 100.0, pm(&s.share, 100.0, 1))).collect();
     let _ = writeln!(o, "  {label:<10} {}", parts.join(", "));
 }
 
@@ -32,16 +41,22 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
     );
     let periods: Vec<String> = s.strata.iter().map(|x| format!("{} instructions at 1 window in {} batches ({} units)", x.instructions, x.period, x.units)).collect();
     let _ = writeln!(o, "  strata: {}", periods.join("; "));
-    let _ = writeln!(
-        o,
-        "  cycles {:.0} ±{:.0} (±{:.2} %)   CPI {:.4} ±{:.4}",
-        s.cycles.value,
-        s.cycles.half_width,
-        s.cycles.relative() * 100.0,
-        s.cpi.value,
-        s.cpi.half_width
-    );
-    if s.target.reached {
+    if s.cycles.known() {
+        let _ = writeln!(
+            o,
+            "  cycles {:.0} ±{:.0} (±{:.2} %)   CPI {:.4} ±{:.4}",
+            s.cycles.value,
+            s.cycles.half_width,
+            s.cycles.relative() * 100.0,
+            s.cpi.value,
+            s.cpi.half_width
+        );
+    } else {
+        let _ = writeln!(o, "  cycles {:.0}   CPI {:.4}   (NO INTERVAL: {} units measured)", s.cycles.value, s.cpi.value, s.units);
+    }
+    if !s.cycles.known() {
+        // the warning below says why and what to do
+    } else if s.target.reached {
         let _ = writeln!(o, "  target ±{:.1} % reached (±{:.2} %)", s.target.relative_half_width * 100.0, s.target.achieved * 100.0);
     } else {
         let _ = writeln!(
@@ -62,7 +77,7 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
         let _ = writeln!(o, "  speedups  {}", parts.join(", "));
     }
     if !s.idealization.is_empty() {
-        let parts: Vec<String> = s.idealization.iter().map(|x| format!("{} -{:.4} ±{:.4}", x.what, x.cpi_reduction.value, x.cpi_reduction.half_width)).collect();
+        let parts: Vec<String> = s.idealization.iter().map(|x| format!("{} -{:.4}{}", x.what, x.cpi_reduction.value, pm(&x.cpi_reduction, 1.0, 4))).collect();
         let _ = writeln!(o, "  ideal CPI {}", parts.join(", "));
     }
     shares(&mut o, "Top-Down", &s.topdown_level1);
@@ -71,7 +86,13 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
         shares(&mut o, "issue", &st.issue);
         shares(&mut o, "commit", &st.commit);
     }
+    if !s.flops_stack.is_empty() {
+        let parts: Vec<String> = s.flops_stack.iter().map(|f| format!("{} {:.3}{}", f.name, f.flops_per_cycle.value, pm(&f.flops_per_cycle, 1.0, 3))).collect();
+        let _ = writeln!(o, "  {:<10} {} (flops/cycle)", "FLOPS", parts.join(", "));
+    }
     shares(&mut o, "functions", &s.functions);
+    let loops: Vec<ShareInterval> = s.loops.iter().take(10).map(|l| ShareInterval { name: format!("0x{}", l.name), share: l.share }).collect();
+    shares(&mut o, "loops", &loops);
     o.push('\n');
     o
 }

@@ -42,7 +42,13 @@ impl WindowCounts for ViewCounts {
 
     fn tally(&self, swept_cycles: i64) -> WindowTally {
         let g = &self.topdown.gaps;
-        WindowTally { weight: 1.0, cycles: swept_cycles as f64, cpi: self.cpi.stacks, gaps: [g.wrong_path, g.recovery, g.frontend, g.backend] }
+        WindowTally {
+            weight: 1.0,
+            cycles: swept_cycles as f64,
+            cpi: self.cpi.stacks,
+            gaps: [g.wrong_path, g.recovery, g.frontend, g.backend],
+            fp_idle: self.flops.idle,
+        }
     }
 }
 

@@ -33,7 +33,7 @@ mod views;
 pub use cpi_stacks::{Component, CpiStacks, COMPONENTS as CPI_COMPONENTS};
 pub use cycle_accounting::{CycleAccounting, PenaltyTerm};
 pub use facts::{FpKind, SharedFacts, StaticFacts};
-pub use flops_stack::{FlopsStack, IdleFp, FLOPS_COMPONENTS};
+pub use flops_stack::{FlopsStack, IdleFp, FLOPS_COMPONENTS, IDLE_CAUSES};
 pub use instruction_cost::{Cost, InstructionCost};
 pub use params::ViewParams;
 pub use sampled::{Sampled, ViewsSampling, WindowCounts, WindowTally, Windowed};

@@ -26,6 +26,7 @@ use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCause
 use bottlenose_machine::Machine;
 use bottlenose_trace::{ExecutedInsn, GuestExit, InsnSink, InstructionStream, ProcessEvents, Resume};
 use bottlenose_timing::BatchPart;
+use std::collections::HashMap;
 use std::num::NonZeroU64;
 use std::sync::atomic::Ordering;
 
@@ -277,8 +278,21 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     let ((hotspots, functions, loops, hottest_loop, hottest_loop_head, hottest_loop_at), all_loops) = attribute_run(machine, &space, &statics, &cost);
     let sampling_summary = sampled.map(|run| {
         let shown: Vec<String> = functions.iter().take(sampling::report::FUNCTIONS_SHOWN).map(|f| f.function.clone()).collect();
-        let function_of = |i: usize| statics.get(i).map(|s| bottlenose_attribution::function_label(Some(&space), s.inst.address)).unwrap_or_default();
-        run.summary(&labels, &outcomes, &ideal_units, &windows, simulated, unit_costs, function_of, &shown)
+        let by_name: HashMap<&str, usize> = shown.iter().enumerate().map(|(g, f)| (f.as_str(), g)).collect();
+        let function_of = |i: usize, g: &mut Vec<usize>| {
+            let name = statics.get(i).map(|s| bottlenose_attribution::function_label(Some(&space), s.inst.address)).unwrap_or_default();
+            g.extend(by_name.get(name.as_str()).copied());
+        };
+        // the report's loops (all_loops' first ones, in its order), by the addresses of their instructions
+        let reported = &all_loops[..loops.len().min(all_loops.len())];
+        let loop_of = |i: usize, g: &mut Vec<usize>| {
+            let Some(s) = statics.get(i) else { return };
+            g.extend(reported.iter().enumerate().filter(|(_, l)| l.instructions.binary_search(&s.inst.address).is_ok()).map(|(k, _)| k));
+        };
+        let functions = sampling::finish::Groups { names: shown.clone(), of: function_of };
+        let loops = sampling::finish::Groups { names: loops.iter().map(|l| l.head.clone()).collect(), of: loop_of };
+        let flops = accounting.flops_stack.as_ref().map(|f| (f, view_params.fp_units));
+        run.summary(&labels, &outcomes, &ideal_units, &windows, flops, simulated, unit_costs, functions, loops)
     });
 
     let mut report = DynamicReport {

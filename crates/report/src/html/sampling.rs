@@ -4,8 +4,12 @@ use super::{esc, num};
 use serde_json::Value;
 use std::fmt::Write;
 
+/// `value ± half-width`; a half-width of `null` could not be estimated (fewer than two units).
 fn interval(v: &Value, scale: f64, digits: usize) -> String {
-    format!("{:.*} ± {:.*}", digits, num(&v["value"]) * scale, digits, num(&v["half_width"]) * scale)
+    match v["half_width"].as_f64() {
+        Some(hw) => format!("{:.*} ± {:.*}", digits, num(&v["value"]) * scale, digits, hw * scale),
+        None => format!("{:.*} (no interval)", digits, num(&v["value"]) * scale),
+    }
 }
 
 fn share_rows(o: &mut String, title: &str, rows: &Value) {
@@ -30,7 +34,11 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
     } else {
         format!("target ±{:.1} % <b>not reached</b>: {}", num(&t["relative_half_width"]) * 100.0, esc(t["advice"].as_str().unwrap_or("")))
     };
-    let _ = write!(o, "<p>cycles {} ({:.2} %), CPI {}; {status}</p>", interval(&s["cycles"], 1.0, 0), 100.0 * num(&s["cycles"]["half_width"]) / num(&s["cycles"]["value"]).max(1e-9), interval(&s["cpi"], 1.0, 4));
+    let relative = match s["cycles"]["half_width"].as_f64() {
+        Some(hw) => format!(" (±{:.2} %)", 100.0 * hw / num(&s["cycles"]["value"]).max(1e-9)),
+        None => String::new(),
+    };
+    let _ = write!(o, "<p>cycles {}{relative}, CPI {}; {status}</p>", interval(&s["cycles"], 1.0, 0), interval(&s["cpi"], 1.0, 4));
     if let Some(w) = s["warning"].as_str() {
         let _ = write!(o, "<p class=\"muted\">warning: {}</p>", esc(w));
     }
@@ -52,6 +60,13 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
     for stage in ["dispatch", "issue", "commit"] {
         share_rows(o, &format!("CPI stack at {stage} (share of cycles)"), &s["cpi_stacks"][stage]);
     }
+    if let Some(v) = s["flops_stack"].as_array().filter(|v| !v.is_empty()) {
+        o.push_str("<tr><th colspan=\"2\">FLOPS stack (flops per cycle)</th></tr>");
+        for x in v {
+            let _ = write!(o, "<tr><td>{}</td><td class=\"num\">{}</td></tr>", esc(x["name"].as_str().unwrap_or("")), interval(&x["flops_per_cycle"], 1.0, 3));
+        }
+    }
     share_rows(o, "Functions (share of cycles)", &s["functions"]);
+    share_rows(o, "Loops by head address (share of cycles, inner loops included)", &s["loops"]);
     o.push_str("</tbody></table></section>\n");
 }

@@ -57,11 +57,23 @@ pub enum IdleFp {
     Bpred = 5,
 }
 
-pub(crate) const IDLE_CAUSES: usize = 6;
+pub const IDLE_CAUSES: usize = 6;
 
 impl IdleFp {
     /// Every cause, indexed by its discriminant.
     pub const ALL: [IdleFp; IDLE_CAUSES] = [IdleFp::NonFp, IdleFp::NonVfp, IdleFp::Memory, IdleFp::Dependence, IdleFp::Icache, IdleFp::Bpred];
+
+    /// The stack's component the cause is reported as (one of [`FLOPS_COMPONENTS`]).
+    pub fn component(self) -> &'static str {
+        match self {
+            IdleFp::NonFp => "non_fp",
+            IdleFp::NonVfp => "non_vfp",
+            IdleFp::Memory => "memory",
+            IdleFp::Dependence => "dependence",
+            IdleFp::Icache => "icache",
+            IdleFp::Bpred => "bpred",
+        }
+    }
 }
 
 

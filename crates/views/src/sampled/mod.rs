@@ -33,6 +33,7 @@
 //! each CPI stack share what the base leaves of the run's cycles.
 
 use crate::cpi_stacks::NCOMP;
+use crate::flops_stack::IDLE_CAUSES;
 use bottlenose_timing::{BatchPart, Details, Listener, StageDetails, StageTimes};
 use serde::Serialize;
 
@@ -88,7 +89,8 @@ pub struct ViewsSampling {
 /// What one counted window measured, for the intervals of the views' shares:
 /// the cycles it swept, the stall components of the three CPI stacks (dispatch,
 /// issue, commit) and the Top-Down dispatch gaps (wrong path, recovery,
-/// frontend, backend), all in cycles.
+/// frontend, backend), all in cycles; the FP units' idle unit-cycles by cause
+/// (indexed by [`crate::IdleFp`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WindowTally {
     /// What the window stands for relative to the views' own windows (1 for those).
@@ -96,6 +98,7 @@ pub struct WindowTally {
     pub cycles: f64,
     pub cpi: [[f64; NCOMP]; 3],
     pub gaps: [f64; 4],
+    pub fp_idle: [f64; IDLE_CAUSES],
 }
 
 impl WindowTally {
@@ -106,6 +109,7 @@ impl WindowTally {
             a.iter_mut().zip(b).for_each(|(x, y)| *x -= y);
         }
         d.gaps.iter_mut().zip(&o.gaps).for_each(|(x, y)| *x -= y);
+        d.fp_idle.iter_mut().zip(&o.fp_idle).for_each(|(x, y)| *x -= y);
         d
     }
 }

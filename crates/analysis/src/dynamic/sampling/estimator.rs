@@ -34,7 +34,9 @@ pub const CONFIDENCE: f64 = 0.997;
 /// the report says so.
 pub const MIN_UNITS_FOR_CLT: usize = 30;
 
-/// A value and the half-width of its confidence interval (same unit).
+/// A value and the half-width of its confidence interval (same unit). A
+/// half-width that cannot be estimated (fewer than two units measured) is NaN,
+/// `null` in JSON: see [`Interval::unknown`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 pub struct Interval {
     pub value: f64,
@@ -44,6 +46,16 @@ pub struct Interval {
 impl Interval {
     pub fn exact(value: f64) -> Self {
         Interval { value, half_width: 0.0 }
+    }
+
+    /// A value without an interval: the sample has no spread to estimate it from.
+    pub fn unknown(value: f64) -> Self {
+        Interval { value, half_width: f64::NAN }
+    }
+
+    /// Whether the half-width could be estimated.
+    pub fn known(&self) -> bool {
+        self.half_width.is_finite()
     }
 
     /// The half-width relative to the value (0 for a zero value).
@@ -95,22 +107,46 @@ impl Design {
         s.instructions as f64 / self.unit_instructions.max(1) as f64
     }
 
-    /// The estimated total of a quantity: exact prefix plus every stratum's expansion.
+    /// Every measured unit's index, stratum after stratum.
+    fn measured(&self) -> impl Iterator<Item = usize> + '_ {
+        self.strata.iter().flat_map(|s| s.first_unit..s.first_unit + s.units)
+    }
+
+    /// Whether the sample has a spread to estimate intervals from: two units
+    /// at least, or every unit of the sampled part measured (no sampling error).
+    pub fn spread_known(&self) -> bool {
+        self.measured_units() >= 2 || self.strata.iter().all(|s| self.population(s) <= s.units as f64)
+    }
+
+    /// The estimated total of a quantity: exact prefix plus every stratum's
+    /// expansion. A stratum that ended before its first unit (the run stopped,
+    /// or the period had just grown) borrows the mean of all units: without it,
+    /// its instructions would count for nothing.
     pub fn total(&self, x: Series<'_>) -> f64 {
-        x.prefix + self.strata.iter().map(|s| self.population(s) * mean(&x.units[s.first_unit..s.first_unit + s.units])).sum::<f64>()
+        let n = self.measured_units();
+        let pooled = if n > 0 { self.measured().map(|i| x.units[i]).sum::<f64>() / n as f64 } else { 0.0 };
+        x.prefix
+            + self
+                .strata
+                .iter()
+                .map(|s| self.population(s) * if s.units > 0 { mean(&x.units[s.first_unit..s.first_unit + s.units]) } else { pooled })
+                .sum::<f64>()
     }
 
     /// Variance of the estimated total of the per-unit values `residual(i)`
     /// (a quantity, or a ratio's residuals). A stratum with fewer than two units
-    /// borrows the variance pooled over all units.
+    /// borrows the variance pooled over all units; one without units, the
+    /// variance of the pooled mean.
     fn variance_of(&self, residual: impl Fn(usize) -> f64) -> f64 {
-        let all: Vec<f64> = self.strata.iter().flat_map(|s| s.first_unit..s.first_unit + s.units).map(&residual).collect();
+        let all: Vec<f64> = self.measured().map(&residual).collect();
         let pooled = variance(&all);
         self.strata
             .iter()
-            .filter(|s| s.units > 0)
             .map(|s| {
                 let m = self.population(s);
+                if s.units == 0 {
+                    return if all.is_empty() { 0.0 } else { m * m * pooled / all.len() as f64 };
+                }
                 let n = s.units as f64;
                 let values: Vec<f64> = (s.first_unit..s.first_unit + s.units).map(&residual).collect();
                 let s2 = if s.units >= 2 { variance(&values) } else { pooled };
@@ -120,19 +156,25 @@ impl Design {
             .sum()
     }
 
-    /// The total of `x` with its interval at `z`.
+    /// The total of `x` with its interval at `z` (unknown without a spread).
     pub fn total_interval(&self, x: Series<'_>, z: f64) -> Interval {
         let value = self.total(x);
+        if !self.spread_known() {
+            return Interval::unknown(value);
+        }
         Interval { value, half_width: z * self.variance_of(|i| x.units[i]).sqrt() }
     }
 
-    /// `T_a / T_b` with its interval at `z` (linearized ratio estimator).
+    /// `T_a / T_b` with its interval at `z` (linearized ratio estimator; unknown without a spread).
     pub fn ratio_interval(&self, a: Series<'_>, b: Series<'_>, z: f64) -> Interval {
         let (ta, tb) = (self.total(a), self.total(b));
         if tb == 0.0 {
             return Interval::default();
         }
         let r = ta / tb;
+        if !self.spread_known() {
+            return Interval::unknown(r);
+        }
         let var = self.variance_of(|i| a.units[i] - r * b.units[i]) / (tb * tb);
         Interval { value: r, half_width: z * var.sqrt() }
     }
@@ -143,7 +185,7 @@ impl Design {
     pub fn units_for_target(&self, x: Series<'_>, z: f64, target: f64) -> Option<u64> {
         let iv = self.total_interval(x, z);
         let n = self.measured_units() as f64;
-        if iv.value <= 0.0 || target <= 0.0 || n == 0.0 {
+        if iv.value <= 0.0 || target <= 0.0 || n == 0.0 || !iv.known() {
             return None;
         }
         Some((n * (iv.relative() / target).powi(2)).ceil() as u64)
@@ -249,6 +291,39 @@ mod tests {
         let hw = d.total_interval(x, 1.0).relative();
         // halving the half-width takes four times the units
         assert_eq!(d.units_for_target(x, 1.0, hw / 2.0), Some(16));
+    }
+
+    /// A stratum the run ended in before its first unit: its 30 units' worth of
+    /// instructions at the mean of the units measured elsewhere (2), not at 0.
+    #[test]
+    fn a_stratum_without_units_borrows_the_pooled_mean() {
+        let d = Design {
+            unit_instructions: 1,
+            prefix_instructions: 0,
+            strata: vec![Stratum { instructions: 10, first_unit: 0, units: 2 }, Stratum { instructions: 30, first_unit: 2, units: 0 }],
+        };
+        let x = Series { prefix: 0.0, units: &[1.0, 3.0] };
+        let iv = d.total_interval(x, 1.0);
+        // 10 · 2 + 30 · 2
+        assert!((iv.value - 80.0).abs() < 1e-12, "{iv:?}");
+        // 80 (the first stratum, as in the textbook test) + 30² · s² / n = 900 · 2 / 2
+        assert!((iv.half_width - 980f64.sqrt()).abs() < 1e-9, "{iv:?}");
+    }
+
+    /// One unit has no spread: the estimate stands, its interval is unknown (NaN, null in JSON).
+    #[test]
+    fn one_unit_gives_no_interval() {
+        let d = Design { unit_instructions: 1, prefix_instructions: 5, strata: vec![Stratum { instructions: 10, first_unit: 0, units: 1 }] };
+        let x = Series { prefix: 7.0, units: &[4.0] };
+        let iv = d.total_interval(x, Z_99_7);
+        assert_eq!(iv.value, 47.0);
+        assert!(!iv.known());
+        assert_eq!(serde_json::to_string(&iv).unwrap(), r#"{"value":47.0,"half_width":null}"#);
+        assert!(!d.ratio_interval(x, x, Z_99_7).known());
+        assert_eq!(d.units_for_target(x, Z_99_7, 0.03), None);
+        // unless the one unit was all there was to measure
+        let all = Design { unit_instructions: 1, prefix_instructions: 0, strata: vec![Stratum { instructions: 1, first_unit: 0, units: 1 }] };
+        assert_eq!(all.total_interval(x, Z_99_7), Interval { value: 11.0, half_width: 0.0 });
     }
 
     #[test]

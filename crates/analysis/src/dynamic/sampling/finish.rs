@@ -2,14 +2,14 @@
 //! totals, the executions the timing model did not see added back, and the
 //! report's `sampling` section.
 
-use super::estimator::{Design, Series};
+use super::estimator::Design;
 use super::estimator::Z_99_7;
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
 use super::unit_costs::UnitCosts;
 use super::{Sampler, SamplingOptions, WARM_UP_BATCHES};
-use std::collections::HashMap;
 use crate::dynamic::engine::VariantOutcome;
 use bottlenose_views::{InstructionCost, WindowTally};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// A sampled run's design, kept for its summary.
@@ -21,8 +21,33 @@ pub struct SampledRun {
     batch_instructions: u64,
 }
 
+/// The cycles of the exact prefix: all the variant timed if no window followed it.
+fn prefix_cycles(o: &VariantOutcome) -> f64 {
+    o.prefix_cycles.unwrap_or(o.cycles)
+}
+
+/// After [`estimate`]: `cycles` the estimate, `prefix_cycles` set.
 fn measured(o: &VariantOutcome) -> Measured<'_> {
-    Measured { prefix: o.prefix_cycles.unwrap_or(0.0), units: &o.units }
+    Measured { prefix: prefix_cycles(o), units: &o.units, total: o.cycles }
+}
+
+/// A run whose sampled part measured no unit (it ended first, or the period
+/// is longer than the run): the sampled instructions at the CPI of what the
+/// model timed after the prefix (warm-ups, a unit cut off by the end), or
+/// else of the prefix. Cold pipelines make that CPI high: the report gives it
+/// no interval and says so.
+fn total_without_units(design: &Design, o: &VariantOutcome) -> f64 {
+    let prefix = prefix_cycles(o);
+    let sampled: u64 = design.strata.iter().map(|s| s.instructions).sum();
+    let timed = o.instructions.saturating_sub(design.prefix_instructions);
+    let cpi = if timed > 0 {
+        (o.cycles - prefix) / timed as f64
+    } else if design.prefix_instructions > 0 {
+        prefix / design.prefix_instructions as f64
+    } else {
+        0.0
+    };
+    prefix + cpi * sampled as f64
 }
 
 /// Replaces each outcome's cycles by the estimate from its units (its units stay),
@@ -40,7 +65,9 @@ pub fn estimate<'a>(
     let (design, strata, elapsed) = sampler.finish()?;
     let mut outcomes = outcomes.into_iter();
     let total = |o: &mut VariantOutcome| {
-        o.cycles = design.total(Series { prefix: o.prefix_cycles.unwrap_or(0.0), units: &o.units });
+        let estimate = if design.measured_units() > 0 { design.total(measured(o).series()) } else { total_without_units(&design, o) };
+        o.prefix_cycles = Some(prefix_cycles(o));
+        o.cycles = estimate;
         o.cycles
     };
     let base = total(outcomes.next()?);
@@ -57,12 +84,18 @@ pub fn estimate<'a>(
     Some(SampledRun { opts, design, strata, elapsed, batch_instructions })
 }
 
+/// Groups of static instructions the report gives shares of (functions, loops):
+/// their names, and `of(i, groups)` putting static index `i`'s groups into `groups`.
+pub struct Groups<F> {
+    pub names: Vec<String>,
+    pub of: F,
+}
+
 impl SampledRun {
     /// The `sampling` section: `outcomes[0]` the baseline, `outcomes[1..]` the
     /// sensitivity variants (`labels`), `ideals` the idealizations by name;
-    /// `functions` the functions the report shows, each static instruction's
-    /// function named by `function_of` (by static index), their cycles per unit
-    /// in `unit_costs`.
+    /// `functions` and `loops` the ones the report shows, their cycles per
+    /// unit in `unit_costs`; `flops` the report's FLOPS stack and the machine's FP units.
     #[allow(clippy::too_many_arguments)]
     pub fn summary(
         self,
@@ -70,21 +103,17 @@ impl SampledRun {
         outcomes: &[VariantOutcome],
         ideals: &[(String, &VariantOutcome)],
         windows: &[WindowTally],
+        flops: Option<(&BTreeMap<String, f64>, f64)>,
         instructions: u64,
-        unit_costs: UnitCosts,
-        function_of: impl Fn(usize) -> String,
-        functions: &[String],
+        mut unit_costs: UnitCosts,
+        functions: Groups<impl FnMut(usize, &mut Vec<usize>)>,
+        loops: Groups<impl FnMut(usize, &mut Vec<usize>)>,
     ) -> SamplingSummary {
-        let shown: HashMap<&str, usize> = functions.iter().enumerate().map(|(g, f)| (f.as_str(), g)).collect();
-        // static index -> shown function, looked up once per static instruction
-        let mut group: Vec<Option<Option<usize>>> = Vec::new();
-        let mut group_of = |i: usize| {
-            if i >= group.len() {
-                group.resize(i + 1, None);
-            }
-            *group[i].get_or_insert_with(|| shown.get(function_of(i).as_str()).copied())
-        };
-        let function_shares = unit_costs.group_shares(&self.design, measured(&outcomes[0]).series(), Z_99_7, &mut group_of, functions);
+        // (without units there is nothing to estimate a group's share from but the prefix)
+        let none = self.design.measured_units() == 0;
+        let base = measured(&outcomes[0]).series();
+        let function_shares = if none { Vec::new() } else { unit_costs.group_shares(&self.design, base, Z_99_7, functions.of, &functions.names) };
+        let loop_shares = if none { Vec::new() } else { unit_costs.group_shares(&self.design, base, Z_99_7, loops.of, &loops.names) };
         let mut summary = summarize(Inputs {
             design: &self.design,
             strata: self.strata,
@@ -95,11 +124,107 @@ impl SampledRun {
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
             windows,
+            flops,
             target: self.opts.target,
             budget_seconds: self.opts.budget.map(|b| b.as_secs_f64()),
             elapsed_seconds: self.elapsed.as_secs_f64(),
         });
         summary.functions = function_shares;
+        summary.loops = loop_shares;
         summary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bottlenose_timing::BatchPart;
+
+    const BATCH: u64 = 4096;
+
+    /// A run of `batches` batches at `cycles_per_batch(b)` driven through the
+    /// sampler as the pipeline and one engine drive it: the baseline's outcome
+    /// and the sampler at the end.
+    fn drive(opts: SamplingOptions, batches: u64, cycles_per_batch: impl Fn(u64) -> f64) -> (Sampler, VariantOutcome) {
+        let mut s = Sampler::new(opts, BATCH);
+        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new() };
+        let mut part = s.next_batch(0);
+        for b in 0..batches {
+            if let Some(p) = part {
+                let c = cycles_per_batch(b);
+                if p != BatchPart::Whole && o.prefix_cycles.is_none() {
+                    o.prefix_cycles = Some(o.cycles);
+                }
+                o.cycles += c;
+                o.instructions += BATCH;
+                if matches!(p, BatchPart::Unit { .. }) {
+                    o.units.push(c);
+                }
+                if p != BatchPart::WarmUp {
+                    s.on_cycles(p, c);
+                }
+            }
+            s.end_batch(BATCH, part);
+            part = s.next_batch((b + 1) * BATCH);
+        }
+        (s, o)
+    }
+
+    fn summarized(s: Sampler, mut o: VariantOutcome, instructions: u64) -> SamplingSummary {
+        let mut cost = InstructionCost::new();
+        let run = estimate(s, std::iter::once(&mut o), &mut cost, &[]).expect("sampled");
+        let none = |_: usize, _: &mut Vec<usize>| {};
+        let groups = || Groups { names: Vec::new(), of: none };
+        run.summary(&[], std::slice::from_ref(&o), &[], &[], None, instructions, UnitCosts::new(true), groups(), groups())
+    }
+
+    /// A period longer than the run: no unit. At a constant CPI of 1 the
+    /// estimate is the run's instructions whatever was timed (the prefix, a
+    /// warm-up), not the prefix's cycles alone; and it comes without an interval.
+    #[test]
+    fn a_run_without_units_is_estimated_at_the_cpi_it_timed_and_says_so() {
+        for (exact_batches, seed) in [(3, 0), (3, 1), (0, 2), (0, 5)] {
+            let opts = SamplingOptions { exact_below: exact_batches * BATCH, period: Some(100_000), seed, ..Default::default() };
+            let (s, o) = drive(opts, 10, |_| BATCH as f64);
+            assert!(o.units.is_empty());
+            let timed = o.instructions > 0;
+            let sm = summarized(s, o, 10 * BATCH);
+            assert_eq!(sm.units, 0);
+            assert!(!sm.cycles.known() && !sm.cpi.known() && !sm.target.reached);
+            let w = sm.warning.as_deref().unwrap();
+            assert!(w.contains("--exact") && w.contains("--sample-period"), "{w}");
+            if timed {
+                assert_eq!(sm.cycles.value, (10 * BATCH) as f64, "prefix of {exact_batches} batches, seed {seed}");
+                assert!(w.contains("no unit was measured"), "{w}");
+            } else {
+                assert!(w.contains("nothing was timed"), "{w}");
+            }
+        }
+        // the prefix at CPI 2, nothing after it timed: the rest at CPI 2 too
+        let opts = SamplingOptions { exact_below: 3 * BATCH, period: Some(100_000), seed: 0, ..Default::default() };
+        let (s, o) = drive(opts, 10, |b| if b < 3 { 2.0 * BATCH as f64 } else { 7.0 * BATCH as f64 });
+        if o.instructions == 3 * BATCH {
+            assert_eq!(summarized(s, o, 10 * BATCH).cycles.value, (20 * BATCH) as f64);
+        }
+    }
+
+    /// One unit: the expansion of its cycles, no interval (one value has no spread).
+    #[test]
+    fn a_run_with_one_unit_gives_its_estimate_without_an_interval() {
+        // period 16 over 20 batches: one window in the first period, the second cut short or not reached
+        let found = (0..50).find_map(|seed| {
+            let opts = SamplingOptions { exact_below: 0, period: Some(16), seed, ..Default::default() };
+            let (s, o) = drive(opts, 20, |_| 3.0 * BATCH as f64);
+            (s.schedule.as_ref().unwrap().units() == 1).then_some((s, o))
+        });
+        let (s, o) = found.expect("a seed with one unit");
+        let sm = summarized(s, o, 20 * BATCH);
+        assert_eq!(sm.units, 1);
+        // 20 batches at 3 cycles per instruction
+        assert_eq!(sm.cycles.value, (60 * BATCH) as f64);
+        assert!(!sm.cycles.known());
+        assert!(sm.warning.as_deref().unwrap().contains("only 1 unit"), "{:?}", sm.warning);
+        let json = serde_json::to_value(&sm).unwrap();
+        assert!(json["cycles"]["half_width"].is_null() && json["cpi"]["half_width"].is_null(), "{json}");
     }
 }

@@ -316,10 +316,10 @@ impl Sampler {
         (total, variance)
     }
 
-    /// The estimate so far, once sampling has measured a unit.
+    /// The estimate so far, once sampling has measured two units (one has no spread).
     pub fn live(&self, simulated: u64) -> Option<LiveEstimate> {
         let s = self.schedule.as_ref()?;
-        if self.units.n == 0 {
+        if self.units.n < 2 {
             return None;
         }
         let (cycles, variance) = self.so_far(simulated);

@@ -4,7 +4,8 @@
 //! the target was reached (and, if not, what would reach it).
 
 use super::estimator::{Design, Interval, Series, Stratum, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
-use bottlenose_views::{WindowTally, CPI_COMPONENTS};
+use bottlenose_views::{IdleFp, WindowTally, CPI_COMPONENTS};
+use std::collections::BTreeMap;
 use serde::Serialize;
 
 /// Functions given an interval: as many as the text report's function table shows.
@@ -52,6 +53,13 @@ pub struct ShareInterval {
     pub share: Interval,
 }
 
+/// A FLOPS-stack component (flops per cycle) with its interval.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlopsInterval {
+    pub name: String,
+    pub flops_per_cycle: Interval,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct StackIntervals {
     pub dispatch: Vec<ShareInterval>,
@@ -87,20 +95,29 @@ pub struct SamplingSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpi_stacks: Option<StackIntervals>,
     pub topdown_level1: Vec<ShareInterval>,
+    /// The FLOPS stack's components (the report's values) with their intervals.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flops_stack: Vec<FlopsInterval>,
     /// The report's functions (the first of its table), each its share of the cycles.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<ShareInterval>,
+    /// The report's loops (its table, named by head), each its share of the cycles
+    /// (an outer loop's share includes its inner loops').
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loops: Vec<ShareInterval>,
 }
 
-/// A variant's per-unit cycles and its exact prefix.
+/// A variant's per-unit cycles, its exact prefix, and its estimated total.
 pub struct Measured<'a> {
     pub prefix: f64,
     pub units: &'a [f64],
+    /// The estimate of the run's cycles (without units, not the units' expansion).
+    pub total: f64,
 }
 
 impl<'a> Measured<'a> {
-    pub fn new(prefix: f64, units: &'a [f64]) -> Self {
-        Measured { prefix, units }
+    pub fn new(prefix: f64, units: &'a [f64], total: f64) -> Self {
+        Measured { prefix, units, total }
     }
 
     pub(super) fn series(&self) -> Series<'a> {
@@ -118,21 +135,44 @@ pub struct Inputs<'a> {
     pub variants: Vec<(Vec<String>, f64, Measured<'a>)>,
     pub ideals: Vec<(String, Measured<'a>)>,
     pub windows: &'a [WindowTally],
+    /// The report's FLOPS stack (component → flops per cycle) and the machine's FP units.
+    pub flops: Option<(&'a BTreeMap<String, f64>, f64)>,
     pub target: f64,
     pub budget_seconds: Option<f64>,
     pub elapsed_seconds: f64,
+}
+
+/// `T_a / T_b` with its interval; without units, the ratio of the estimates and no interval.
+fn ratio(d: &Design, a: &Measured<'_>, b: &Measured<'_>, z: f64) -> Interval {
+    if d.measured_units() == 0 {
+        return Interval::unknown(if b.total != 0.0 { a.total / b.total } else { 0.0 });
+    }
+    d.ratio_interval(a.series(), b.series(), z)
+}
+
+/// What the report says when the sample has no spread to give intervals from.
+/// `timed`: whether the model timed anything (a prefix, a warm-up) to estimate from.
+fn no_interval(units: usize, timed: bool) -> String {
+    let what = match (units, timed) {
+        (0, false) => "nothing was timed (the run ended before its first window): no estimate and no interval can be given".to_string(),
+        (0, true) => "no unit was measured (the run ended first): the estimates come from the CPI of the warm-ups or the exact prefix, without an interval".to_string(),
+        (n, _) => format!("only {n} unit was measured: no interval can be given, and the estimates are rough"),
+    };
+    format!("{what}; run --exact, or sample more densely (a shorter --sample-period)")
 }
 
 pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
     let z = Z_99_7;
     let d = i.design;
     let n = i.instructions.max(1) as f64;
-    let cycles = d.total_interval(i.base.series(), z);
+    let cycles = if d.measured_units() > 0 { d.total_interval(i.base.series(), z) } else { Interval::unknown(i.base.total) };
     let cpi = Interval { value: cycles.value / n, half_width: cycles.half_width / n };
     let achieved = cycles.relative();
-    let reached = achieved <= i.target;
+    let reached = cycles.known() && achieved <= i.target;
     let units_needed = (!reached).then(|| d.units_for_target(i.base.series(), z, i.target)).flatten();
-    let advice = units_needed.map(|need| {
+    let advice = if !cycles.known() {
+        Some(no_interval(d.measured_units(), i.base.total > 0.0))
+    } else { units_needed.map(|need| {
         let have = d.measured_units().max(1) as f64;
         let period = d.strata.last().zip(i.strata.last()).map_or(1, |(_, r)| r.period);
         let wanted = (period as f64 * have / need as f64).floor() as u64;
@@ -143,12 +183,12 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
             "more than the densest sampling (--sample-period 2) measures: run --exact".to_string()
         };
         format!("{need} units would reach ±{:.1} % ({} measured): {how}", i.target * 100.0, d.measured_units())
-    });
+    }) };
     let sensitivity = i
         .variants
         .iter()
         .map(|(resources, weight, m)| {
-            let r = d.ratio_interval(i.base.series(), m.series(), z);
+            let r = ratio(d, &i.base, m, z);
             SpeedupInterval { resources: resources.clone(), weight: *weight, speedup: Interval { value: r.value - 1.0, half_width: r.half_width } }
         })
         .collect();
@@ -157,16 +197,20 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         .iter()
         .map(|(what, m)| {
             // CPI reduction = (T_b - T_i) / N = T_b / N · (1 - T_i / T_b)
-            let q = d.ratio_interval(m.series(), i.base.series(), z);
+            let q = ratio(d, m, &i.base, z);
             let scale = cycles.value / n;
             IdealizationInterval { what: what.clone(), cpi_reduction: Interval { value: scale * (1.0 - q.value), half_width: scale * q.half_width } }
         })
         .collect();
-    let (cpi_stacks, topdown_level1) = view_shares(i.windows, z);
+    let (cpi_stacks, topdown_level1, flops_stack) = view_shares(i.windows, z, i.flops, &cycles);
     let units = d.measured_units();
-    let warning = (units < MIN_UNITS_FOR_CLT).then(|| {
-        format!("only {units} units measured: the intervals assume at least {MIN_UNITS_FOR_CLT} (central limit theorem) and may be too narrow")
-    });
+    let warning = if !cycles.known() {
+        Some(no_interval(units, i.base.total > 0.0))
+    } else {
+        (units < MIN_UNITS_FOR_CLT).then(|| {
+            format!("only {units} units measured: the intervals assume at least {MIN_UNITS_FOR_CLT} (central limit theorem) and may be too narrow")
+        })
+    };
     SamplingSummary {
         method: "SMARTS systematic sampling",
         confidence: CONFIDENCE,
@@ -186,16 +230,19 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         idealization,
         cpi_stacks,
         topdown_level1,
+        flops_stack,
         functions: Vec::new(),
+        loops: Vec::new(),
     }
 }
 
 /// The views' component shares with their intervals: ratio estimates over the
 /// counted windows, which form one stratum per weight (a sampled run's units
 /// and the views' own windows stand for different stretches of the run).
-fn view_shares(windows: &[WindowTally], z: f64) -> (Option<StackIntervals>, Vec<ShareInterval>) {
+/// With the FLOPS stack (`flops`), its components' intervals: see [`flops_intervals`].
+fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String, f64>, f64)>, cycles: &Interval) -> (Option<StackIntervals>, Vec<ShareInterval>, Vec<FlopsInterval>) {
     if windows.len() < 2 {
-        return (None, Vec::new());
+        return (None, Vec::new(), Vec::new());
     }
     let mut order: Vec<usize> = (0..windows.len()).collect();
     order.sort_by(|&a, &b| windows[a].weight.total_cmp(&windows[b].weight));
@@ -211,9 +258,9 @@ fn view_shares(windows: &[WindowTally], z: f64) -> (Option<StackIntervals>, Vec<
         k += n;
     }
     let design = Design { unit_instructions: 1, prefix_instructions: 0, strata };
-    let cycles: Vec<f64> = sorted.iter().map(|t| t.cycles).collect();
+    let cycles_by_window: Vec<f64> = sorted.iter().map(|t| t.cycles).collect();
     let share = |values: Vec<f64>| {
-        design.ratio_interval(Series { prefix: 0.0, units: &values }, Series { prefix: 0.0, units: &cycles }, z)
+        design.ratio_interval(Series { prefix: 0.0, units: &values }, Series { prefix: 0.0, units: &cycles_by_window }, z)
     };
     let stage = |s: usize| -> Vec<ShareInterval> {
         (1..CPI_COMPONENTS.len())
@@ -233,5 +280,70 @@ fn view_shares(windows: &[WindowTally], z: f64) -> (Option<StackIntervals>, Vec<
         ShareInterval { name: "Backend_Bound".into(), share: share(gap(3)) },
         ShareInterval { name: "Retiring".into(), share: share(retiring) },
     ];
-    (Some(stacks), level1)
+    let flops = flops.map(|(stack, fp_units)| flops_intervals(stack, fp_units, cycles, |c| share(sorted.iter().map(|t| t.fp_idle[c as usize]).collect()))).unwrap_or_default();
+    (Some(stacks), level1, flops)
+}
+
+/// The FLOPS stack's intervals. Its components sum to the peak, `P` flops per
+/// cycle over `U` FP units. The idle causes measured on the windows are
+/// `P/U · idle_c / cycles`: the interval of that ratio over the windows
+/// (`idle_share(c)`), times `P/U`. The FP instructions' own components (`base`,
+/// `non_fma`, `narrow`) count every execution exactly over the estimated
+/// cycles: the relative interval of the cycles. `non_fp` is what the others
+/// leave of the peak: their half-widths added in quadrature (as if independent).
+fn flops_intervals(stack: &BTreeMap<String, f64>, fp_units: f64, cycles: &Interval, mut idle_share: impl FnMut(IdleFp) -> Interval) -> Vec<FlopsInterval> {
+    let peak: f64 = stack.values().sum();
+    let per_unit = if fp_units > 0.0 { peak / fp_units } else { 0.0 };
+    let mut out: Vec<FlopsInterval> = stack
+        .iter()
+        .map(|(name, &value)| {
+            let windowed = IdleFp::ALL.into_iter().find(|c| *c != IdleFp::NonFp && c.component() == name);
+            let half_width = match windowed {
+                Some(c) => per_unit * idle_share(c).half_width,
+                None => value * cycles.relative(),
+            };
+            FlopsInterval { name: name.clone(), flops_per_cycle: Interval { value, half_width } }
+        })
+        .collect();
+    let others = out.iter().filter(|f| f.name != IdleFp::NonFp.component()).map(|f| f.flops_per_cycle.half_width.powi(2)).sum::<f64>().sqrt();
+    if let Some(f) = out.iter_mut().find(|f| f.name == IdleFp::NonFp.component()) {
+        f.flops_per_cycle.half_width = others;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A peak of 8 flops per cycle on 2 FP units: an idle cause's interval is
+    /// 8/2 = 4 flops per cycle per unit of its share of the windows' cycles;
+    /// the instructions' own components take the cycles' relative interval
+    /// (±5 %); non_fp the others in quadrature.
+    #[test]
+    fn flops_components_get_their_intervals() {
+        let stack: BTreeMap<String, f64> =
+            [("base", 1.0), ("non_fma", 1.0), ("narrow", 0.0), ("non_fp", 2.0), ("icache", 0.0), ("bpred", 0.0), ("non_vfp", 0.0), ("memory", 2.0), ("dependence", 2.0)]
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect();
+        let cycles = Interval { value: 100.0, half_width: 5.0 };
+        let idle = |c: IdleFp| Interval {
+            value: 0.0,
+            half_width: match c {
+                IdleFp::Memory => 0.01,
+                IdleFp::Dependence => 0.02,
+                _ => 0.0,
+            },
+        };
+        let f = flops_intervals(&stack, 2.0, &cycles, idle);
+        let hw = |n: &str| f.iter().find(|x| x.name == n).unwrap().flops_per_cycle.half_width;
+        assert_eq!(f.len(), 9);
+        assert!((hw("base") - 0.05).abs() < 1e-12 && (hw("non_fma") - 0.05).abs() < 1e-12 && hw("narrow") == 0.0);
+        assert!((hw("memory") - 0.04).abs() < 1e-12 && (hw("dependence") - 0.08).abs() < 1e-12 && hw("icache") == 0.0);
+        // sqrt(0.05² + 0.05² + 0.04² + 0.08²) = sqrt(0.013)
+        assert!((hw("non_fp") - 0.013f64.sqrt()).abs() < 1e-12, "{}", hw("non_fp"));
+        // the values are the report's
+        assert!(f.iter().all(|x| x.flops_per_cycle.value == stack[&x.name]));
+    }
 }

@@ -85,26 +85,39 @@ impl UnitCosts {
         self.units.len() + (self.part == Part::Unit) as usize
     }
 
-    /// Each group's share of the baseline's cycles with its interval: `group_of`
-    /// maps a static index to its group (a function), `None` for none; `base`
-    /// is the baseline's cycles (prefix and units) the shares are of. Groups in
-    /// `wanted` order.
-    pub fn group_shares(mut self, design: &Design, base: Series<'_>, z: f64, mut group_of: impl FnMut(usize) -> Option<usize>, wanted: &[String]) -> Vec<ShareInterval> {
+    /// Each group's share of the baseline's cycles with its interval: `groups_of`
+    /// puts into its vector the groups (functions, loops: a nested loop's
+    /// instructions are also its outer loops') a static index belongs to, asked
+    /// once per index; `base` is the baseline's cycles (prefix and units) the
+    /// shares are of. Groups in `wanted` order. Can be asked again for other groups.
+    pub fn group_shares(&mut self, design: &Design, base: Series<'_>, z: f64, mut groups_of: impl FnMut(usize, &mut Vec<usize>), wanted: &[String]) -> Vec<ShareInterval> {
         self.close_unit();
+        self.part = Part::WarmUp; // (closed: a second call adds no unit)
         let groups = wanted.len();
+        let mut known: Vec<Option<Vec<usize>>> = Vec::new();
+        fn of<'k>(known: &'k mut Vec<Option<Vec<usize>>>, i: usize, groups_of: &mut impl FnMut(usize, &mut Vec<usize>)) -> &'k [usize] {
+            if i >= known.len() {
+                known.resize(i + 1, None);
+            }
+            known[i].get_or_insert_with(|| {
+                let mut g = Vec::new();
+                groups_of(i, &mut g);
+                g
+            })
+        }
         let mut prefix = vec![0.0; groups];
         // (the per-instruction vectors grow in powers of two: past the last static
         // instruction, and before it where one never ran, they hold zeros)
         for (i, &c) in self.prefix.iter().enumerate().filter(|(_, &c)| c != 0.0) {
-            if let Some(g) = group_of(i) {
+            for &g in of(&mut known, i, &mut groups_of) {
                 prefix[g] += c;
             }
         }
-        // per group, per unit (dense: groups are the few functions the report shows)
+        // per group, per unit (dense: groups are the few the report shows)
         let mut per_unit = vec![vec![0.0; self.units.len()]; groups];
         for (u, unit) in self.units.iter().enumerate() {
             for &(i, c) in unit {
-                if let Some(g) = group_of(i as usize) {
+                for &g in of(&mut known, i as usize, &mut groups_of) {
                     per_unit[g][u] += c as f64;
                 }
             }
@@ -185,12 +198,47 @@ mod tests {
             base.push(f + g);
         }
         let design = Design { unit_instructions: 1, prefix_instructions: 0, strata: vec![Stratum { instructions: 40, first_unit: 0, units: 4 }] };
-        let s = u.group_shares(&design, Series { prefix: 0.0, units: &base }, 3.0, Some, &["f".into(), "g".into()]);
+        let s = u.group_shares(&design, Series { prefix: 0.0, units: &base }, 3.0, |i, g| g.push(i), &["f".into(), "g".into()]);
         // f: 1+2+3+4 = 10 of 22; g: 12 of 22
         assert!((s[0].share.value - 10.0 / 22.0).abs() < 1e-9, "{:?}", s[0]);
         assert!((s[1].share.value - 12.0 / 22.0).abs() < 1e-9, "{:?}", s[1]);
         // f's cycles vary from unit to unit while the total follows them: an interval
         assert!(s[0].share.half_width > 0.0 && s[1].share.half_width > 0.0);
+    }
+
+    /// Nested groups (an inner loop inside an outer one): an instruction of
+    /// both counts in both, and the outer group's share is the sum of its own
+    /// and the inner one's; asked a second time, the same units.
+    #[test]
+    fn an_instruction_counts_in_every_group_it_belongs_to() {
+        let mut u = UnitCosts::new(true);
+        let mut t = -1.0; // (the listener's clock starts at -1: the first commit at 1 costs 2 cycles)
+        let mut base = Vec::new();
+        for k in 0..3 {
+            u.begin_part(2, BatchPart::Unit { weight: 10.0 });
+            let (inner, outer_only) = (2.0 + k as f64, 1.0);
+            t += inner;
+            u.record(0, t);
+            t += outer_only;
+            u.record(1, t);
+            base.push(inner + outer_only);
+        }
+        let design = Design { unit_instructions: 1, prefix_instructions: 0, strata: vec![Stratum { instructions: 30, first_unit: 0, units: 3 }] };
+        let series = Series { prefix: 0.0, units: &base };
+        // group 0: the outer loop (statics 0 and 1); group 1: the inner loop (static 0)
+        let nested = |i: usize, g: &mut Vec<usize>| {
+            g.push(0);
+            if i == 0 {
+                g.push(1);
+            }
+        };
+        let s = u.group_shares(&design, series, 3.0, nested, &["outer".into(), "inner".into()]);
+        // inner: 2+3+4 = 9 of 12
+        assert!((s[0].share.value - 1.0).abs() < 1e-9, "{:?}", s[0]);
+        assert!((s[1].share.value - 0.75).abs() < 1e-9, "{:?}", s[1]);
+        let again = u.group_shares(&design, series, 3.0, |i, g| g.push(i), &["a".into(), "b".into()]);
+        // static 0: 9 of 12, static 1: 3 of 12 (still three units: none added)
+        assert!((again[0].share.value - 0.75).abs() < 1e-9 && (again[1].share.value - 0.25).abs() < 1e-9, "{again:?}");
     }
 
     /// The exact prefix counts as it is: f's 100 prefix cycles plus its
@@ -209,9 +257,9 @@ mod tests {
         u.record(5, 130.0); // a prefix again (as after a cut-off unit): grows the vector to 8
         u.begin_part(1, BatchPart::WarmUp);
         let base = [10.0, 20.0];
-        let known = |i: usize| {
+        let known = |i: usize, g: &mut Vec<usize>| {
             assert!(i < 2 || i == 5, "static {i} never ran");
-            (i < 2).then_some(i)
+            g.extend((i < 2).then_some(i));
         };
         let s = u.group_shares(&design, Series { prefix: 100.0, units: &base }, 3.0, known, &["f".into(), "g".into()]);
         // f: 100 + 10/2 · 10 = 150 of 100 + 10 · 15 = 250; g: 100 of 250 (and the
