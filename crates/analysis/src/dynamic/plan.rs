@@ -26,12 +26,10 @@ pub(super) struct Variants {
 
 /// Plans the variants: checks the weights and the baseline's accelerations.
 pub(super) fn variants(machine: &Machine, opts: &DynamicOptions) -> Result<Variants, DynamicError> {
-    // without a sweep the resource lists are not looked at
-    let (resources, combine) = if opts.sensitivity { (opts.resources.as_deref(), &opts.combine[..]) } else { (None, &[][..]) };
     let request = PlanRequest {
         weights: &opts.weights,
-        resources,
-        combine,
+        resources: opts.resources.as_deref(),
+        combine: &opts.combine,
         sensitivity: opts.sensitivity,
         baseline: &opts.baseline,
         // the 1-cycle ALU is a timing variant of the baseline stream
