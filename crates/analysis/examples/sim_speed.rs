@@ -35,7 +35,7 @@ fn main() {
         let mut best = f64::MAX;
         for _ in 0..3 {
             let c = thread_cpu();
-            run_block(&block, cfg.clone(), iterations, &mut ());
+            run_block(&block, cfg.clone(), iterations, ());
             best = best.min(thread_cpu() - c);
         }
         println!("{label:>13}: {:.1} M simulated instructions/s (thread CPU)", iterations as f64 * block.len() as f64 / best / 1e6);
@@ -53,7 +53,7 @@ fn main() {
     for _ in 0..3 {
         let t = Instant::now();
         let c = thread_cpu();
-        let r = run_block(&block, cfg.clone(), iterations, &mut ());
+        let (r, ()) = run_block(&block, cfg.clone(), iterations, ());
         best_cpu = best_cpu.min(thread_cpu() - c);
         best = best.min(t.elapsed().as_secs_f64());
         assert!(r.total_cycles > 0.0);
@@ -67,9 +67,9 @@ fn main() {
 
     let mut best_l = f64::MAX;
     for _ in 0..3 {
-        let mut views = (Timeline::new(block.len(), iterations), StallCauseCounter::new(&machine));
+        let views = (Timeline::new(block.len(), iterations), StallCauseCounter::new(&machine));
         let c = thread_cpu();
-        run_block(&block, cfg.clone(), iterations, &mut views);
+        run_block(&block, cfg.clone(), iterations, views);
         best_l = best_l.min(thread_cpu() - c);
     }
     println!(
@@ -93,6 +93,6 @@ fn main() {
         best_s,
         variants,
         per_variant_insts,
-        rayon::current_num_threads()
+        std::thread::available_parallelism().map_or(1, |n| n.get())
     );
 }

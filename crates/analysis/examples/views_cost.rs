@@ -65,23 +65,23 @@ fn main() {
         for _ in 0..5 {
             if runs("model") {
                 let c = thread_cpu();
-                let r = run_block(&block, cfg.clone(), iterations, &mut ());
+                let (r, ()) = run_block(&block, cfg.clone(), iterations, ());
                 model = model.min(thread_cpu() - c);
                 cycles = r.total_cycles;
             }
             if runs("trivial") {
-                let mut t = Trivial(0.0);
+                let t = Trivial(0.0);
                 let c = thread_cpu();
-                run_block(&block, cfg.clone(), iterations, &mut t);
+                run_block(&block, cfg.clone(), iterations, t);
                 trivial = trivial.min(thread_cpu() - c);
             }
             if !runs("views") {
                 continue;
             }
             // the views take the executions from an InstructionCost beside them
-            let mut v = (InstructionCost::new(), AccountingViews::new(params.clone(), facts.clone()));
+            let v = (InstructionCost::new(), AccountingViews::new(params.clone(), facts.clone()));
             let c = thread_cpu();
-            let r = run_block(&block, cfg.clone(), iterations, &mut v);
+            let (r, v) = run_block(&block, cfg.clone(), iterations, v);
             let result = v.1.finish(r.total_cycles, &v.0);
             views = views.min(thread_cpu() - c);
             assert_eq!(result.cpi_stacks.cycles, r.total_cycles);

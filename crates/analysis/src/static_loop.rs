@@ -1,18 +1,16 @@
 //! Static analysis of a block or loop body: iterate it to steady state, report
 //! cycles per iteration, IPC, resource usage, sensitivity and bottlenecks.
 
-use crate::bottleneck::{rank, Bottleneck};
-use crate::knobs::Knob;
+use bottlenose_simulate::sensitivity::{explain_slower, points};
+use bottlenose_simulate::{rank, run_loop, steady_iterations, BlockRun, Bottleneck, DefaultKnobs, Knob, Plan, PlanRequest, SensitivityPoint, Variants};
 use bottlenose_timing::CoreKnob;
-use crate::sensitivity::{sweep, SensitivityPoint};
-use crate::simulate::{run_block, steady_iterations};
 use crate::usage::{global_usage, per_instruction_load, ResourceUsage};
 use crate::AnalysisError;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;
 use crate::accounting::{AccountingReport, Ideal};
 use bottlenose_views::{AccountingViews, InstructionCost, StallCauseCounter, StallCauses, StaticFacts, Timeline, TimelineRow, ViewParams};
-use bottlenose_timing::{resolve_block, Acceleration, CoreConfig, InstrTiming, UnknownForm};
+use bottlenose_timing::{resolve_block, InstrTiming, UnknownForm};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -33,7 +31,7 @@ pub struct StaticOptions {
 
 impl Default for StaticOptions {
     fn default() -> Self {
-        Self { iterations: None, weights: crate::default_weights(), resources: None, combine: vec![], sensitivity: true }
+        Self { iterations: None, weights: bottlenose_simulate::default_weights(), resources: None, combine: vec![], sensitivity: true }
     }
 }
 
@@ -106,36 +104,40 @@ pub fn analyze_block(
         return Err(AnalysisError::EmptyBlock(name.to_string()));
     }
     let (block, unknown) = resolve_block(machine, insts);
-    let nominal = CoreConfig::new(machine, &Acceleration::nominal(machine));
-    for &w in &opts.weights {
-        crate::knobs::check_weight(w)?;
-    }
+    let request = PlanRequest {
+        weights: &opts.weights,
+        resources: opts.resources.as_deref(),
+        combine: &opts.combine,
+        sensitivity: opts.sensitivity,
+        baseline: &[],
+        // static code has no cache misses or mispredictions: of Eyerman's
+        // idealizations only the 1-cycle ALU applies
+        alu1: true,
+    };
+    let plan = Plan::new(machine, &request, DefaultKnobs::Loop(&block))?;
+    let nominal = plan.baseline_config(machine);
     let iterations = opts.iterations.map_or_else(|| steady_iterations(&block, &nominal).max(1), |n| n.get());
 
+    // one stream of the loop times the baseline (with the views), the sweep and the 1-cycle ALU
     let view_params = ViewParams::new(machine, &nominal);
     let facts = StaticFacts::block(machine, insts, &block);
-    let mut views = (
+    let views = (
         (Timeline::new(block.len(), iterations), StallCauseCounter::new(machine)),
         (InstructionCost::new(), AccountingViews::new(view_params.clone(), facts)),
     );
-    let base = run_block(&block, nominal.clone(), iterations, &mut views);
+    let Variants { configs, labels, alu1 } = plan.variants(machine);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (runs, views) = run_loop(&block, configs, views, iterations, threads);
     let ((timeline, causes), (executions, views)) = views;
+    let base = &runs[0];
     let mut accounting = AccountingReport::for_machine(views.finish(base.total_cycles, &executions), &view_params, machine);
-    // static code has no cache misses or mispredictions: of Eyerman's
-    // idealizations only the 1-cycle ALU applies
-    let mut alu1 = nominal.clone();
-    alu1.unit_alu_latency = true;
-    let alu1_cycles = run_block(&block, alu1, iterations, &mut ()).total_cycles;
+    let alu1_cycles = runs[alu1.expect("planned")].total_cycles;
     accounting.add_idealizations(base.total_cycles, &[(vec![Ideal::Alu1], alu1_cycles)]);
     let cpi = base.cycles_per_iteration();
 
     let resources = global_usage(machine, &block, cpi);
-    let sets = knob_sets(machine, &block, opts)?;
-    let mut sensitivity = if opts.sensitivity && !opts.weights.is_empty() {
-        sweep(machine, &block, iterations, cpi, &sets, &opts.weights)
-    } else {
-        vec![]
-    };
+    let mut sensitivity = points(&labels, runs[1..=labels.len()].iter().map(BlockRun::cycles_per_iteration), cpi);
+    explain_slower(machine, &block, iterations, if labels.is_empty() { &[] } else { &plan.sets }, &plan.weights, &mut sensitivity);
     let mut bottlenecks = rank(&sensitivity, &opts.weights);
     // A balanced block speeds up only when its saturated resources grow together
     // (Gus Table 2's multi-resource rows): try that set when no single one helps.
@@ -150,10 +152,15 @@ pub fn analyze_block(
         let mut with_latency = saturated.clone();
         with_latency.push(Knob::Core(CoreKnob::Latency));
         for set in [saturated, with_latency] {
-            if set.len() < 2 {
+            if set.len() < 2 || opts.weights.is_empty() {
                 continue;
             }
-            sensitivity.extend(sweep(machine, &block, iterations, cpi, &[set], &opts.weights));
+            let sets = [set];
+            let (configs, labels) = plan.sweep(machine, &sets);
+            let (runs, ()) = run_loop(&block, configs, (), iterations, threads);
+            let mut more = points(&labels, runs.iter().map(BlockRun::cycles_per_iteration), cpi);
+            explain_slower(machine, &block, iterations, &sets, &plan.weights, &mut more);
+            sensitivity.extend(more);
             bottlenecks = rank(&sensitivity, &opts.weights);
             if !bottlenecks.is_empty() {
                 break;
@@ -232,21 +239,4 @@ fn instruction_row(machine: &Machine, d: &DecodedInst, t: &InstrTiming, cpi: f64
         ports,
         unknown_form: t.unknown_form,
     }
-}
-
-/// The resource sets to accelerate: every group the block uses (directly or as
-/// a superset) plus the core knobs, or the user's list; then the combinations.
-fn knob_sets(machine: &Machine, block: &[InstrTiming], opts: &StaticOptions) -> Result<Vec<Vec<Knob>>, AnalysisError> {
-    crate::knobs::knob_sets(machine, opts.resources.as_deref(), &opts.combine, || {
-        let mut used: Vec<u16> = block
-            .iter()
-            .flat_map(|t| t.all_uses())
-            .flat_map(|u| u.targets.iter().copied())
-            .collect();
-        used.sort_unstable();
-        used.dedup();
-        let mut sets: Vec<Vec<Knob>> = used.into_iter().map(|g| vec![Knob::of_group(machine, g)]).collect();
-        sets.extend(crate::knobs::core_knobs(false).map(|k| vec![k]));
-        sets
-    })
 }

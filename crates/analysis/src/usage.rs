@@ -54,11 +54,11 @@ pub fn global_usage(machine: &Machine, block: &[InstrTiming], cycles_per_iterati
     let w = machine.params.core.dispatch_width;
     out.push(ResourceUsage { name: bottlenose_timing::CoreKnob::Frontend.name().into(), capacity: w, uops_per_iteration: fused, usage: fused / (w * cpi) });
     let c = machine.params.core.commit_width;
-    out.push(ResourceUsage { name: "commit".into(), capacity: c, uops_per_iteration: fused, usage: fused / (c * cpi) });
+    out.push(ResourceUsage { name: bottlenose_timing::CoreKnob::Commit.name().into(), capacity: c, uops_per_iteration: fused, usage: fused / (c * cpi) });
     let stores = block.iter().filter(|i| i.stores).count() as f64;
     if stores > 0.0 {
         let r = machine.params.memory.stores_per_cycle;
-        out.push(ResourceUsage { name: "store_drain".into(), capacity: r, uops_per_iteration: stores, usage: stores / (r * cpi) });
+        out.push(ResourceUsage { name: bottlenose_timing::CoreKnob::StoreDrain.name().into(), capacity: r, uops_per_iteration: stores, usage: stores / (r * cpi) });
     }
     out
 }

@@ -16,7 +16,7 @@ fn parallel_variants_match_separate_runs() {
         .collect();
     let mut configs = vec![CoreConfig::new(&m, &bottlenose_timing::Acceleration::nominal(&m))];
     configs.extend(knobs.iter().map(|k| CoreConfig::new(&m, &accelerate(&m, k, 2.0))));
-    let expected: Vec<f64> = configs.iter().map(|c| run_block(&block, c.clone(), 300, &mut ()).total_cycles).collect();
+    let expected: Vec<f64> = configs.iter().map(|c| run_block(&block, c.clone(), 300, ()).0.total_cycles).collect();
 
     let mut engine = VariantEngine::new(configs, (), 2);
     let iterations = 300;

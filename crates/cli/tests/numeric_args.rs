@@ -56,6 +56,9 @@ fn accelerations_outside_the_weight_range_are_refused_before_the_program_runs() 
     refused(&bn_within(&["run", "--accelerate", "=2", "--", "/bin/true"], t), &["'=2'", "no resource"]);
     refused(&bn_within(&["run", "--accelerate", "p23=2", "--accelerate", "p23=1.5", "--", "/bin/true"], t), &["p23 twice"]);
     refused(&bn_within(&["run", "--accelerate", "p99=2", "--", "/bin/true"], t), &["unknown resource 'p99'"]);
+    // a resource list is checked with or without a sweep, as `analyze` checks it
+    refused(&bn_within(&["run", "--no-sensitivity", "--resources", "p99", "--", "/bin/true"], t), &["unknown resource 'p99'"]);
+    refused(&bn_within(&["run", "--no-sensitivity", "--combine", "p0,p99", "--", "/bin/true"], t), &["unknown resource 'p99'"]);
 }
 
 #[test]

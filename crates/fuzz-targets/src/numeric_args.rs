@@ -50,7 +50,7 @@ fn setups() -> Vec<Setup> {
 }
 
 fn time(s: &Setup, acc: &Acceleration, what: &str) {
-    let run = run_block(&s.block, CoreConfig::new(&s.machine, acc), ITERATIONS, &mut ());
+    let (run, ()) = run_block(&s.block, CoreConfig::new(&s.machine, acc), ITERATIONS, ());
     assert!(
         run.total_cycles.is_finite() && run.total_cycles > 0.0,
         "{} cycles on {} with {what}",

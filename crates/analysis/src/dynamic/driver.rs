@@ -6,7 +6,7 @@
 //! `pipeline` with `front` and `statics` (instructions into batches), and
 //! `report`.
 
-use super::engine::{Batch, Sampling, VariantEngine, VariantOutcome};
+use bottlenose_simulate::engine::{Batch, Sampling, VariantEngine, VariantOutcome};
 use super::front::{Executed, Front};
 use super::options::{DynamicOptions, BATCH, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
 use super::pipeline::Pipeline;
@@ -18,8 +18,7 @@ use super::source::{ending, Ending, Source, Stopper};
 use super::strings::StringCollapser;
 use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
 use crate::accounting::{AccountingReport, Ideal};
-use crate::bottleneck::rank;
-use crate::sensitivity::SensitivityPoint;
+use bottlenose_simulate::rank;
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_functional::FunctionalCounts;
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, ViewParams};
@@ -244,18 +243,8 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     if !ideal_results.is_empty() {
         accounting.add_idealizations(base, &ideal_results);
     }
-    let sensitivity: Vec<SensitivityPoint> = labels
-        .iter()
-        .zip(&outcomes[1..])
-        .map(|((resources, w), o)| SensitivityPoint {
-            resources: resources.clone(),
-            weight: *w,
-            cycles_per_iteration: o.cycles,
-            speedup: if o.cycles > 0.0 { base / o.cycles - 1.0 } else { 0.0 },
-            // a run is not repeatable per instruction as a block is: not explained here
-            anomaly: None,
-        })
-        .collect();
+    // a run is not repeatable per instruction as a block is: slower points are not explained
+    let sensitivity = bottlenose_simulate::sensitivity::points(&labels, outcomes[1..].iter().map(|o| o.cycles), base);
     let bottlenecks = rank(&sensitivity, &opts.weights);
     let total: f64 = cost.total_cycles().max(1e-9);
     // the 40 hottest, named and decoded at their file addresses once chosen

@@ -3,7 +3,6 @@
 
 mod access_span;
 mod driver;
-mod engine;
 mod front;
 mod illegal;
 mod options;
@@ -23,6 +22,8 @@ pub use options::{DynamicOptions, IdealizeLevel, SAMPLE_WINDOW_INSTRUCTIONS};
 pub use report::{
     AppliedAcceleration, DynamicError, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport, SamplingReport, StaticInstruction,
 };
-pub use engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
+pub use bottlenose_simulate::engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
+// the engine is the simulate crate's; `dynamic::engine` stays a path to it
+pub(crate) use bottlenose_simulate::engine;
 pub use symbolize::FileShare;
 pub use roi::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};

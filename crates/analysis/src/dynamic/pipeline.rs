@@ -2,7 +2,7 @@
 //! functional layers (baseline and idealized) and into batches for the
 //! timing engines, exact or sampled.
 
-use super::engine::{Batch, DynRecord, VariantEngine};
+use bottlenose_simulate::engine::{Batch, DynRecord, VariantEngine};
 use super::front::{Executed, Front};
 use super::options::BATCH;
 use super::report::StaticInstruction;
@@ -141,11 +141,11 @@ impl Pipeline<'_> {
         let part = self.part.unwrap_or_default();
         let len = self.batch.records.len() as u64;
         // the next batch starts at full size: no regrowth per batch on the hot path
-        let mut b = std::mem::replace(&mut self.batch, Batch { new_instructions: Vec::new(), records: self.engine.buffer(BATCH), part: BatchPart::Whole });
+        let mut b = std::mem::replace(&mut self.batch, Batch { new_instructions: Vec::new(), records: self.engine.buffer(BATCH), part: BatchPart::Whole, mark_end: false });
         b.part = part;
         self.engine.feed(b);
         for st in &mut self.ideal {
-            let mut b = std::mem::replace(&mut st.batch, Batch { new_instructions: Vec::new(), records: st.engine.buffer(BATCH), part: BatchPart::Whole });
+            let mut b = std::mem::replace(&mut st.batch, Batch { new_instructions: Vec::new(), records: st.engine.buffer(BATCH), part: BatchPart::Whole, mark_end: false });
             b.part = part;
             st.engine.feed(b);
         }

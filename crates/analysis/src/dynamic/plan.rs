@@ -1,15 +1,15 @@
 //! The variants a dynamic run times beside its baseline: the sensitivity
 //! knob sets and the idealized streams.
 
-use super::engine::{Batch, VariantEngine};
+use bottlenose_simulate::engine::{Batch, VariantEngine};
 use super::front::Front;
 use super::options::{DynamicOptions, IdealizeLevel};
 use super::pipeline::IdealStream;
 use crate::accounting::Ideal;
-use crate::knobs::Knob;
 use bottlenose_machine::Machine;
 use super::report::{AppliedAcceleration, DynamicError};
-use bottlenose_timing::{Acceleration, CoreConfig, CoreKnob};
+use bottlenose_simulate::{DefaultKnobs, Plan, PlanRequest};
+use bottlenose_timing::CoreConfig;
 
 /// The timing variants of a run's baseline stream.
 pub(super) struct Variants {
@@ -26,64 +26,19 @@ pub(super) struct Variants {
 
 /// Plans the variants: checks the weights and the baseline's accelerations.
 pub(super) fn variants(machine: &Machine, opts: &DynamicOptions) -> Result<Variants, DynamicError> {
-    let sets = if opts.sensitivity { knob_sets(machine, opts)? } else { vec![] };
-    for &w in &opts.weights {
-        crate::knobs::check_weight(w)?;
-    }
-    let mut baseline = Acceleration::nominal(machine);
-    let mut acceleration: Vec<AppliedAcceleration> = Vec::new();
-    for (name, w) in &opts.baseline {
-        crate::knobs::check_weight(*w)?;
-        let k = Knob::parse_or_error(machine, name)?;
-        let resource = k.name(machine);
-        if acceleration.iter().any(|a| a.resource == resource) {
-            return Err(crate::AnalysisError::RepeatedAcceleration(resource).into());
-        }
-        k.apply(&mut baseline, *w);
-        acceleration.push(AppliedAcceleration { resource, weight: *w });
-    }
-    let mut configs = vec![CoreConfig::new(machine, &baseline)];
-    let mut labels = Vec::new();
-    for set in &sets {
-        for &w in &opts.weights {
-            let mut acc = baseline.clone();
-            for k in set {
-                k.apply(&mut acc, w);
-            }
-            configs.push(CoreConfig::new(machine, &acc));
-            labels.push((set.iter().map(|k| k.name(machine)).collect::<Vec<_>>(), w));
-        }
-    }
-    // the 1-cycle ALU is a timing variant of the baseline stream
-    let alu1_variant = (opts.idealize != IdealizeLevel::Off).then(|| {
-        let mut c = configs[0].clone();
-        c.unit_alu_latency = true;
-        configs.push(c);
-        configs.len() - 1
-    });
-    Ok(Variants { configs, labels, acceleration, alu1_variant })
-}
-
-/// The knob sets of a dynamic run: the user's list, or every group and core/memory knob.
-pub(super) fn knob_sets(machine: &Machine, opts: &DynamicOptions) -> Result<Vec<Vec<Knob>>, crate::AnalysisError> {
-    crate::knobs::knob_sets(machine, opts.resources.as_deref(), &opts.combine, || {
-        let mut v: Vec<Vec<Knob>> = (0..machine.groups.len() as u16).map(|g| vec![Knob::of_group(machine, g)]).collect();
-        v.extend(crate::knobs::core_knobs(true).map(|k| vec![k]));
-        // Balanced code speeds up only when co-limiting resources grow together. Static
-        // analysis picks the saturated set from the block's usage; a dynamic run must fix
-        // its variants before the stream starts, so it tries the sets that co-limit most
-        // often: the in-order width (dispatch and retire) and the execution ports, each
-        // also with latency (a recurrence as long as the throughput bound hides behind it).
-        let width = vec![Knob::Core(CoreKnob::Frontend), Knob::Core(CoreKnob::Commit)];
-        let ports: Vec<Knob> = (0..machine.units.len() as u16).map(Knob::Unit).collect();
-        for set in [width, ports] {
-            let mut with_latency = set.clone();
-            with_latency.push(Knob::Core(CoreKnob::Latency));
-            v.push(set);
-            v.push(with_latency);
-        }
-        v
-    })
+    let request = PlanRequest {
+        weights: &opts.weights,
+        resources: opts.resources.as_deref(),
+        combine: &opts.combine,
+        sensitivity: opts.sensitivity,
+        baseline: &opts.baseline,
+        // the 1-cycle ALU is a timing variant of the baseline stream
+        alu1: opts.idealize != IdealizeLevel::Off,
+    };
+    let plan = Plan::new(machine, &request, DefaultKnobs::Trace)?;
+    let v = plan.variants(machine);
+    let acceleration = plan.applied.into_iter().map(|a| AppliedAcceleration { resource: a.resource, weight: a.weight }).collect();
+    Ok(Variants { configs: v.configs, labels: v.labels, acceleration, alu1_variant: v.alu1 })
 }
 
 /// The idealized streams of a run: one functional layer (and timing engine) per

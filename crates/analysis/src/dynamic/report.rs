@@ -3,8 +3,8 @@
 use crate::accounting::AccountingReport;
 use super::roi::Roi;
 use super::sampling;
-use crate::bottleneck::Bottleneck;
-use crate::sensitivity::SensitivityPoint;
+use bottlenose_simulate::Bottleneck;
+use bottlenose_simulate::SensitivityPoint;
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_decode::DecodedInst;
 use bottlenose_functional::FunctionalStats;
@@ -161,5 +161,7 @@ pub enum DynamicError {
     Qemu(#[from] QemuError),
     #[error(transparent)]
     Analysis(#[from] crate::AnalysisError),
+    #[error(transparent)]
+    Plan(#[from] bottlenose_simulate::PlanError),
 }
 

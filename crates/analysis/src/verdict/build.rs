@@ -7,7 +7,7 @@ use super::rules::{candidates, RuleInputs};
 use super::{CacheLevel, GainSource, Verdict, View};
 use crate::accounting::AccountingReport;
 use crate::dynamic::DynamicReport;
-use crate::sensitivity::SensitivityPoint;
+use bottlenose_simulate::SensitivityPoint;
 use crate::static_loop::BlockReport;
 use bottlenose_attribution::LoopInfo;
 use bottlenose_decode::DecodedInst;

@@ -8,8 +8,8 @@ use super::{
     StackEvidence, TopDownEvidence, UsageEvidence, View,
 };
 use crate::accounting::{find_node, AccountingReport, Ideal};
-use crate::bottleneck::{reference_weight, THRESHOLD};
-use crate::sensitivity::SensitivityPoint;
+use bottlenose_simulate::{reference_weight, THRESHOLD};
+use bottlenose_simulate::SensitivityPoint;
 use bottlenose_timing::CoreKnob;
 
 /// The views of one scope.

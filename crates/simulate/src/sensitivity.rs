@@ -2,11 +2,9 @@
 //! measure the speedup s = f(c) / f(w·c) − 1 of the estimated time f.
 
 use crate::anomaly::{explain, SlowerWhenFaster};
-use crate::knobs::{accelerate, Knob};
-use crate::simulate::run_block;
+use crate::knob::{accelerate, Knob};
 use bottlenose_machine::Machine;
 use bottlenose_timing::{CoreConfig, InstrTiming};
-use rayon::prelude::*;
 use serde::Serialize;
 
 /// Default weights: 1 %, 2 %, … 15 % faster, and twice as fast.
@@ -29,39 +27,33 @@ pub struct SensitivityPoint {
     pub anomaly: Option<SlowerWhenFaster>,
 }
 
+/// The points of a sweep: each variant's label and time `f` against the baseline's.
+pub fn points<'a>(labels: &'a [(Vec<String>, f64)], times: impl IntoIterator<Item = f64> + 'a, baseline: f64) -> Vec<SensitivityPoint> {
+    labels
+        .iter()
+        .zip(times)
+        .map(|((resources, w), f)| SensitivityPoint {
+            resources: resources.clone(),
+            weight: *w,
+            cycles_per_iteration: f,
+            speedup: if f > 0.0 { baseline / f - 1.0 } else { 0.0 },
+            anomaly: None,
+        })
+        .collect()
+}
+
 /// A variant this much slower than the baseline or than a smaller weight of the
 /// same resources is explained (below: noise of whole-cycle steady states).
 const SLOWER: f64 = -0.005;
 
-/// Runs every (resource set, weight) variant of `block`, in parallel threads.
-pub fn sweep(
-    machine: &Machine,
-    block: &[InstrTiming],
-    iterations: u32,
-    baseline: f64,
-    sets: &[Vec<Knob>],
-    weights: &[f64],
-) -> Vec<SensitivityPoint> {
-    let jobs: Vec<(usize, f64)> = sets.iter().enumerate().flat_map(|(i, _)| weights.iter().map(move |&w| (i, w))).collect();
-    let mut points: Vec<SensitivityPoint> = jobs
-        .par_iter()
-        .map(|&(i, w)| {
-            let cfg = CoreConfig::new(machine, &accelerate(machine, &sets[i], w));
-            let run = run_block(block, cfg, iterations, &mut ());
-            let f = run.cycles_per_iteration();
-            SensitivityPoint {
-                resources: sets[i].iter().map(|k| k.name(machine)).collect(),
-                weight: w,
-                cycles_per_iteration: f,
-                speedup: if f > 0.0 { baseline / f - 1.0 } else { 0.0 },
-                anomaly: None,
-            }
-        })
-        .collect();
-    // a faster resource that slows the block down, or more acceleration that buys
-    // less than a smaller one did: say why, once per resource set
+/// A loop's sweep over `sets` x `weights` (`points` in that order): a faster
+/// resource that slows the block down, or more acceleration that buys less than
+/// a smaller one did, is explained, once per resource set. (A dynamic run is not
+/// repeatable per instruction as a block is: its points are not explained.)
+pub fn explain_slower(machine: &Machine, block: &[InstrTiming], iterations: u32, sets: &[Vec<Knob>], weights: &[f64], points: &mut [SensitivityPoint]) {
+    assert_eq!(points.len(), sets.len() * weights.len(), "one point per set and weight");
     for (i, set) in sets.iter().enumerate() {
-        let mut mine: Vec<usize> = (0..jobs.len()).filter(|&j| jobs[j].0 == i).collect();
+        let mut mine: Vec<usize> = (i * weights.len()..(i + 1) * weights.len()).collect();
         mine.sort_by(|&a, &b| points[a].weight.total_cmp(&points[b].weight));
         let (mut best_weight, mut best) = (1.0, 0.0);
         for j in mine {
@@ -79,5 +71,4 @@ pub fn sweep(
             }
         }
     }
-    points
 }

@@ -11,7 +11,7 @@
 //! waits for a port where it did not, and the port group, so that the report
 //! can say why instead of printing a negative speedup without comment.
 
-use crate::simulate::run_block;
+use crate::steady::run_block;
 use bottlenose_machine::{GroupId, Machine};
 use bottlenose_timing::{CoreConfig, InstrTiming, IssueCause, Listener, StageTimes};
 use serde::Serialize;
@@ -57,8 +57,8 @@ impl Listener for PortWaits {
 fn port_waits(block: &[InstrTiming], cfg: CoreConfig, iterations: u32) -> (Vec<f64>, Vec<Option<GroupId>>) {
     let n = block.len();
     let half = iterations / 2;
-    let mut w = PortWaits { seen: 0, skip: n * half as usize, waits: vec![0; n], group: vec![None; n] };
-    run_block(block, cfg, iterations, &mut w);
+    let w = PortWaits { seen: 0, skip: n * half as usize, waits: vec![0; n], group: vec![None; n] };
+    let (_, w) = run_block(block, cfg, iterations, w);
     let counted = (iterations - half).max(1) as f64;
     (w.waits.iter().map(|&x| x as f64 / counted).collect(), w.group)
 }

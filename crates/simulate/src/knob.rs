@@ -35,8 +35,8 @@ impl Knob {
     }
 
     /// Like [`Knob::parse`], with the error that lists every name this machine knows.
-    pub fn parse_or_error(machine: &Machine, name: &str) -> Result<Knob, crate::AnalysisError> {
-        Knob::parse(machine, name).ok_or_else(|| crate::AnalysisError::UnknownResource {
+    pub fn parse_or_error(machine: &Machine, name: &str) -> Result<Knob, crate::PlanError> {
+        Knob::parse(machine, name).ok_or_else(|| crate::PlanError::UnknownResource {
             name: name.to_string(),
             machine: machine.name.clone(),
             known: known_names(machine),
@@ -94,18 +94,18 @@ pub fn accelerate(machine: &Machine, set: &[Knob], w: f64) -> Acceleration {
 pub const WEIGHT_RANGE: std::ops::RangeInclusive<f64> = 0.1..=100.0;
 
 /// Checks one weight against [`WEIGHT_RANGE`] (NaN and infinities fail).
-pub fn check_weight(w: f64) -> Result<(), crate::AnalysisError> {
+pub fn check_weight(w: f64) -> Result<(), crate::PlanError> {
     if WEIGHT_RANGE.contains(&w) {
         Ok(())
     } else {
-        Err(crate::AnalysisError::BadWeight(w))
+        Err(crate::PlanError::BadWeight(w))
     }
 }
 
 /// Parses one `RESOURCE=WEIGHT` acceleration of a what-if run (the resource
 /// name is checked against the machine later, the weight here).
-pub fn parse_acceleration(spec: &str) -> Result<(String, f64), crate::AnalysisError> {
-    let bad = |why: &str| crate::AnalysisError::BadAcceleration { spec: spec.to_string(), why: why.to_string() };
+pub fn parse_acceleration(spec: &str) -> Result<(String, f64), crate::PlanError> {
+    let bad = |why: &str| crate::PlanError::BadAcceleration { spec: spec.to_string(), why: why.to_string() };
     let (name, w) = spec.split_once('=').ok_or_else(|| bad("expected RESOURCE=WEIGHT, e.g. p23=1.15"))?;
     let name = name.trim();
     if name.is_empty() {
@@ -124,7 +124,7 @@ pub fn knob_sets(
     resources: Option<&[String]>,
     combine: &[Vec<String>],
     defaults: impl FnOnce() -> Vec<Vec<Knob>>,
-) -> Result<Vec<Vec<Knob>>, crate::AnalysisError> {
+) -> Result<Vec<Vec<Knob>>, crate::PlanError> {
     let mut sets: Vec<Vec<Knob>> = match resources {
         Some(list) => list.iter().map(|n| Knob::parse_or_error(machine, n).map(|k| vec![k])).collect::<Result<_, _>>()?,
         None => defaults(),
@@ -133,4 +133,46 @@ pub fn knob_sets(
         sets.push(combo.iter().map(|n| Knob::parse_or_error(machine, n)).collect::<Result<_, _>>()?);
     }
     Ok(sets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bottlenose_timing::CoreKnob;
+
+    #[test]
+    fn every_knob_round_trips_through_its_name() {
+        for name in ["skylake", "zen4", "neoverse-v2"] {
+            let m = Machine::resolve(name).unwrap();
+            let mut all: Vec<Knob> = (0..m.groups.len() as u16).map(|g| Knob::of_group(&m, g)).collect();
+            all.extend(CoreKnob::all().map(Knob::Core));
+            assert!(all.iter().any(|k| matches!(k, Knob::Unit(_))) && all.iter().any(|k| matches!(k, Knob::Group(_))));
+            let known = known_names(&m);
+            for k in all {
+                let n = k.name(&m);
+                assert_eq!(Knob::parse(&m, &n), Some(k), "{name}: {n}");
+                assert!(known.split(", ").any(|x| x == n || x == format!("{n} (run)")), "{name}: {n} missing from {known}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_knob_scales_its_own_weight_only() {
+        let m = Machine::resolve("skylake").unwrap();
+        for k in CoreKnob::all() {
+            let acc = accelerate(&m, &[Knob::Core(k)], 1.25);
+            for other in CoreKnob::all() {
+                assert_eq!(acc.weight(other), if other == k { 1.25 } else { 1.0 }, "{} scaled, {} read", k.name(), other.name());
+            }
+        }
+    }
+
+    #[test]
+    fn acceleration_specs_parse_or_say_why_not() {
+        assert_eq!(parse_acceleration(" p23 = 1.15").unwrap(), ("p23".to_string(), 1.15));
+        for (spec, why) in [("p23", "expected RESOURCE=WEIGHT"), ("=2", "no resource"), ("p0=x", "not a number"), ("p0=1000", "bad weight")] {
+            let e = parse_acceleration(spec).unwrap_err().to_string();
+            assert!(e.contains(why), "{spec}: {e}");
+        }
+    }
 }

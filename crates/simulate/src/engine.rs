@@ -1,0 +1,268 @@
+//! Fan-out of one executed-instruction stream to N timing variants.
+//!
+//! The producer (QEMU trace + functional layer) fills [`Batch`]es of records,
+//! each naming a static instruction by index plus its dynamic facts. New static
+//! instructions travel with the first batch that uses them, so workers keep
+//! their own append-only copy of the instruction table and never lock. Each
+//! worker thread owns a subset of the variants; variant 0 (the baseline) also
+//! feeds the caller's listener. On hosts with cores to spare, a listener that
+//! reads the detailed stage times (the accounting views) runs on a thread of its
+//! own, fed with the baseline's stage times batch by batch, so it overlaps with
+//! timing instead of adding to it. An inline engine times every variant on
+//! the caller's thread instead (a loop's short runs, and measurements of the
+//! model's own speed).
+
+use crate::sink::Sink;
+use crate::worker::{SampledTiming, Timing};
+use bottlenose_timing::{BatchPart, CoreConfig, DynInfo, InstrTiming, Listener};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// One executed instruction: static index + dynamic facts.
+#[derive(Clone, Copy, Debug)]
+pub struct DynRecord {
+    pub id: u32,
+    pub info: DynInfo,
+}
+
+/// A chunk of the stream plus the static instructions first seen in it.
+#[derive(Default)]
+pub struct Batch {
+    pub new_instructions: Vec<InstrTiming>,
+    pub records: Vec<DynRecord>,
+    /// What the batch is to a sampled run (SMARTS); `Whole` when timed in full.
+    pub part: BatchPart,
+    /// Record the commit cycle of the batch's last record (a loop's iteration
+    /// end) in every variant's [`VariantOutcome::marks`].
+    pub mark_end: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct VariantOutcome {
+    pub cycles: f64,
+    pub instructions: u64,
+    /// A sampled run: the cycles when its first window began (the exact
+    /// prefix's), and the cycles of each measured unit, in stream order.
+    pub prefix_cycles: Option<f64>,
+    pub units: Vec<f64>,
+    /// The commit cycle of the last record of each batch with `mark_end`, in stream order.
+    pub marks: Vec<f64>,
+}
+
+/// The baseline's cycles over one batch timed in full or one measured unit,
+/// sent back to the producer as they are known (the sampling controller reads
+/// the variance from them).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchCycles {
+    pub part: BatchPart,
+    pub cycles: f64,
+}
+
+type Work = Arc<Batch>;
+
+/// Runs every variant on worker threads, so that producing the stream (QEMU,
+/// decoding, caches and predictors) overlaps with timing it, or inline. The
+/// first worker also runs the baseline (variant 0) with the caller's listener.
+pub struct VariantEngine<L: Listener + Send + 'static> {
+    workers: Vec<Worker<L>>,
+    instructions: u64,
+    /// Emptied record buffers coming back from the workers (see [`VariantEngine::buffer`]).
+    spare: Receiver<Vec<DynRecord>>,
+    /// An inline engine's end of `spare`.
+    spare_tx: Option<SyncSender<Vec<DynRecord>>>,
+    /// The baseline's cycles batch by batch ([`VariantEngine::with_feedback`]).
+    feedback: Option<Receiver<BatchCycles>>,
+}
+
+/// How many emptied record buffers wait for reuse.
+const SPARE_BUFFERS: usize = 4;
+
+type Finished<L> = (Vec<(usize, VariantOutcome)>, Option<Sink<L>>);
+
+enum Worker<L> {
+    Thread { tx: SyncSender<Work>, handle: JoinHandle<Finished<L>> },
+    /// Timed by the caller's thread in [`VariantEngine::feed`].
+    Inline(Timing<L>),
+}
+
+/// Sampled sensitivity: the variants are timed only on windows of `window`
+/// batches, one window at the start of every `period` batches. At each window
+/// start every variant is forked from the baseline's state ([`Core::fork`]); a
+/// variant's cycles are the baseline's total scaled by the ratio of the
+/// variant's to the baseline's cycles summed over the windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sampling {
+    pub window: u64,
+    pub period: u64,
+}
+
+impl<L: Listener + Send + 'static> VariantEngine<L> {
+    /// `configs[0]` is the baseline; every other variant is sampled (see [`Sampling`]).
+    /// One worker thread times them all, since each window forks from the baseline.
+    pub fn sampled(configs: Vec<CoreConfig>, listener: L, plan: Sampling) -> Self {
+        assert!(!configs.is_empty(), "at least the baseline variant");
+        let plan = Sampling { window: plan.window.max(1), period: plan.period.max(plan.window.max(1)) };
+        let sink = Sink::new(listener, None);
+        let (tx, rx) = sync_channel::<Work>(64);
+        let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
+        let batches = Batches { rx, spare: spare_tx };
+        let handle = spawn_named("bn-timing".into(), move || {
+            let mut timing = SampledTiming::new(configs, Some(sink), plan);
+            batches.each(|b| timing.take(b));
+            timing.finish()
+        });
+        Self { workers: vec![Worker::Thread { tx, handle }], instructions: 0, spare, spare_tx: None, feedback: None }
+    }
+
+    /// `configs[0]` is the baseline. The caller's thread times every variant as
+    /// each batch is fed, with the listener inline.
+    pub fn inline(configs: Vec<CoreConfig>, listener: L) -> Self {
+        assert!(!configs.is_empty(), "at least the baseline variant");
+        let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
+        let timing = Timing::new(configs.into_iter().enumerate().collect(), Some(Sink::new(listener, Some(false))), None);
+        Self { workers: vec![Worker::Inline(timing)], instructions: 0, spare, spare_tx: Some(spare_tx), feedback: None }
+    }
+
+    /// `configs[0]` is the baseline. `threads` worker threads share the variants.
+    pub fn new(configs: Vec<CoreConfig>, listener: L, threads: usize) -> Self {
+        Self::with_listener_thread(configs, listener, threads, None)
+    }
+
+    /// As [`VariantEngine::new`], choosing whether a detailed listener gets its own
+    /// thread (`None`: when the host has at least 4 cores).
+    pub fn with_listener_thread(configs: Vec<CoreConfig>, listener: L, threads: usize, own_thread: Option<bool>) -> Self {
+        Self::build(configs, listener, threads, own_thread, false)
+    }
+
+    /// As [`VariantEngine::new`], and the baseline's cycles of every batch timed
+    /// in full and every measured unit come back through [`VariantEngine::take_feedback`].
+    pub fn with_feedback(configs: Vec<CoreConfig>, listener: L, threads: usize) -> Self {
+        Self::build(configs, listener, threads, None, true)
+    }
+
+    fn build(configs: Vec<CoreConfig>, listener: L, threads: usize, own_thread: Option<bool>, feedback: bool) -> Self {
+        let all: Vec<(usize, CoreConfig)> = configs.into_iter().enumerate().collect();
+        assert!(!all.is_empty(), "at least the baseline variant");
+        let threads = threads.max(1).min(all.len());
+        let mut buckets: Vec<Vec<(usize, CoreConfig)>> = (0..threads).map(|_| Vec::new()).collect();
+        for (k, v) in all.into_iter().enumerate() {
+            buckets[k % threads].push(v);
+        }
+        let mut listener = Some(listener);
+        let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
+        let (feedback_tx, feedback_rx) = channel::<BatchCycles>();
+        let mut feedback_tx = feedback.then_some(feedback_tx);
+        let workers = buckets
+            .into_iter()
+            .enumerate()
+            .map(|(k, bucket)| {
+                let (tx, rx) = sync_channel::<Work>(64);
+                let baseline = bucket[0].0 == 0;
+                let l = if baseline { listener.take().map(|l| Sink::new(l, own_thread)) } else { None };
+                let batches = Batches { rx, spare: spare_tx.clone() };
+                let feedback = if baseline { feedback_tx.take() } else { None };
+                let handle = spawn_named(format!("bn-timing-{k}"), move || {
+                    let mut timing = Timing::new(bucket, l, feedback);
+                    batches.each(|b| timing.take(b));
+                    timing.finish()
+                });
+                Worker::Thread { tx, handle }
+            })
+            .collect();
+        Self { workers, instructions: 0, spare, spare_tx: None, feedback: feedback.then_some(feedback_rx) }
+    }
+
+    /// The baseline's batch cycles that came back since the last call.
+    pub fn take_feedback(&self, mut f: impl FnMut(BatchCycles)) {
+        if let Some(rx) = &self.feedback {
+            while let Ok(b) = rx.try_recv() {
+                f(b);
+            }
+        }
+    }
+
+    /// An empty record buffer with room for `capacity` records: one the workers
+    /// are done with if there is one. Reuse keeps the producer writing into
+    /// memory that is already mapped and cached instead of fresh allocations.
+    pub fn buffer(&self, capacity: usize) -> Vec<DynRecord> {
+        self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(capacity))
+    }
+
+    /// Feeds one batch to every variant.
+    pub fn feed(&mut self, batch: Batch) {
+        self.feed_shared(Arc::new(batch));
+    }
+
+    /// Feeds one batch that the producer may feed again (a loop's repeated iterations).
+    pub fn feed_shared(&mut self, batch: Arc<Batch>) {
+        self.instructions += batch.records.len() as u64;
+        for w in &mut self.workers {
+            match w {
+                // a worker only stops early by panicking; finish() reports that
+                Worker::Thread { tx, .. } => {
+                    let _ = tx.send(batch.clone());
+                }
+                Worker::Inline(timing) => timing.take(&batch),
+            }
+        }
+        if let Some(spare) = &self.spare_tx {
+            recycle(spare, batch);
+        }
+    }
+
+    /// Closes the stream; returns the outcome of every variant (index order) and the listener.
+    pub fn finish(self) -> (Vec<VariantOutcome>, L) {
+        let mut all: Vec<(usize, VariantOutcome)> = Vec::new();
+        let mut listener = None;
+        for w in self.workers {
+            let (outcomes, l) = match w {
+                Worker::Thread { tx, handle } => {
+                    drop(tx);
+                    handle.join().expect("timing worker panicked")
+                }
+                Worker::Inline(timing) => timing.finish(),
+            };
+            all.extend(outcomes);
+            if let Some(sink) = l {
+                listener = Some(sink.finish());
+            }
+        }
+        all.sort_by_key(|r| r.0);
+        (all.into_iter().map(|r| r.1).collect(), listener.expect("baseline listener"))
+    }
+
+    pub fn instructions(&self) -> u64 {
+        self.instructions
+    }
+}
+
+/// A thread with a name (`top -H` and profiles then tell the workers apart).
+pub(crate) fn spawn_named<T: Send + 'static>(name: String, f: impl FnOnce() -> T + Send + 'static) -> JoinHandle<T> {
+    std::thread::Builder::new().name(name).spawn(f).expect("cannot start a thread")
+}
+
+/// A worker's end of the stream: batches in, emptied record buffers back.
+struct Batches {
+    rx: Receiver<Work>,
+    spare: SyncSender<Vec<DynRecord>>,
+}
+
+impl Batches {
+    /// Hands every batch to `take`, then its records buffer back to the producer.
+    fn each(self, mut take: impl FnMut(&Batch)) {
+        while let Ok(batch) = self.rx.recv() {
+            take(&batch);
+            recycle(&self.spare, batch);
+        }
+    }
+}
+
+/// Gives a batch's records buffer back to the producer once every worker is done with it.
+fn recycle(spare: &SyncSender<Vec<DynRecord>>, batch: Work) {
+    if let Some(b) = Arc::into_inner(batch) {
+        let mut records = b.records;
+        records.clear();
+        let _ = spare.try_send(records);
+    }
+}
