@@ -147,7 +147,7 @@ mod tests {
     /// and the sampler at the end.
     fn drive(opts: SamplingOptions, batches: u64, cycles_per_batch: impl Fn(u64) -> f64) -> (Sampler, VariantOutcome) {
         let mut s = Sampler::new(opts, BATCH);
-        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new() };
+        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new(), marks: Vec::new() };
         let mut part = s.next_batch(0);
         for b in 0..batches {
             if let Some(p) = part {
