@@ -140,14 +140,9 @@ impl Pipeline<'_> {
         }
         let part = self.part.unwrap_or_default();
         let len = self.batch.records.len() as u64;
-        // the next batch starts at full size: no regrowth per batch on the hot path
-        let mut b = std::mem::replace(&mut self.batch, Batch { new_instructions: Vec::new(), records: self.engine.buffer(BATCH), part: BatchPart::Whole, mark_end: false });
-        b.part = part;
-        self.engine.feed(b);
+        hand_over(&mut self.batch, &mut self.engine, part);
         for st in &mut self.ideal {
-            let mut b = std::mem::replace(&mut st.batch, Batch { new_instructions: Vec::new(), records: st.engine.buffer(BATCH), part: BatchPart::Whole, mark_end: false });
-            b.part = part;
-            st.engine.feed(b);
+            hand_over(&mut st.batch, &mut st.engine, part);
         }
         if self.sampler.is_some() {
             self.end_batch(len);
@@ -189,6 +184,15 @@ impl Pipeline<'_> {
             self.stopped = true;
         }
     }
+}
+
+/// Feeds the filled batch in `slot` to `engine` as `part` of the run and leaves
+/// an empty one in its place, at full size: no regrowth per batch on the hot path.
+fn hand_over<L: bottlenose_timing::Listener + Send + 'static>(slot: &mut Batch, engine: &mut VariantEngine<L>, part: BatchPart) {
+    let next = Batch { records: engine.buffer(BATCH), ..Default::default() };
+    let mut filled = std::mem::replace(slot, next);
+    filled.part = part;
+    engine.feed(filled);
 }
 
 /// Skips shorter than this stream in full instead: a switch costs two plugin
