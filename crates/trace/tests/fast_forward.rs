@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bottlenose_trace::{find_plugin, trace_run, ExecutedInsn, InsnSink, InstructionStream, QemuCommand, Resume, PLUGIN_FILE_NAME};
+use bottlenose_trace::{trace_run, ExecutedInsn, InsnSink, InstructionStream, QemuCommand, Resume};
+
+mod common;
+use common::plugin;
 
 /// `_start`: mov edi, N; call count_loop; mov eax, 60; xor edi, edi; syscall (5, one of them
 /// the exit) and `count_loop`: xor, mov, then N times add/dec/jnz, then ret (3 N + 3).
@@ -33,27 +36,8 @@ count_loop:
 const N: u64 = 2_000_000;
 const TOTAL: u64 = 5 + 3 * N + 3;
 
-fn plugin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "--quiet", "-p", "bottlenose-qemu-plugin"]).current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir.file_name() == Some("release".as_ref()) {
-        cmd.arg("--release");
-    }
-    assert!(cmd.status().expect("cargo runs").success(), "building the plugin failed");
-    let so = profile_dir.join(PLUGIN_FILE_NAME);
-    assert!(so.is_file());
-    find_plugin().unwrap_or(so)
-}
-
 fn program(dir: &Path) -> PathBuf {
-    let src = dir.join("count.s");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let out = dir.join("count");
-    let status = Command::new("gcc").args(["-nostdlib", "-static", "-no-pie", "-o"]).arg(&out).arg(&src).status().expect("gcc runs");
-    assert!(status.success());
-    out
+    common::gcc(dir, "count", &[("count.s", PROGRAM)], &["-nostdlib", "-static", "-no-pie"])
 }
 
 /// Answers every pause alike; checks that the emitted instructions follow
