@@ -145,7 +145,9 @@ fn full_report_from_json_with_100k_instructions() {
     let t = std::time::Instant::now();
     let st = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake").arg("report").arg(&json_path).arg("-o").arg(&page).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
-    assert!(t.elapsed().as_secs_f64() < 10.0, "rendering is not quadratic");
+    // linear rendering takes about a second; a quadratic pass over 100k rows is
+    // ~10^10 steps, minutes. The bound is loose so that a loaded CI machine passes.
+    assert!(t.elapsed().as_secs_f64() < 60.0, "rendering is not quadratic: {:?}", t.elapsed());
     let dom = load(&page);
     check_clean(&dom);
     assert_eq!(count(&dom, "class=\"node"), 11, "every tree node is in the page");
