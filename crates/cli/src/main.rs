@@ -86,9 +86,54 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         Err(e) => {
-            // one line, whole cause chain
-            eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+            eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes on one line. Many of our errors already print their
+/// cause (`cannot start qemu: No such file`); a cause whose text the line holds
+/// already is not repeated.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string().replace('\n', " ");
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    /// An error that prints its cause, as QemuError::Io does.
+    #[derive(Debug)]
+    struct WithCause {
+        source: std::io::Error,
+    }
+    impl std::fmt::Display for WithCause {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "trace hub: {}", self.source)
+        }
+    }
+    impl std::error::Error for WithCause {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.source)
+        }
+    }
+
+    #[test]
+    fn a_cause_already_printed_is_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "broken pipe");
+        let e = anyhow::Error::new(WithCause { source: io }).context("bottlenose run");
+        assert_eq!(super::one_line(&e), "bottlenose run: trace hub: broken pipe");
+        let plain = anyhow::anyhow!("root").context("outer");
+        assert_eq!(super::one_line(&plain), "outer: root");
     }
 }
