@@ -132,7 +132,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = bottlenose_analysis::dynamic::sampling::DEFAULT_EXACT_BELOW)]
     pub exact_below: u64,
     /// Sample from the first instruction (as --exact-below 0).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "exact_below")]
     pub sample: bool,
     /// Wanted half-width of the 99.7 % interval on the cycles, in percent: the
     /// sampling rate is chosen from the observed variance to reach it.
@@ -286,6 +286,14 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let report = run_program(&machine, opts)?;
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if let Some(s) = report.sampling.as_ref().filter(|s| s.detailed_instructions == 0 && s.exact_instructions == 0) {
+        // no cycle was timed: every figure of the report would be 0 or 0/0
+        anyhow::bail!(
+            "nothing was timed: the run ended ({} instructions) before its first sampling window (unit {} instructions); run --exact, or sample more densely (a shorter --sample-period)",
+            report.instructions_simulated,
+            s.unit_instructions
+        );
     }
     crate::input::warn_unsupported(&machine, &report.unsupported_instructions.forms, true);
     if !report.complete {

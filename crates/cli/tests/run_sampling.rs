@@ -242,6 +242,7 @@ fn bad_sampling_options_are_one_line_errors() {
         (&["--target-error", "0"][..], "--target-error"),
         (&["--time-budget", "0"][..], "--time-budget"),
         (&["--exact", "--sample"][..], "--sample"),
+        (&["--sample", "--exact-below", "1000"][..], "--exact-below"),
         (&["--sample-period", "1"][..], "--sample-period"),
     ] {
         let (out, _) = run_report(args, &exe, &[]);
@@ -249,6 +250,21 @@ fn bad_sampling_options_are_one_line_errors() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(word), "{args:?}: {err}");
     }
+}
+
+/// A sampled run whose first window would come after its end times nothing: no
+/// figure of the report could be more than 0 or 0/0, so it is an error, on one line.
+#[test]
+fn a_sampled_run_that_timed_nothing_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let exe = compile(d.path(), "phases", PROG, &["-O1"]);
+    let (out, v) = run_report(&["--sample", "--sample-period", "1000000", "--no-idealize", "--no-sensitivity"], &exe, &["2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.status.code() != Some(101), "{err}");
+    assert!(v.is_null(), "no report written");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("nothing was timed") && lines[0].contains("--exact"), "{err}");
 }
 
 /// Two phases again, the second with a branch on random data taken half the
