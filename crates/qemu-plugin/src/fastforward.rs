@@ -52,7 +52,7 @@ use bottlenose_trace_format::record as wire;
 use bottlenose_trace_format::transport::{Resume, ACK, RESUME_LEN, RESUME_TAG};
 use qemu_plugin_sys::{qemu_plugin_id_t, qemu_plugin_reset};
 
-use super::with_writer;
+use crate::writer::with_writer;
 
 /// Where the plugin is in the cycle of modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,7 +221,7 @@ unsafe extern "C" fn on_reset(id: qemu_plugin_id_t) {
                     SKIP_LEFT.store(r.skip, Ordering::Relaxed);
                     NEXT_FULL.store(r.full, Ordering::Relaxed);
                     Phase::Skip.store();
-                    super::register(id);
+                    crate::callbacks::register(id);
                     return;
                 }
                 full = full_budget(r.full);
@@ -231,7 +231,7 @@ unsafe extern "C" fn on_reset(id: qemu_plugin_id_t) {
         }
         Phase::Full | Phase::Skip => {}
     }
-    super::register(id);
+    crate::callbacks::register(id);
 }
 
 /// SKIPPED records of every block executed while skipping; their counts start again.

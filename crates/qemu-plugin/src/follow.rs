@@ -25,7 +25,7 @@ use qemu_plugin_sys::qemu_plugin_id_t;
 use bottlenose_trace_format::record as wire;
 use bottlenose_trace_format::transport::{HubOrigin, HUB_HELLO_LEN, HUB_MAGIC, SHM_HEADER, SHM_N_REGIONS_AT, SHM_REGIONS, SHM_REGION_SIZE, SHM_REGION_SIZE_AT};
 
-use super::{stop, Sink, Writer, DISABLED, OUT_FD, WRITER};
+use crate::writer::{stop, Sink, Writer, DISABLED, OUT_FD, WRITER};
 
 #[path = "../../trace/src/shebang.rs"]
 mod shebang;
@@ -128,7 +128,7 @@ fn read_guest_strings(addr: u64) -> Option<Vec<Vec<u8>>> {
 fn note(text: String) {
     let mut rec = Vec::new();
     wire::push_note(&mut rec, text.as_bytes());
-    super::with_writer(|w| w.put(&rec));
+    crate::writer::with_writer(|w| w.put(&rec));
 }
 
 /// Creates a shared memory file with the reader's layout, connects to the
@@ -231,7 +231,7 @@ extern "C" fn after_fork_in_child() {
         return;
     };
     let was_on = !DISABLED.load(Ordering::Relaxed);
-    super::fastforward::forked_child();
+    crate::fastforward::forked_child();
     // SAFETY: connecting with plain system calls.
     match (was_on, unsafe { connect(HubOrigin::Fork, &[]) }) {
         (true, Ok((fd, sink))) => {
@@ -281,7 +281,7 @@ pub(crate) unsafe extern "C" fn vcpu_syscall(
     }
     match num {
         SYS_EXIT_GROUP => {
-            super::with_writer(|w| w.put(&wire::exit(a1 as i32)));
+            crate::writer::with_writer(|w| w.put(&wire::exit(a1 as i32)));
         }
         SYS_EXECVE if enabled() => exec_under_qemu(a1, a2, a3),
         SYS_EXECVEAT if enabled() => note("execveat not followed: the program it runs is not traced".into()),
@@ -359,7 +359,7 @@ unsafe fn exec_under_qemu(path_p: u64, argv_p: u64, envp_p: u64) {
     let mut env_ptrs: Vec<*const c_char> = c_env.iter().map(|c| c.as_ptr()).collect();
     env_ptrs.push(std::ptr::null());
     // hand everything written so far over, then become the new QEMU
-    super::with_writer(|w| {
+    crate::writer::with_writer(|w| {
         let mut rec = Vec::new();
         wire::push_exec(&mut rec, &path);
         w.put(&rec);
