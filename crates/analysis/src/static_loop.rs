@@ -2,17 +2,16 @@
 //! cycles per iteration, IPC, resource usage, sensitivity and bottlenecks.
 
 use bottlenose_simulate::sensitivity::{explain_slower, points};
-use bottlenose_simulate::{rank, run_loop, steady_iterations, BlockRun, Bottleneck, DefaultKnobs, Knob, Plan, PlanRequest, SensitivityPoint, Variants};
+use bottlenose_simulate::{rank, run_loop, steady_iterations, BlockRun, DefaultKnobs, Knob, Plan, PlanRequest, Variants};
 use bottlenose_timing::CoreKnob;
-use crate::usage::{global_usage, per_instruction_load, ResourceUsage};
+use crate::usage::{global_usage, per_instruction_load};
 use crate::AnalysisError;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;
-use crate::accounting::{AccountingReport, Ideal};
-use bottlenose_views::{AccountingViews, InstructionCost, StallCauseCounter, StallCauses, StaticFacts, Timeline, TimelineRow, ViewParams};
-use bottlenose_timing::{resolve_block, InstrTiming, UnknownForm};
-use serde::Serialize;
-use std::collections::BTreeMap;
+use crate::accounting::{AccountingReport, BuildAccounting, Ideal};
+use bottlenose_views::{AccountingViews, InstructionCost, StallCauseCounter, StaticFacts, Timeline, ViewParams};
+use bottlenose_timing::{resolve_block, InstrTiming};
+pub use bottlenose_report_model::block::{Assumption, BlockReport, InstructionRow, UnsupportedSummary};
 
 /// Usage from which a resource counts as saturated (for automatic combinations).
 pub const SATURATED: f64 = 0.9;
@@ -33,64 +32,6 @@ impl Default for StaticOptions {
     fn default() -> Self {
         Self { iterations: None, weights: bottlenose_simulate::default_weights(), resources: None, combine: vec![], sensitivity: true }
     }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct InstructionRow {
-    pub address: String,
-    pub asm: String,
-    pub form: String,
-    /// Unfused uops (port uops).
-    pub uops: u32,
-    /// Slots taken at dispatch (after micro/macro fusion).
-    pub fused_uops: u32,
-    pub latency: f64,
-    /// Fraction of each resource's capacity this instruction uses in steady state.
-    pub usage: BTreeMap<String, f64>,
-    /// Groups the instruction's uops go to, e.g. `p01 p23`.
-    pub ports: String,
-    pub unknown_form: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct UnsupportedSummary {
-    pub count: usize,
-    pub forms: Vec<UnknownForm>,
-}
-
-/// Something static analysis cannot know and had to assume, per instruction.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Assumption {
-    pub address: String,
-    pub asm: String,
-    pub assumption: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct BlockReport {
-    /// The ranked causes with every view's evidence (see `verdict`).
-    pub verdict: crate::verdict::Verdict,
-    pub machine: String,
-    pub block: String,
-    pub iterations: u32,
-    pub instructions_per_iteration: usize,
-    pub total_cycles: f64,
-    pub cycles_per_iteration: f64,
-    pub ipc: f64,
-    pub resources: Vec<ResourceUsage>,
-    pub sensitivity: Vec<SensitivityPoint>,
-    pub bottlenecks: Vec<Bottleneck>,
-    pub instructions: Vec<InstructionRow>,
-    pub unsupported_instructions: UnsupportedSummary,
-    /// What the timing assumed where the block does not say (a repeated string
-    /// instruction's count); absent when nothing was assumed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub assumptions: Vec<Assumption>,
-    pub timeline: Vec<TimelineRow>,
-    pub stall_causes: StallCauses,
-    /// Top-Down tree and events, CPI and FLOPS stacks, cycle accounting, idealization.
-    #[serde(flatten)]
-    pub accounting: AccountingReport,
 }
 
 /// Analyzes one block on one machine.

@@ -14,20 +14,13 @@
 //! `if` inside the loop count). An outer loop's figure is then what one of its
 //! iterations costs around its inner loops.
 
-use crate::static_loop::{analyze_block, BlockReport, StaticOptions};
+use crate::static_loop::{analyze_block, StaticOptions};
 use crate::AnalysisError;
 use bottlenose_attribution::{natural_loops, NaturalLoop};
 use bottlenose_decode::{BranchKind, DecodedInst};
 use bottlenose_machine::Machine;
-use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
-
-/// Iterations per entry that the hotness estimate assumes for every loop:
-/// LLVM's static branch probabilities take a loop's back edge with
-/// probability 124/128 (`LBH_TAKEN_WEIGHT` / (`LBH_TAKEN_WEIGHT` +
-/// `LBH_NONTAKEN_WEIGHT`) in BranchProbabilityInfo), which is 32 iterations
-/// per entry on average.
-pub const ASSUMED_ITERATIONS_PER_ENTRY: f64 = 32.0;
+pub use bottlenose_report_model::block::{LoopAnalysis, ASSUMED_ITERATIONS_PER_ENTRY};
 
 /// One loop of a static block.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,34 +108,6 @@ pub fn find_static_loops(insts: &[DecodedInst]) -> Vec<StaticLoop> {
             }
         })
         .collect()
-}
-
-/// One loop of a static analysis and its own report.
-#[derive(Debug, Clone, Serialize)]
-pub struct LoopAnalysis {
-    /// 1, 2, ... in header address order.
-    pub number: usize,
-    pub head: String,
-    pub back_edge: String,
-    pub start: String,
-    pub end: String,
-    /// The function the header is in, when the input names functions.
-    pub function: Option<String>,
-    /// Where the header comes from: `file:line` (DWARF, or the line of the assembly file).
-    pub source: Option<String>,
-    pub depth: u32,
-    pub instructions: usize,
-    /// Instructions timed for this loop: its own, without those of loops nested in it.
-    pub own_instructions: usize,
-    /// Steady-state cycles per iteration of the own instructions.
-    pub cycles_per_iteration: f64,
-    /// Static estimate of this loop's share of the time spent in the block's
-    /// loops: cycles per iteration × [`ASSUMED_ITERATIONS_PER_ENTRY`]^(depth + 1),
-    /// over the sum of that for every loop.
-    pub estimated_share: f64,
-    /// The loop with the largest estimate.
-    pub hottest: bool,
-    pub report: BlockReport,
 }
 
 /// What the caller knows about an address: its function and `file:line`.

@@ -3,18 +3,7 @@
 
 use bottlenose_machine::{GroupId, Machine};
 use bottlenose_timing::InstrTiming;
-use serde::Serialize;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ResourceUsage {
-    pub name: String,
-    /// Units in the resource (its capacity in uops per cycle at nominal speed).
-    pub capacity: f64,
-    /// Uops (or busy cycles) per iteration.
-    pub uops_per_iteration: f64,
-    /// Fraction of capacity used in steady state.
-    pub usage: f64,
-}
+pub use bottlenose_report_model::ResourceUsage;
 
 /// Uops each instruction puts on each group (after superset expansion).
 pub fn per_instruction_load(machine: &Machine, it: &InstrTiming) -> Vec<(GroupId, f64)> {

@@ -25,19 +25,7 @@
 use crate::accounting::TopDownNode;
 use bottlenose_views::{CpiStacks, TopDownCounters};
 use bottlenose_metrics::{Counts, MetricEngine};
-use serde::Serialize;
-use std::collections::BTreeMap;
-
-/// The vendor tree of one run.
-#[derive(Debug, Clone, Serialize)]
-pub struct VendorTopDown {
-    /// The table (`neoverse-v2`).
-    pub table: String,
-    /// Level-1 nodes with their descendants.
-    pub topdown: Vec<TopDownNode>,
-    /// The simulated counter values under the vendor's event names.
-    pub events: BTreeMap<String, f64>,
-}
+pub use bottlenose_report_model::VendorTopDown;
 
 /// Whether `table` is one the simulated counters can be named for.
 pub fn simulated_table(table: &str) -> bool {

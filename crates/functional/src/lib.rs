@@ -34,18 +34,7 @@ pub use tlb::{TlbHierarchy, TlbStats};
 
 use bottlenose_machine::Params;
 use serde::{Deserialize, Serialize};
-
-/// Idealizations for "what if this were perfect" experiments (all off by default).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Idealization {
-    /// Every instruction fetch hits L1I and the ITLB.
-    pub perfect_icache: bool,
-    /// Every data access hits L1D and the DTLB.
-    pub perfect_dcache: bool,
-    /// No branch mispredicts or misses the BTB.
-    pub perfect_branch: bool,
-}
+pub use bottlenose_report_model::functional::{FunctionalStats, Idealization};
 
 /// Where a memory access was served and what its translation cost.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -53,15 +42,6 @@ pub struct MemOutcome {
     pub level: MemLevel,
     /// Extra cycles of address translation (0 on a first-level TLB hit).
     pub tlb_cycles: f64,
-}
-
-/// All counters of the functional layer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FunctionalStats {
-    pub idealization: Idealization,
-    pub caches: CacheStats,
-    pub tlbs: TlbStats,
-    pub branches: BranchStats,
 }
 
 /// A snapshot of the functional layer's counters ([`FunctionalLayer::counts`]).

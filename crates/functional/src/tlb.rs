@@ -19,28 +19,7 @@
 
 use crate::cache::SetAssoc;
 use bottlenose_machine::{CacheKind, Params, Replacement, TlbParams};
-use serde::{Deserialize, Serialize};
-
-/// Counters of one TLB.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TlbLevelStats {
-    pub name: String,
-    pub kind: CacheKind,
-    pub accesses: u64,
-    pub misses: u64,
-}
-
-/// Counters of all TLBs.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TlbStats {
-    pub levels: Vec<TlbLevelStats>,
-    pub data_translations: u64,
-    pub inst_translations: u64,
-    /// Translations that missed every level of their side.
-    pub page_walks: u64,
-    /// Sum of the extra cycles returned.
-    pub extra_cycles: f64,
-}
+pub use bottlenose_report_model::functional::{TlbLevelStats, TlbStats};
 
 #[derive(Debug, Clone)]
 struct TlbLevel {

@@ -4,7 +4,7 @@
 //! idealization experiments.
 
 use crate::table::Table;
-use bottlenose_analysis::{AccountingReport, TopDownNode, CPI_COMPONENTS, FLOPS_COMPONENTS};
+use bottlenose_report_model::{AccountingReport, TopDownNode, CPI_COMPONENTS, FLOPS_COMPONENTS};
 use std::fmt::Write;
 
 pub fn render_accounting(a: &AccountingReport) -> String {

@@ -2,7 +2,7 @@
 //! resource usage and the per-instruction resource table (Gus Table 1).
 
 use crate::table::Table;
-use bottlenose_analysis::BlockReport;
+use bottlenose_report_model::BlockReport;
 use std::fmt::Write;
 
 pub fn render_block(r: &BlockReport) -> String {

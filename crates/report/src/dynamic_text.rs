@@ -4,8 +4,8 @@
 
 use crate::numbers::{count, cycles};
 use crate::table::Table;
-use bottlenose_analysis::dynamic::DynamicReport;
-use bottlenose_analysis::verdict::HotspotKind;
+use bottlenose_report_model::DynamicReport;
+use bottlenose_report_model::verdict::HotspotKind;
 use std::fmt::Write;
 
 /// Rows of the function and source-line tables and of the hottest loop's table
@@ -122,7 +122,7 @@ pub fn file_of(dso: Option<&str>) -> &str {
 /// else that of its hottest loop that has one ("no cause found" when the
 /// verdict found none; `None` when there is no verdict: under 5 % of the cycles).
 pub fn top_cause<'a>(r: &'a DynamicReport, function: &str) -> Option<&'a str> {
-    let first = |v: &'a bottlenose_analysis::verdict::Verdict| Some(v.causes.first().map_or(NO_CAUSE, |c| c.title.as_str()));
+    let first = |v: &'a bottlenose_report_model::verdict::Verdict| Some(v.causes.first().map_or(NO_CAUSE, |c| c.title.as_str()));
     let own = r.verdict.hotspots.iter().find(|h| h.kind == HotspotKind::Function && h.name == function);
     own.and_then(|h| first(&h.verdict)).or_else(|| {
         r.loops.iter().filter(|l| l.function.as_deref() == Some(function)).find_map(|l| {
@@ -191,7 +191,7 @@ fn source_lines(o: &mut String, r: &DynamicReport) {
 /// [`MIN_ROW_SHARE`] of the loop's cycles (charged at retirement: mostly to the
 /// instruction the others wait for) or of some resource's capacity (the work
 /// the others do).
-pub fn loop_row_matters(row: &bottlenose_analysis::dynamic::LoopTableRow) -> bool {
+pub fn loop_row_matters(row: &bottlenose_report_model::LoopTableRow) -> bool {
     row.share >= MIN_ROW_SHARE || row.usage.values().any(|u| *u >= MIN_ROW_SHARE)
 }
 

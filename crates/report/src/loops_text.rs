@@ -2,7 +2,7 @@
 //! hottest by static estimate marked, then each loop's own report.
 
 use crate::table::Table;
-use bottlenose_analysis::{LoopAnalysis, ASSUMED_ITERATIONS_PER_ENTRY};
+use bottlenose_report_model::{LoopAnalysis, ASSUMED_ITERATIONS_PER_ENTRY};
 use std::fmt::Write;
 
 pub fn render_loops(name: &str, loops: &[LoopAnalysis]) -> String {

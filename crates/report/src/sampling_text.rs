@@ -1,7 +1,7 @@
 //! Terminal view of a sampled run's estimates and their confidence intervals.
 
-use bottlenose_analysis::dynamic::sampling::estimator::Interval;
-use bottlenose_analysis::dynamic::sampling::report::{SamplingSummary, ShareInterval};
+use bottlenose_report_model::Interval;
+use bottlenose_report_model::{SamplingSummary, ShareInterval};
 use std::fmt::Write;
 
 /// ` ±half-width` at `digits` after scaling, or nothing for an interval that could not be estimated.

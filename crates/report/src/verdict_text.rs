@@ -2,7 +2,7 @@
 //! view's evidence, whether the views agree (why not, when they do not) and
 //! what to try; for runs, the same for the hottest functions and loops.
 
-use bottlenose_analysis::verdict::{Agreement, Evidence, Finding, HotspotKind, Verdict};
+use bottlenose_report_model::verdict::{Agreement, Evidence, Finding, HotspotKind, Verdict};
 use std::fmt::Write;
 
 /// The full verdict, as the first section of a report.

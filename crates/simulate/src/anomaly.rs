@@ -14,22 +14,7 @@
 use crate::steady::run_block;
 use bottlenose_machine::{GroupId, Machine};
 use bottlenose_timing::{CoreConfig, InstrTiming, IssueCause, Listener, StageTimes};
-use serde::Serialize;
-
-/// A variant that is slower than the baseline (or than a smaller acceleration of
-/// the same resources) although a resource was made faster.
-#[derive(Debug, Clone, Serialize)]
-pub struct SlowerWhenFaster {
-    /// The weight it is slower than: 1 (the baseline) or a smaller acceleration.
-    pub compared_with_weight: f64,
-    /// Index in the block of the instruction that waits for a port in more
-    /// iterations than in the baseline (the share of iterations it waits, before
-    /// and after), and the port group it waits for.
-    pub delayed: usize,
-    pub port_waits_before: f64,
-    pub port_waits_after: f64,
-    pub port_group: String,
-}
+pub use bottlenose_report_model::sensitivity::SlowerWhenFaster;
 
 /// Per instruction, the share of iterations (second half of a run) in which it
 /// waited for a port, and the last port group it waited for.

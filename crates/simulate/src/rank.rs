@@ -4,21 +4,10 @@
 //! block may only speed up when several resources grow together.
 
 use crate::sensitivity::SensitivityPoint;
-use serde::Serialize;
+pub use bottlenose_report_model::sensitivity::Bottleneck;
 
 /// Speedup below this (at the reference weight) is noise, not a bottleneck.
 pub const THRESHOLD: f64 = 0.005;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Bottleneck {
-    pub resources: Vec<String>,
-    /// The weight the ranking uses (1.15 by default, Gus's largest).
-    pub weight: f64,
-    pub speedup: f64,
-    /// Speedup at the largest weight swept (e.g. 2x): the upper bound of the fix.
-    pub max_weight: f64,
-    pub max_speedup: f64,
-}
 
 pub fn reference_weight(weights: &[f64]) -> Option<f64> {
     let near = weights.iter().copied().filter(|&w| w <= 1.15 + 1e-9).fold(None, |a: Option<f64>, w| Some(a.map_or(w, |x| x.max(w))));

@@ -1,30 +1,17 @@
 //! Sensitivity analysis (Gus §3.3): accelerate a resource by a weight w and
 //! measure the speedup s = f(c) / f(w·c) − 1 of the estimated time f.
 
-use crate::anomaly::{explain, SlowerWhenFaster};
+use crate::anomaly::explain;
 use crate::knob::{accelerate, Knob};
 use bottlenose_machine::Machine;
 use bottlenose_timing::{CoreConfig, InstrTiming};
-use serde::Serialize;
+pub use bottlenose_report_model::sensitivity::SensitivityPoint;
 
 /// Default weights: 1 %, 2 %, … 15 % faster, and twice as fast.
 pub fn default_weights() -> Vec<f64> {
     let mut w: Vec<f64> = (1..=15).map(|p| 1.0 + p as f64 / 100.0).collect();
     w.push(2.0);
     w
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SensitivityPoint {
-    /// Names of the resources accelerated together.
-    pub resources: Vec<String>,
-    pub weight: f64,
-    pub cycles_per_iteration: f64,
-    pub speedup: f64,
-    /// Slower although faster (than the baseline or a smaller weight): why (the
-    /// smallest such weight of each resource set only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub anomaly: Option<SlowerWhenFaster>,
 }
 
 /// The points of a sweep: each variant's label and time `f` against the baseline's.

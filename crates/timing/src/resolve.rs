@@ -8,6 +8,7 @@ use crate::strings::StringTiming;
 use bottlenose_decode::{BranchKind, DecodedInst, RegId};
 use bottlenose_machine::{Form, GroupId, Machine};
 use serde::Serialize;
+pub use bottlenose_report_model::UnknownForm;
 
 /// One resource use of an instruction part: `count` uops (or busy cycles) on
 /// `group`, each also occupying every group that contains it (`targets`).
@@ -85,20 +86,6 @@ impl InstrTiming {
             .chain(&self.store_data_uses)
             .chain(&self.writeback_uses)
     }
-}
-
-/// A form the machine's table lacks.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct UnknownForm {
-    pub form: String,
-    pub asm: String,
-    /// Hex digits in JSON, as every address of the reports.
-    #[serde(serialize_with = "hex")]
-    pub address: u64,
-}
-
-fn hex<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{v:x}"))
 }
 
 /// Resolves a block (in program order, so macro-fusion can pair neighbours).

@@ -3,15 +3,7 @@
 
 use bottlenose_machine::Machine;
 use bottlenose_timing::{CommitCause, DispatchCause, IssueCause, Listener, StageTimes};
-use serde::Serialize;
-use std::collections::BTreeMap;
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct StallCauses {
-    pub dispatch: BTreeMap<String, u64>,
-    pub issue: BTreeMap<String, u64>,
-    pub commit: BTreeMap<String, u64>,
-}
+pub use bottlenose_report_model::views::StallCauses;
 
 pub struct StallCauseCounter {
     dispatch: [u64; 8],

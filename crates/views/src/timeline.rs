@@ -3,20 +3,7 @@
 
 use bottlenose_machine::Machine;
 use bottlenose_timing::{IssueCause, Listener, StageTimes};
-use serde::Serialize;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TimelineRow {
-    pub iteration: u32,
-    pub index: usize,
-    pub dispatch: f64,
-    pub issue: f64,
-    pub complete: f64,
-    pub commit: f64,
-    pub dispatch_cause: String,
-    pub issue_cause: String,
-    pub commit_cause: String,
-}
+pub use bottlenose_report_model::views::TimelineRow;
 
 /// Records the first and the last iteration of a block run.
 pub struct Timeline {

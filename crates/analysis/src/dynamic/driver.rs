@@ -17,7 +17,7 @@ use super::sampling::{self, unit_costs::UnitCosts, Sampler};
 use super::source::{ending, Ending, Source, Stopper};
 use super::strings::StringCollapser;
 use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
-use crate::accounting::{AccountingReport, Ideal};
+use crate::accounting::{AccountingReport, BuildAccounting, Ideal};
 use bottlenose_simulate::rank;
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_functional::FunctionalCounts;
@@ -316,8 +316,6 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         hottest_loop_head,
         unsupported_instructions: UnsupportedSummary { count: unknown.len(), forms: unknown },
         static_instructions: statics.len(),
-        statics,
-        cost,
         accounting,
         processes: Vec::new(),
         total: Default::default(),
@@ -325,7 +323,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         sampling: sampling_summary,
     };
     if exit.signal() == Some(libc::SIGILL) && !killed {
-        if let Some(last) = report.statics.get(last_index as usize) {
+        if let Some(last) = statics.get(last_index as usize) {
             let why = super::illegal::explain_illegal(&last.inst, &space, machine.isa);
             report.stop_reason = Some(format!("{exit}: {why}"));
         }
@@ -341,7 +339,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     report.verdict = crate::verdict::of_run(
         machine,
         &report,
-        &crate::verdict::RunContext { loops: &all_loops, locate: &locate, objdump: &objdump, hottest_loop: hottest_loop_at },
+        &crate::verdict::RunContext { loops: &all_loops, locate: &locate, objdump: &objdump, hottest_loop: hottest_loop_at, statics: &statics, cost: &cost },
     );
     Ok((report, events))
 }

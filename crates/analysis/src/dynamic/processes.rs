@@ -14,39 +14,12 @@ use super::sampling::Warming;
 use super::source::Source;
 use bottlenose_machine::Machine;
 use bottlenose_trace::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, QemuCommand};
-use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// One traced process image (a fork that execs is two: the forked copy, then the program it ran).
-#[derive(Debug, Clone, Serialize)]
-pub struct ProcessRow {
-    pub pid: u32,
-    /// The pid of the process that started it (None for the program bottlenose ran).
-    pub parent: Option<u32>,
-    /// `start`, `fork` or `exec`.
-    pub origin: &'static str,
-    pub program: String,
-    pub args: Vec<String>,
-    pub instructions_simulated: u64,
-    pub cycles: f64,
-    pub ipc: f64,
-    pub exit: String,
-    pub complete: bool,
-    /// The report's views, hotspots and verdict are this process's.
-    pub detailed: bool,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct ProcessTotal {
-    pub processes: usize,
-    pub instructions_simulated: u64,
-    pub cycles: f64,
-    pub ipc: f64,
-}
+pub use bottlenose_report_model::run::{ProcessRow, ProcessTotal};
 
 /// What a process runs: shown name and arguments (its code is named from the
 /// guest's mappings).

@@ -3,58 +3,12 @@
 //! the code between start/stop marker instructions.
 
 use bottlenose_decode::{BranchKind, DecodedInst};
-use serde::Serialize;
+pub use bottlenose_report_model::run::Roi;
 
 /// `xchg rbx, rbx`: starts the region (a no-op the compiler never emits).
 pub const MARKER_BEGIN: [u8; 3] = [0x48, 0x87, 0xdb];
 /// `xchg rcx, rcx`: ends the region.
 pub const MARKER_END: [u8; 3] = [0x48, 0x87, 0xc9];
-
-/// A region of interest. Addresses are the ones objdump shows in the file
-/// the region is in (the main executable, or the library `dso` names): the
-/// run moves them to where the guest mapped that file (see [`RoiPlacement`]).
-/// In JSON they are hex strings (digits only), as every address of the reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Roi {
-    Whole,
-    /// Instructions whose address is in [start, end).
-    Range {
-        #[serde(serialize_with = "hex")]
-        start: u64,
-        #[serde(serialize_with = "hex")]
-        end: u64,
-    },
-    /// From entering the function at `start` until it returns; [start, end) is its code.
-    Function {
-        name: String,
-        /// The file (`libc.so.6`) when it is not the main executable.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        dso: Option<String>,
-        #[serde(serialize_with = "hex")]
-        start: u64,
-        #[serde(serialize_with = "hex")]
-        end: u64,
-    },
-    /// Between `xchg rbx, rbx` and `xchg rcx, rcx` markers.
-    Markers,
-}
-
-impl Roi {
-    pub fn describe(&self) -> String {
-        match self {
-            Roi::Whole => "whole program".into(),
-            Roi::Range { start, end } => format!("addresses 0x{start:x}..0x{end:x}"),
-            Roi::Function { name, dso: None, start, .. } => format!("function {name} (0x{start:x}) and its callees"),
-            Roi::Function { name, dso: Some(d), start, .. } => format!("function {d}!{name} (0x{start:x} in {d}) and its callees"),
-            Roi::Markers => "between xchg rbx,rbx and xchg rcx,rcx markers".into(),
-        }
-    }
-}
-
-fn hex<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{v:x}"))
-}
 
 /// Where the file of a range or function region is: the run finds the
 /// guest's mapping of `file` (its canonical path, as the mappings name it)

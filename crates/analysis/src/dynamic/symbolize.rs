@@ -8,6 +8,7 @@ use bottlenose_machine::Machine;
 use bottlenose_trace::TraceVisitor;
 use std::cell::RefCell;
 use std::rc::Rc;
+pub use bottlenose_report_model::run::FileShare;
 
 /// The mappings reported so far, in order (shared by the stream's visitor,
 /// which appends, and the pipeline, which reads at each new static instruction).
@@ -75,19 +76,6 @@ pub(crate) fn objdump_asm(space: &AddressSpace, inst: &bottlenose_decode::Decode
 /// The file holding `addr` (`None` for JIT and unmapped code).
 pub(crate) fn dso_name(space: &AddressSpace, addr: u64) -> Option<String> {
     space.dso_address(addr).map(|(d, _)| d.to_string())
-}
-
-/// The cycles of the code of one file.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct FileShare {
-    /// The file (`None`: JIT code in anonymous memory, or unmapped code).
-    pub dso: Option<String>,
-    pub cycles: f64,
-    /// Of the run's cycles.
-    pub share: f64,
-    /// The part of `share` in code a symbol names (the rest is named by
-    /// address ranges: `file+0x...`).
-    pub named_share: f64,
 }
 
 /// Every executed instruction's cycles by the file it is in, most first.

@@ -5,7 +5,7 @@ use crate::usage::per_instruction_load;
 use bottlenose_decode::{reg_name, BranchKind, DecodedInst, RegId, NUM_REGS};
 use bottlenose_machine::{GroupId, Machine};
 use bottlenose_timing::InstrTiming;
-use serde::Serialize;
+pub use bottlenose_report_model::verdict::Recurrence;
 
 /// Bodies longer than this are not searched for recurrences (the search is
 /// quadratic in the path length; a loop this long is not a latency chain the
@@ -20,19 +20,6 @@ pub struct BodyInst {
     pub is_divide: bool,
     /// Uops on each group (after superset expansion).
     pub uops: Vec<(GroupId, f64)>,
-}
-
-/// The longest chain of dependent instructions from a register back to
-/// itself in one iteration: a lower bound on the cycles per iteration.
-#[derive(Debug, Clone, Serialize)]
-pub struct Recurrence {
-    pub register: String,
-    /// Latency of one trip around the chain: cycles per iteration it imposes.
-    pub cycles: f64,
-    /// The instructions on the chain, in order: `address: asm (latency)`.
-    pub steps: Vec<String>,
-    /// The chain goes through a load's address (pointer chasing) or data.
-    pub through_load: bool,
 }
 
 /// A loop body (or a block analyzed as one).

@@ -6,7 +6,8 @@ use super::judge::{findings, judge, rank, stack_shares, Judged, Views};
 use super::rules::{candidates, RuleInputs};
 use super::{CacheLevel, GainSource, Verdict, View};
 use crate::accounting::AccountingReport;
-use crate::dynamic::DynamicReport;
+use crate::dynamic::{DynamicReport, StaticInstruction};
+use bottlenose_views::InstructionCost;
 use bottlenose_simulate::SensitivityPoint;
 use crate::static_loop::BlockReport;
 use bottlenose_attribution::LoopInfo;
@@ -118,6 +119,9 @@ pub struct RunContext<'a> {
     pub objdump: &'a dyn Fn(u64) -> (u64, Option<String>),
     /// The guest address of the head of the report's hottest loop.
     pub hottest_loop: Option<u64>,
+    /// The run's static instructions and their per-instruction totals.
+    pub statics: &'a [StaticInstruction],
+    pub cost: &'a InstructionCost,
 }
 
 /// For each miss-rate knob (`l1_`, `l2_`, `l3_miss_rate`), the level beyond
@@ -153,25 +157,25 @@ pub(crate) struct Totals {
 pub(crate) struct ByAddress<'r> {
     pub first: HashMap<u64, usize>,
     pub totals: HashMap<u64, Totals>,
-    pub report: &'r DynamicReport,
+    pub statics: &'r [StaticInstruction],
     objdump: &'r dyn Fn(u64) -> (u64, Option<String>),
     /// The code's instruction set (the machine's), to decode it again.
     isa: bottlenose_decode::Isa,
 }
 
 impl<'r> ByAddress<'r> {
-    pub fn new(r: &'r DynamicReport, objdump: &'r dyn Fn(u64) -> (u64, Option<String>), isa: bottlenose_decode::Isa) -> Self {
+    pub fn new(statics: &'r [StaticInstruction], cost: &InstructionCost, objdump: &'r dyn Fn(u64) -> (u64, Option<String>), isa: bottlenose_decode::Isa) -> Self {
         let mut first = HashMap::new();
         let mut totals: HashMap<u64, Totals> = HashMap::new();
-        for (i, s) in r.statics.iter().enumerate() {
+        for (i, s) in statics.iter().enumerate() {
             first.entry(s.inst.address).or_insert(i);
-            let c = r.cost.get(i);
+            let c = cost.get(i);
             let e = totals.entry(s.inst.address).or_default();
             e.executions += c.executions;
             e.mispredicts += c.mispredicts;
             e.cycles += c.cycles;
         }
-        ByAddress { first, totals, report: r, objdump, isa }
+        ByAddress { first, totals, statics, objdump, isa }
     }
 
     /// The totals of the instructions at `addresses`.
@@ -197,7 +201,7 @@ impl<'r> ByAddress<'r> {
     /// objdump shows).
     pub fn body(&self, machine: &Machine, place: String, addresses: &[u64], cycles_per_iteration: Option<f64>) -> Body {
         let code: Vec<(DecodedInst, &InstrTiming)> =
-            addresses.iter().filter_map(|a| self.first.get(a)).map(|&i| (self.shown(&self.report.statics[i].inst), &self.report.statics[i].timing)).collect();
+            addresses.iter().filter_map(|a| self.first.get(a)).map(|&i| (self.shown(&self.statics[i].inst), &self.statics[i].timing)).collect();
         Body::new(machine, place, code.iter().map(|(d, t)| (d, *t)), cycles_per_iteration)
     }
 
@@ -213,7 +217,7 @@ impl<'r> ByAddress<'r> {
                     let (at, file) = (self.objdump)(a);
                     format!("{at:#x}{}", file.map(|f| format!(" in {f}")).unwrap_or_default())
                 },
-                asm: self.shown(&self.report.statics[self.first[&a]].inst).asm,
+                asm: self.shown(&self.statics[self.first[&a]].inst).asm,
                 executions: t.executions,
                 mispredicts: t.mispredicts,
                 source: locate(a).1,
@@ -248,7 +252,7 @@ pub(crate) fn loop_place(head: u64, objdump: &dyn Fn(u64) -> (u64, Option<String
 /// The verdict of a whole run; actions point at its hottest loop and its most
 /// mispredicted branch.
 pub fn of_run(machine: &Machine, r: &DynamicReport, ctx: &RunContext) -> Verdict {
-    let index = ByAddress::new(r, ctx.objdump, machine.isa);
+    let index = ByAddress::new(ctx.statics, ctx.cost, ctx.objdump, machine.isa);
     let hottest = ctx.hottest_loop.and_then(|h| ctx.loops.iter().find(|l| l.head == h));
     let body = hottest.map(|l| {
         let per_iteration = (l.iterations > 0).then(|| l.cycles / l.iterations as f64);

@@ -182,7 +182,7 @@ fn loop_verdict(facts: &RunFacts, l: &LoopInfo, own: &[u64], cycles: f64) -> Ver
     let measured = cycles / l.iterations.max(1) as f64;
     // at the addresses objdump shows, so that the static analysis's actions and
     // the chain's steps name them as the tables do
-    let insts: Vec<DecodedInst> = own.iter().filter_map(|a| index.first.get(a)).map(|&i| index.shown(&r.statics[i].inst)).collect();
+    let insts: Vec<DecodedInst> = own.iter().filter_map(|a| index.first.get(a)).map(|&i| index.shown(&index.statics[i].inst)).collect();
     let opts = StaticOptions { weights: vec![1.15, 2.0], ..StaticOptions::default() };
     let analysis = (insts.len() <= MAX_STATIC_BODY).then(|| analyze_block(machine, &place, &insts, &opts).ok()).flatten();
     let static_share = analysis.as_ref().map_or(0.0, |a| (a.cycles_per_iteration / measured.max(1e-9)).min(1.0));
@@ -231,7 +231,7 @@ fn loop_verdict(facts: &RunFacts, l: &LoopInfo, own: &[u64], cycles: f64) -> Ver
     let (mis, mis_basis) = facts.mispredictions(t.mispredicts, cycles);
     let mis_gain = mis.share.min(excess);
     let body = analysis.as_ref().map(|_| {
-        let timings = own.iter().filter_map(|a| index.first.get(a)).map(|&i| &r.statics[i].timing);
+        let timings = own.iter().filter_map(|a| index.first.get(a)).map(|&i| &index.statics[i].timing);
         super::Body::new(machine, place.clone(), insts.iter().zip(timings), Some(measured))
     });
     let mut sorted_own = own.to_vec();

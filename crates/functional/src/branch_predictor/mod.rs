@@ -37,6 +37,7 @@ pub use tage::{Tage, TagePrediction};
 
 use bottlenose_machine::BranchParams;
 use serde::{Deserialize, Serialize};
+pub use bottlenose_report_model::functional::{BranchStats, KindCounters};
 
 /// How one branch went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -45,34 +46,6 @@ pub struct BranchOutcome {
     pub mispredicted: bool,
     /// Correct prediction but the target was not in the BTB: a frontend resteer.
     pub btb_miss: bool,
-}
-
-/// Counters of one branch kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct KindCounters {
-    pub branches: u64,
-    pub mispredicts: u64,
-    pub btb_misses: u64,
-}
-
-/// Counters of the branch unit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BranchStats {
-    pub branches: u64,
-    pub mispredicts: u64,
-    pub btb_misses: u64,
-    /// mispredicts / branches.
-    pub mispredict_ratio: f64,
-    pub conditional: KindCounters,
-    pub direct_jump: KindCounters,
-    pub indirect_jump: KindCounters,
-    pub direct_call: KindCounters,
-    pub indirect_call: KindCounters,
-    #[serde(rename = "return")]
-    pub ret: KindCounters,
-    pub other: KindCounters,
-    /// Conditional branches that TAGE's tagged tables (rather than the bimodal table) predicted.
-    pub tage_tagged_provider: u64,
 }
 
 const KINDS: usize = 7;

@@ -41,12 +41,11 @@
 //! against the whole run). It is reported, not folded into a component, and
 //! the tests hold it under 2 % of the cycles.
 
-use serde::Serialize;
-use std::collections::BTreeMap;
 
 mod counts;
 
 pub(crate) use counts::{CpiCounts, IssueCarry, IssueSweep};
+pub use bottlenose_report_model::views::{CpiStacks, COMPONENTS, NCOMP};
 
 /// A component of the CPI stacks (Eyerman Table II), in report order. Also
 /// what the per-cycle picture blames a lost slot on.
@@ -68,26 +67,6 @@ pub enum Component {
     /// The run's cycles minus every other component.
     Unattributed,
 }
-
-/// Number of components.
-pub const NCOMP: usize = 13;
-
-/// Component names as reports show them, indexed by [`Component`].
-pub const COMPONENTS: [&str; NCOMP] = [
-    "base",
-    "icache",
-    "bpred",
-    "dcache_l2",
-    "dcache_l3",
-    "dcache_dram",
-    "dcache_stores",
-    "alu_latency",
-    "dependence",
-    "microcode",
-    "structural",
-    "other",
-    "unattributed",
-];
 
 impl Component {
     /// Every component, indexed by its discriminant.
@@ -122,41 +101,6 @@ impl Component {
             LatencyClass::Dram => Component::DcacheDram,
             _ => Component::Dependence,
         }
-    }
-}
-
-/// The three stacks of one run.
-#[derive(Debug, Clone, Serialize)]
-pub struct CpiStacks {
-    pub cycles: f64,
-    pub instructions: u64,
-    /// W: slots per cycle.
-    pub width: f64,
-    pub dispatch: BTreeMap<String, f64>,
-    pub issue: BTreeMap<String, f64>,
-    pub commit: BTreeMap<String, f64>,
-}
-
-impl CpiStacks {
-    pub(crate) fn new(cycles: f64, instructions: u64, width: f64, c: &[[f64; NCOMP]; 3]) -> Self {
-        let map = |s: &[f64; NCOMP]| COMPONENTS.iter().zip(s).map(|(n, v)| (n.to_string(), *v)).collect();
-        CpiStacks { cycles, instructions, width, dispatch: map(&c[0]), issue: map(&c[1]), commit: map(&c[2]) }
-    }
-
-    /// The stack of one stage (`dispatch`, `issue`, `commit`).
-    pub fn stage(&self, stage: &str) -> Option<&BTreeMap<String, f64>> {
-        match stage {
-            "dispatch" => Some(&self.dispatch),
-            "issue" => Some(&self.issue),
-            "commit" => Some(&self.commit),
-            _ => None,
-        }
-    }
-
-    /// A group of components (`dcache` = every `dcache_*`) in cycles at one stage.
-    pub fn component(&self, stage: &str, name: &str) -> f64 {
-        let Some(s) = self.stage(stage) else { return 0.0 };
-        s.iter().filter(|(k, _)| *k == name || (k.starts_with(name) && k[name.len()..].starts_with('_'))).map(|(_, v)| v).sum()
     }
 }
 

@@ -12,7 +12,7 @@
 use crate::counts::StaticSums;
 use crate::params::ViewParams;
 use crate::topdown::TopDownCounters;
-use serde::Serialize;
+pub use bottlenose_report_model::views::{CycleAccounting, PenaltyTerm};
 
 /// The countable events with a penalty, counted per booked instruction (the
 /// mispredictions and divides come from every execution, [`StaticSums`]).
@@ -76,34 +76,6 @@ impl EventCounts {
         self.icache_cycles *= per_instruction;
         self.btb_cycles *= per_instruction;
     }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct PenaltyTerm {
-    pub event: String,
-    pub count: u64,
-    /// Cycles per event.
-    pub penalty: f64,
-    pub cycles: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct CycleAccounting {
-    pub cycles: f64,
-    /// Cycles executing uops that retire.
-    pub retired: f64,
-    /// Cycles executing uops that do not retire (0 on a correct-path trace).
-    pub non_retired: f64,
-    /// Cycles with no uop executed.
-    pub stalls: f64,
-    /// Uops executed per cycle with uops executed.
-    pub uop_dispatch_rate: f64,
-    pub penalties: Vec<PenaltyTerm>,
-    /// Σ count × penalty.
-    pub counted_stall_cycles: f64,
-    /// stalls − counted (may be negative).
-    pub unaccounted: f64,
-    pub note: String,
 }
 
 impl EventCounts {

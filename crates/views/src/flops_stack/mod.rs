@@ -31,12 +31,11 @@
 
 use crate::facts::StaticFacts;
 use crate::params::ViewParams;
-use serde::Serialize;
-use std::collections::BTreeMap;
 
 mod counts;
 
 pub(crate) use counts::{FlopsCounts, FpUnitCarry, IdleSweep};
+pub use bottlenose_report_model::views::{FlopsStack, FLOPS_COMPONENTS};
 
 /// Why the FP units were idle (Table III's lines 9-18, its `frontend` split in three).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,10 +76,6 @@ impl IdleFp {
 }
 
 
-/// The components, in report order (Table III's, with `mask` named `narrow`
-/// and `frontend` split into `non_fp`, `icache` and `bpred`).
-pub const FLOPS_COMPONENTS: [&str; 9] = ["base", "non_fma", "narrow", "non_fp", "icache", "bpred", "non_vfp", "memory", "dependence"];
-
 /// The unit-cycles FP instructions took (from every execution, at the end).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FpIssue {
@@ -89,18 +84,6 @@ pub(crate) struct FpIssue {
     pub base: f64,
     pub non_fma: f64,
     pub narrow: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct FlopsStack {
-    /// Peak flops per cycle (double precision).
-    pub peak_flops_per_cycle: f64,
-    /// Flops per cycle actually executed (as counted: single-precision lanes count 1).
-    pub flops_per_cycle: f64,
-    pub fp_instructions: u64,
-    /// Component → flops per cycle; sums to the peak (reported separately as `flops_stack`).
-    #[serde(skip)]
-    pub components: BTreeMap<String, f64>,
 }
 
 impl FpIssue {

@@ -35,7 +35,7 @@
 use crate::cpi_stacks::NCOMP;
 use crate::flops_stack::IDLE_CAUSES;
 use bottlenose_timing::{BatchPart, Details, Listener, StageDetails, StageTimes};
-use serde::Serialize;
+pub use bottlenose_report_model::views::ViewsSampling;
 
 /// Instructions booked before a counted window (the tail of the batch before it):
 /// three times the largest bundled ROB (Zen 4: 320 entries), so that whatever is
@@ -70,20 +70,6 @@ pub trait WindowCounts {
     fn reweight(&mut self, start: &Self, w: f64);
     /// What the counts hold, for a window's tally (`swept_cycles`: cycles swept so far).
     fn tally(&self, swept_cycles: i64) -> WindowTally;
-}
-
-/// What sampled views measured (reported beside their results).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct ViewsSampling {
-    /// Instructions counted exactly at the start of the run.
-    pub exact_instructions: u64,
-    /// After them, one counted batch (after one batch of warm-up) of every `period` batches.
-    pub period: u64,
-    /// Counted windows and the instructions in them.
-    pub windows: u64,
-    pub counted_instructions: u64,
-    /// Cycles swept in the windows (the run's clocks are scaled from these).
-    pub counted_cycles: f64,
 }
 
 /// What one counted window measured, for the intervals of the views' shares:

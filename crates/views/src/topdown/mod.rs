@@ -28,6 +28,7 @@ use serde::Serialize;
 mod counts;
 
 pub(crate) use counts::{TopDownCounts, UopCycles};
+pub use bottlenose_report_model::views::SlotAccounting;
 
 /// Counts of one run (slot amounts kept in cycles of slot time; × `width` = slots).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -57,16 +58,6 @@ pub struct TopDownCounters {
     pub divider_active: u64,
     pub fp_scalar: u64,
     pub fp_vector: u64,
-}
-
-/// Level-1 slot fractions counted directly (not through the metric engine).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SlotAccounting {
-    pub total_slots: f64,
-    pub retiring: f64,
-    pub bad_speculation: f64,
-    pub frontend_bound: f64,
-    pub backend_bound: f64,
 }
 
 impl TopDownCounters {

@@ -21,7 +21,7 @@
 //! these intervals narrow: a unit that is slow for the baseline is slow for the
 //! variant too.
 
-use serde::Serialize;
+pub use bottlenose_report_model::sampling::Interval;
 
 /// Two-sided 99.7 % quantile of the standard normal: Φ⁻¹(0.9985) = 2.9677
 /// (the "three sigma" level SMARTS reports at).
@@ -33,44 +33,6 @@ pub const CONFIDENCE: f64 = 0.997;
 /// Fewer measured units than this and the normal approximation is not trusted:
 /// the report says so.
 pub const MIN_UNITS_FOR_CLT: usize = 30;
-
-/// A value and the half-width of its confidence interval (same unit). A
-/// half-width that cannot be estimated (fewer than two units measured) is NaN,
-/// `null` in JSON: see [`Interval::unknown`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
-pub struct Interval {
-    pub value: f64,
-    pub half_width: f64,
-}
-
-impl Interval {
-    pub fn exact(value: f64) -> Self {
-        Interval { value, half_width: 0.0 }
-    }
-
-    /// A value without an interval: the sample has no spread to estimate it from.
-    pub fn unknown(value: f64) -> Self {
-        Interval { value, half_width: f64::NAN }
-    }
-
-    /// Whether the half-width could be estimated.
-    pub fn known(&self) -> bool {
-        self.half_width.is_finite()
-    }
-
-    /// The half-width relative to the value (0 for a zero value).
-    pub fn relative(&self) -> f64 {
-        if self.value != 0.0 {
-            self.half_width / self.value.abs()
-        } else {
-            0.0
-        }
-    }
-
-    pub fn contains(&self, x: f64) -> bool {
-        (x - self.value).abs() <= self.half_width
-    }
-}
 
 /// One stretch of the sampled run at a constant period.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -6,106 +6,10 @@
 use super::estimator::{Design, Interval, Series, Stratum, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
 use bottlenose_views::{IdleFp, WindowTally, CPI_COMPONENTS};
 use std::collections::BTreeMap;
-use serde::Serialize;
+pub use bottlenose_report_model::sampling::{FlopsInterval, IdealizationInterval, SamplingSummary, ShareInterval, SpeedupInterval, StackIntervals, StratumReport, TargetReport};
 
 /// Functions given an interval: as many as the text report's function table shows.
 pub const FUNCTIONS_SHOWN: usize = 10;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct StratumReport {
-    pub instructions: u64,
-    /// One window (warm-up and unit) every `period` batches.
-    pub period: u64,
-    pub units: usize,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TargetReport {
-    /// Relative half-width wanted on the cycles, and the one reached.
-    pub relative_half_width: f64,
-    pub achieved: f64,
-    pub reached: bool,
-    /// When not reached: the units the same spread would need, and how to ask for them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub units_needed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub advice: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SpeedupInterval {
-    pub resources: Vec<String>,
-    pub weight: f64,
-    pub speedup: Interval,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct IdealizationInterval {
-    pub what: String,
-    /// Baseline CPI minus the idealized CPI.
-    pub cpi_reduction: Interval,
-}
-
-/// A component's share of the cycles (0..1) with its interval.
-#[derive(Debug, Clone, Serialize)]
-pub struct ShareInterval {
-    pub name: String,
-    pub share: Interval,
-}
-
-/// A FLOPS-stack component (flops per cycle) with its interval.
-#[derive(Debug, Clone, Serialize)]
-pub struct FlopsInterval {
-    pub name: String,
-    pub flops_per_cycle: Interval,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct StackIntervals {
-    pub dispatch: Vec<ShareInterval>,
-    pub issue: Vec<ShareInterval>,
-    pub commit: Vec<ShareInterval>,
-}
-
-/// `run`'s `sampling` section.
-#[derive(Debug, Clone, Serialize)]
-pub struct SamplingSummary {
-    pub method: &'static str,
-    pub confidence: f64,
-    /// Instructions timed in full before sampling began.
-    pub exact_instructions: u64,
-    pub unit_instructions: u64,
-    pub warm_up_instructions: u64,
-    pub units: usize,
-    /// Instructions the timing model ran (exact prefix, warm-ups and units).
-    pub detailed_instructions: u64,
-    pub strata: Vec<StratumReport>,
-    pub cycles: Interval,
-    pub cpi: Interval,
-    pub target: TargetReport,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub budget_seconds: Option<f64>,
-    pub elapsed_seconds: f64,
-    /// Why the intervals are less trustworthy than they say (too few units).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
-    pub sensitivity: Vec<SpeedupInterval>,
-    pub idealization: Vec<IdealizationInterval>,
-    /// The views' shares of the cycles, from their counted windows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpi_stacks: Option<StackIntervals>,
-    pub topdown_level1: Vec<ShareInterval>,
-    /// The FLOPS stack's components (the report's values) with their intervals.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub flops_stack: Vec<FlopsInterval>,
-    /// The report's functions (the first of its table), each its share of the cycles.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub functions: Vec<ShareInterval>,
-    /// The report's loops (its table, named by head), each its share of the cycles
-    /// (an outer loop's share includes its inner loops').
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub loops: Vec<ShareInterval>,
-}
 
 /// A variant's per-unit cycles, its exact prefix, and its estimated total.
 pub struct Measured<'a> {

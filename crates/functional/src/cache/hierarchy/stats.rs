@@ -4,43 +4,7 @@
 //! the caches.
 
 use super::{CacheHierarchy, DATA, INST};
-use bottlenose_machine::CacheKind;
-use serde::{Deserialize, Serialize};
-
-/// Counters of one cache.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LevelStats {
-    pub name: String,
-    pub level: u8,
-    pub kind: CacheKind,
-    /// Demand accesses that reached this level (line granular: a line-crossing
-    /// access counts twice).
-    pub accesses: u64,
-    pub misses: u64,
-    pub miss_rate: f64,
-}
-
-/// Counters of the whole hierarchy.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CacheStats {
-    /// One entry per modelled cache, nearest level first, data side before
-    /// instruction side within a level (e.g. L1D, L1I, L2, L3).
-    pub levels: Vec<LevelStats>,
-    pub data_accesses: u64,
-    pub stores: u64,
-    pub line_crossings: u64,
-    pub inst_fetches: u64,
-    /// Demand line accesses served by DRAM (data + instruction).
-    pub dram_accesses: u64,
-    /// The prefetchers that ran (`none`, `next-line + stream 64 lines ahead`...).
-    pub prefetcher: String,
-    /// Prefetches that brought a line into L1D.
-    pub prefetch_fills: u64,
-    /// Of those, lines that came from DRAM.
-    pub prefetch_dram: u64,
-    /// Dirty lines written back over each link: L1D->L2, L2->L3, L3->DRAM.
-    pub writebacks: [u64; 3],
-}
+pub use bottlenose_report_model::functional::{CacheStats, LevelStats};
 
 /// A snapshot of the hierarchy's counters ([`CacheHierarchy::counts`]).
 #[derive(Debug, Clone, Copy, Default)]
