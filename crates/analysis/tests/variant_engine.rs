@@ -155,3 +155,56 @@ fn a_sampling_listener_stays_on_the_timing_thread() {
     let detailed: usize = records.chunks(4096).skip(1).step_by(2).map(|c| c.len()).sum();
     assert_eq!(s.detailed, detailed);
 }
+
+/// A sampled run's variants time a sub-sample of its windows: batches the
+/// variants skip change nothing for the baseline and count nothing for them;
+/// one they take as a warm-up is timed but not measured as a unit. The static
+/// instructions a skipped batch brings still reach every worker (two threads:
+/// the variants' worker never gets the skipped batches' records).
+#[test]
+fn variants_skip_or_warm_up_on_the_batches_they_are_told() {
+    use bottlenose_analysis::dynamic::VariantsTime;
+    use bottlenose_timing::BatchPart;
+    let m = machine("skylake");
+    let (block, records) = jacobi_stream(&m, 8_000);
+    let mut configs = vec![CoreConfig::new(&m, &bottlenose_timing::Acceleration::nominal(&m))];
+    configs.push(CoreConfig::new(&m, &accelerate(&m, &[Knob::parse(&m, "latency").unwrap()], 2.0)));
+    let chunks: Vec<&[DynRecord]> = records.chunks(4096).collect();
+    // batch k: a unit when odd (after its warm-up); the variants skip the first two windows,
+    // take the third's unit as their warm-up and time the rest
+    let plan = |k: usize| {
+        let part = if k % 2 == 1 { BatchPart::Unit { weight: 2.0 } } else { BatchPart::WarmUp };
+        let variants = match k {
+            0..=3 => VariantsTime::Skip,
+            5 => VariantsTime::WarmUp,
+            _ => VariantsTime::Same,
+        };
+        (part, variants)
+    };
+    let run = |sub: bool| {
+        let mut engine = VariantEngine::new(configs.clone(), (), 2);
+        for (k, chunk) in chunks.iter().enumerate() {
+            let (part, variants) = plan(k);
+            let new_instructions = if k == 0 { block.to_vec() } else { vec![] };
+            let variants = if sub { variants } else { VariantsTime::Same };
+            engine.feed(Batch { new_instructions, records: chunk.to_vec(), part, variants, ..Default::default() });
+        }
+        engine.finish().0
+    };
+    let (all, sub) = (run(false), run(true));
+    let units = chunks.len() / 2;
+    // the baseline: the same cycles, every unit
+    assert_eq!(sub[0].cycles, all[0].cycles);
+    assert_eq!(sub[0].units, all[0].units);
+    assert_eq!(sub[0].units.len(), units);
+    // the variant: units from batch 7 on (batches 4 to 6 warmed it up), fewer cycles and instructions
+    assert_eq!(sub[1].units.len(), units - 3, "{:?}", sub[1].units);
+    let timed: usize = chunks[4..].iter().map(|c| c.len()).sum();
+    assert_eq!(sub[1].instructions, timed as u64);
+    assert!(sub[1].cycles < all[1].cycles);
+    // each unit it timed after its warm-up took what the same unit took when every batch was timed
+    // (a steady loop: within a cycle of the pipeline's refill)
+    for (s, a) in sub[1].units.iter().zip(&all[1].units[3..]) {
+        assert!((s - a).abs() <= 0.01 * a, "{s} against {a}");
+    }
+}

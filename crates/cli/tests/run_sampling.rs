@@ -122,6 +122,22 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
         assert!(w.is_finite() && w >= 0.0);
     }
     assert_eq!(sm["idealization"].as_array().unwrap().len(), 4, "the four single idealizations");
+    // the variants (2 sensitivity points, the 1-cycle ALU, 3 idealized cores) timed a
+    // sub-sample: 6 cores on a window of 2 batches in 8 cost 6 · 2 · 1.4 / (8 + 2 · 1.4) = 1.56
+    // times the baseline's per period, so one window in 4 keeps them within half of it
+    let units = sm["units"].as_u64().unwrap();
+    let variant_units = sm["variant_units"].as_u64().unwrap();
+    let strata = sm["strata"].as_array().unwrap();
+    assert_eq!(variant_units, strata.iter().map(|st| st["variant_units"].as_u64().unwrap()).sum::<u64>());
+    assert!(strata.iter().all(|st| st["variants_every"].as_u64() == Some(4)), "{strata:?}");
+    assert!(variant_units >= 30 && (variant_units as f64 - units as f64 / 4.0).abs() < 0.1 * units as f64, "{variant_units} of {units} units");
+    // the exact run's speedups within the sampled intervals (paired ratios over the sub-sample)
+    for p in sm["sensitivity"].as_array().unwrap() {
+        let e = exact["sensitivity"].as_array().unwrap().iter().find(|e| e["resources"] == p["resources"] && e["weight"] == p["weight"]).expect("the same point");
+        let (v, w) = interval(&p["speedup"]);
+        let truth = e["speedup"].as_f64().unwrap();
+        assert!((v - truth).abs() <= w.max(1e-4), "{}: exact {truth}, sampled {v} ± {w}", p["resources"]);
+    }
     let level1 = sm["topdown_level1"].as_array().unwrap();
     assert_eq!(level1.len(), 4);
     let total: f64 = level1.iter().map(|n| n["share"]["value"].as_f64().unwrap()).sum();
@@ -163,7 +179,6 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
         assert!(w.is_finite() && w >= 0.0, "{f}");
     }
     // the units: one window of a warm-up and a unit in every 8 batches after the prefix
-    let units = sm["units"].as_u64().unwrap();
     let prefix = sm["exact_instructions"].as_f64().unwrap();
     assert!((1_000_000.0..1_004_096.0).contains(&prefix), "prefix {prefix}");
     let batches = (n - prefix) / 4096.0;
@@ -177,7 +192,8 @@ fn the_text_and_html_reports_show_the_intervals() {
     ensure_plugin();
     let out = Command::new(env!("CARGO_BIN_EXE_bottlenose"))
         .env("BOTTLENOSE_MACHINE", "skylake")
-        .args(["run", "-q", "--sample", "--sample-period", "16", "--no-idealize", "--weights", "1.15", "--resources", "frontend", "--html"])
+        // (four variants on one window in 16 batches: the cost model times them on one window in 2)
+        .args(["run", "-q", "--sample", "--sample-period", "16", "--no-idealize", "--weights", "1.15", "--resources", "frontend,latency,window,p01", "--html"])
         .arg(d.path().join("r.html"))
         .arg("--")
         .arg(&exe)
@@ -190,10 +206,12 @@ fn the_text_and_html_reports_show_the_intervals() {
     assert!(text.contains("(sampled, 99.7 % confidence)"), "{text}");
     assert!(text.contains("Sampling (SMARTS"), "{text}");
     assert!(text.lines().any(|l| l.contains("frontend") && l.contains('±')), "{text}");
+    assert!(text.contains("sensitivity and idealizations timed a sub-sample of"), "{text}");
     assert!(text.lines().any(|l| l.trim_start().starts_with("functions") && l.contains("!main") && l.contains('±')), "{text}");
     let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
     let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
     assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
+    assert!(section.contains("timed a sub-sample of"), "{section}");
     assert!(section.contains("Functions (share of cycles)") && section.contains("!main</td><td class=\"num\">"), "{section}");
 }
 

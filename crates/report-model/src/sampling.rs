@@ -48,6 +48,10 @@ pub struct StratumReport {
     /// One window (warm-up and unit) every `period` batches.
     pub period: u64,
     pub units: usize,
+    /// The variants (sensitivity, idealizations) time one window in
+    /// `variants_every` periods: `variant_units` of the stratum's units.
+    pub variants_every: u64,
+    pub variant_units: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -108,6 +112,9 @@ pub struct SamplingSummary {
     pub unit_instructions: u64,
     pub warm_up_instructions: u64,
     pub units: usize,
+    /// Units the timing variants timed (a sub-sample of `units`; their speedups
+    /// and the idealizations' gains are ratios estimated over it).
+    pub variant_units: usize,
     /// Instructions the timing model ran (exact prefix, warm-ups and units).
     pub detailed_instructions: u64,
     pub strata: Vec<StratumReport>,

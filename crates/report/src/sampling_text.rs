@@ -41,6 +41,15 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
     );
     let periods: Vec<String> = s.strata.iter().map(|x| format!("{} instructions at 1 window in {} batches ({} units)", x.instructions, x.period, x.units)).collect();
     let _ = writeln!(o, "  strata: {}", periods.join("; "));
+    if (!s.sensitivity.is_empty() || !s.idealization.is_empty()) && s.variant_units < s.units {
+        let every: Vec<String> = s.strata.iter().map(|x| format!("1 in {} ({} units)", x.variants_every, x.variant_units)).collect();
+        let _ = writeln!(
+            o,
+            "  sensitivity and idealizations timed a sub-sample of {} units (by stratum: {}); their intervals are paired ratios to the baseline over it",
+            s.variant_units,
+            every.join("; ")
+        );
+    }
     if s.cycles.known() {
         let _ = writeln!(
             o,

@@ -36,6 +36,24 @@ pub struct Batch {
     /// Record the commit cycle of the batch's last record (a loop's iteration
     /// end) in every variant's [`VariantOutcome::marks`].
     pub mark_end: bool,
+    /// What the variants beside the baseline do with the batch.
+    pub variants: VariantsTime,
+}
+
+/// What the variants beside the baseline (variant 0) do with a batch: a
+/// sampled run's variants time only a sub-sample of its windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VariantsTime {
+    /// Time it as the baseline does (its `part` of the run).
+    #[default]
+    Same,
+    /// Skip it: the baseline (and its listener) only. Workers without the
+    /// baseline get the batch only when it brings new static instructions
+    /// (their tables must stay complete).
+    Skip,
+    /// Time it as a detailed warm-up, not as a measured unit: a unit of the
+    /// baseline's just before one of the variants' sub-sample.
+    WarmUp,
 }
 
 #[derive(Debug, Clone)]
@@ -81,7 +99,8 @@ const SPARE_BUFFERS: usize = 4;
 type Finished<L> = (Vec<(usize, VariantOutcome)>, Option<Sink<L>>);
 
 enum Worker<L> {
-    Thread { tx: SyncSender<Work>, handle: JoinHandle<Finished<L>> },
+    /// `baseline`: whether this worker times variant 0.
+    Thread { tx: SyncSender<Work>, handle: JoinHandle<Finished<L>>, baseline: bool },
     /// Timed by the caller's thread in [`VariantEngine::feed`].
     Inline(Timing<L>),
 }
@@ -112,7 +131,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
             batches.each(|b| timing.take(b));
             timing.finish()
         });
-        Self { workers: vec![Worker::Thread { tx, handle }], instructions: 0, spare, spare_tx: None, feedback: None }
+        Self { workers: vec![Worker::Thread { tx, handle, baseline: true }], instructions: 0, spare, spare_tx: None, feedback: None }
     }
 
     /// `configs[0]` is the baseline. The caller's thread times every variant as
@@ -167,7 +186,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
                     batches.each(|b| timing.take(b));
                     timing.finish()
                 });
-                Worker::Thread { tx, handle }
+                Worker::Thread { tx, handle, baseline }
             })
             .collect();
         Self { workers, instructions: 0, spare, spare_tx: None, feedback: feedback.then_some(feedback_rx) }
@@ -189,7 +208,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(capacity))
     }
 
-    /// Feeds one batch to every variant.
+    /// Feeds one batch to every variant (see [`Batch::variants`]).
     pub fn feed(&mut self, batch: Batch) {
         self.feed_shared(Arc::new(batch));
     }
@@ -197,10 +216,14 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     /// Feeds one batch that the producer may feed again (a loop's repeated iterations).
     pub fn feed_shared(&mut self, batch: Arc<Batch>) {
         self.instructions += batch.records.len() as u64;
+        let table_only = batch.variants == VariantsTime::Skip && batch.new_instructions.is_empty();
         for w in &mut self.workers {
             match w {
                 // a worker only stops early by panicking; finish() reports that
-                Worker::Thread { tx, .. } => {
+                Worker::Thread { tx, baseline, .. } => {
+                    if table_only && !*baseline {
+                        continue;
+                    }
                     let _ = tx.send(batch.clone());
                 }
                 Worker::Inline(timing) => timing.take(&batch),
@@ -217,7 +240,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         let mut listener = None;
         for w in self.workers {
             let (outcomes, l) = match w {
-                Worker::Thread { tx, handle } => {
+                Worker::Thread { tx, handle, .. } => {
                     drop(tx);
                     handle.join().expect("timing worker panicked")
                 }

@@ -2,7 +2,7 @@
 //! share, and what each variant's outcome collects. The same state times
 //! batches on a worker thread or, for an inline engine, on the caller's.
 
-use crate::engine::{Batch, BatchCycles, Sampling, VariantOutcome};
+use crate::engine::{Batch, BatchCycles, Sampling, VariantOutcome, VariantsTime};
 use crate::sink::Sink;
 use bottlenose_timing::{BatchPart, Core, CoreConfig, Details, InstrTiming, Listener, StageDetails};
 use std::sync::mpsc::Sender;
@@ -19,7 +19,8 @@ pub(crate) struct Timing<L> {
     units: Vec<Vec<f64>>,
     /// Per variant, the commit cycle at the end of each marked batch.
     marks: Vec<Vec<f64>>,
-    instructions: u64,
+    /// Per variant, the instructions it timed (a sub-sampled variant skips windows).
+    instructions: Vec<u64>,
     /// Where the baseline's batch cycles go (when the producer asked for them).
     feedback: Option<Sender<BatchCycles>>,
 }
@@ -34,7 +35,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
             prefix: None,
             units: vec![Vec::new(); n],
             marks: vec![Vec::new(); n],
-            instructions: 0,
+            instructions: vec![0; n],
             feedback,
         }
     }
@@ -45,8 +46,14 @@ impl<L: Listener + Send + 'static> Timing<L> {
         if batch.part != BatchPart::Whole && self.prefix.is_none() {
             self.prefix = Some(self.cores.iter().map(|(_, c)| c.cycles()).collect());
         }
-        let unit = matches!(batch.part, BatchPart::Unit { .. });
         for (k, (i, core)) in self.cores.iter_mut().enumerate() {
+            let variants = if *i == 0 { VariantsTime::Same } else { batch.variants };
+            let unit = match variants {
+                VariantsTime::Skip => continue,
+                VariantsTime::WarmUp => false,
+                VariantsTime::Same => matches!(batch.part, BatchPart::Unit { .. }),
+            };
+            self.instructions[k] += batch.records.len() as u64;
             let before = core.cycles();
             let last_commit = match (&mut self.sink, *i) {
                 (Some(sink), 0) => step_baseline(core, sink, batch, &self.table),
@@ -63,7 +70,6 @@ impl<L: Listener + Send + 'static> Timing<L> {
                 let _ = tx.send(BatchCycles { part: batch.part, cycles });
             }
         }
-        self.instructions += batch.records.len() as u64;
     }
 
     /// Every variant's outcome (with its index in the engine's configs) and the listener.
@@ -71,9 +77,9 @@ impl<L: Listener + Send + 'static> Timing<L> {
         let Self { cores, sink, prefix, units, marks, instructions, .. } = self;
         let outcomes = cores
             .into_iter()
-            .zip(units.into_iter().zip(marks))
+            .zip(units.into_iter().zip(marks).zip(instructions))
             .enumerate()
-            .map(|(k, ((i, c), (units, marks)))| {
+            .map(|(k, ((i, c), ((units, marks), instructions)))| {
                 let prefix_cycles = prefix.as_ref().map(|p| p[k]);
                 (i, VariantOutcome { cycles: c.cycles(), instructions, prefix_cycles, units, marks })
             })

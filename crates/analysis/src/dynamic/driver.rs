@@ -114,6 +114,8 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         (None, None) => VariantEngine::new(configs, listeners, opts.threads),
     };
     let ideal = ideal_streams(machine, opts, &base_config);
+    // the timing cores beside the baseline's, which a sampled run times on a sub-sample of its windows
+    let variant_cores = labels.len() + alu1_variant.is_some() as usize + ideal.iter().map(|st| st.sets.len()).sum::<usize>();
     let front = Front::new(machine, opts.idealization, opts.prefetcher);
     // what ran, not the option's name: `machine` reads as `next-line + stream 63 lines ahead`
     let prefetcher = front.functional.caches.prefetcher_description();
@@ -141,7 +143,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         maps_seen: 0,
         roi_placement: opts.roi_placement.take(),
         maps_known: Vec::new(),
-        sampler: smarts.map(|o| Sampler::new(o, BATCH as u64)),
+        sampler: smarts.map(|o| Sampler::new(o, BATCH as u64).with_variant_cores(variant_cores)),
         part: Some(BatchPart::Whole),
         fast_forwarded: 0,
         untimed: Vec::new(),

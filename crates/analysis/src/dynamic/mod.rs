@@ -22,7 +22,7 @@ pub use options::{DynamicOptions, IdealizeLevel, SAMPLE_WINDOW_INSTRUCTIONS};
 pub use report::{
     AppliedAcceleration, DynamicError, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport, SamplingReport, StaticInstruction,
 };
-pub use bottlenose_simulate::engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
+pub use bottlenose_simulate::engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome, VariantsTime};
 // the engine is the simulate crate's; `dynamic::engine` stays a path to it
 pub(crate) use bottlenose_simulate::engine;
 pub use symbolize::FileShare;

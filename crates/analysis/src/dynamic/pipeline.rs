@@ -2,7 +2,7 @@
 //! functional layers (baseline and idealized) and into batches for the
 //! timing engines, exact or sampled.
 
-use bottlenose_simulate::engine::{Batch, DynRecord, VariantEngine};
+use bottlenose_simulate::engine::{Batch, DynRecord, VariantEngine, VariantsTime};
 use super::front::{Executed, Front};
 use super::options::BATCH;
 use super::report::StaticInstruction;
@@ -140,9 +140,16 @@ impl Pipeline<'_> {
         }
         let part = self.part.unwrap_or_default();
         let len = self.batch.records.len() as u64;
-        hand_over(&mut self.batch, &mut self.engine, part);
+        // the variants time a sub-sample of a sampled run's windows
+        let variants = self.sampler.as_ref().map_or(VariantsTime::Same, |s| s.variants_time());
+        hand_over(&mut self.batch, &mut self.engine, part, variants);
         for st in &mut self.ideal {
-            hand_over(&mut st.batch, &mut st.engine, part);
+            match variants {
+                VariantsTime::Same => hand_over(&mut st.batch, &mut st.engine, part, VariantsTime::Same),
+                VariantsTime::WarmUp => hand_over(&mut st.batch, &mut st.engine, BatchPart::WarmUp, VariantsTime::Same),
+                // its new instructions stay for the next batch it times
+                VariantsTime::Skip => st.batch.records.clear(),
+            }
         }
         if self.sampler.is_some() {
             self.end_batch(len);
@@ -186,12 +193,14 @@ impl Pipeline<'_> {
     }
 }
 
-/// Feeds the filled batch in `slot` to `engine` as `part` of the run and leaves
-/// an empty one in its place, at full size: no regrowth per batch on the hot path.
-fn hand_over<L: bottlenose_timing::Listener + Send + 'static>(slot: &mut Batch, engine: &mut VariantEngine<L>, part: BatchPart) {
+/// Feeds the filled batch in `slot` to `engine` as `part` of the run (for the
+/// variants beside the baseline, as `variants` says) and leaves an empty one in
+/// its place, at full size: no regrowth per batch on the hot path.
+fn hand_over<L: bottlenose_timing::Listener + Send + 'static>(slot: &mut Batch, engine: &mut VariantEngine<L>, part: BatchPart, variants: VariantsTime) {
     let next = Batch { records: engine.buffer(BATCH), ..Default::default() };
     let mut filled = std::mem::replace(slot, next);
     filled.part = part;
+    filled.variants = variants;
     engine.feed(filled);
 }
 

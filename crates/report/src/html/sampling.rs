@@ -28,6 +28,11 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
     let conf = num(&s["confidence"]) * 100.0;
     let _ = write!(o, "<section id=\"sampling\"><h2>Sampling</h2><p>{} ({conf:.1} % confidence intervals): {} instructions timed exactly first, then {} measured units of {} instructions, each after a detailed warm-up of {}.</p>",
         esc(s["method"].as_str().unwrap_or("")), s["exact_instructions"], s["units"], s["unit_instructions"], s["warm_up_instructions"]);
+    let has_variants = [&s["sensitivity"], &s["idealization"]].iter().any(|v| v.as_array().is_some_and(|a| !a.is_empty()));
+    if has_variants && s["variant_units"].as_u64() < s["units"].as_u64() {
+        let every: Vec<String> = s["strata"].as_array().map(|a| a.iter().map(|x| format!("1 in {} ({} units)", x["variants_every"], x["variant_units"])).collect()).unwrap_or_default();
+        let _ = write!(o, "<p>The sensitivity variants and idealizations timed a sub-sample of {} units (by stratum: {}); their intervals are paired ratios to the baseline over it.</p>", s["variant_units"], esc(&every.join("; ")));
+    }
     let t = &s["target"];
     let status = if t["reached"] == Value::Bool(true) {
         format!("target ±{:.1} % reached", num(&t["relative_half_width"]) * 100.0)

@@ -81,6 +81,50 @@ pub fn choose_period(target: &Target, state: &State) -> u64 {
     period.clamp(MIN_PERIOD.max(state.window_batches), max_period.max(state.window_batches))
 }
 
+/// The variants' detailed work may cost at most this share of the baseline's
+/// sampled run (the model alone): the full analysis then stays within 1.5x of
+/// it, views and idealized functional layers aside.
+pub const VARIANT_COST_SHARE: f64 = 0.5;
+/// A timing core's cost per instruction relative to the functional layer's
+/// (caches, TLBs, predictors): on `bench/programs/speed.c`, the sampled model
+/// timing half its batches took 5.9 CPU s against 3.5 for the functional layer
+/// alone, 2.4 s for 33 M instructions timed against 3.5 s for 66 M warmed.
+pub const CORE_COST: f64 = 1.4;
+/// The variants' sub-sample aims at this many units over the run at least
+/// (the central-limit bound the intervals assume, [`super::estimator::MIN_UNITS_FOR_CLT`]).
+pub const MIN_VARIANT_UNITS: f64 = 30.0;
+
+/// What a stratum's sub-sampling is chosen from.
+#[derive(Debug, Clone, Copy)]
+pub struct VariantLoad {
+    /// Timing cores beside the baseline's (sensitivity variants, the 1-cycle
+    /// ALU, the idealized streams' cores).
+    pub cores: usize,
+    pub period: u64,
+    pub window_batches: u64,
+    /// Batches per period the functional layer runs on (all of them under
+    /// functional warming; the warm-up and the window under fast-forward).
+    pub functional_batches: f64,
+    /// Units measured before the stratum, and the units it is planned to hold.
+    pub units_before: f64,
+    pub units_planned: f64,
+}
+
+/// One window in how many periods the variants time in a stratum: as few as
+/// keep their cost within [`VARIANT_COST_SHARE`] of the baseline's,
+/// `cores · w · c / k <= share · (f + w · c)` per period (`w` window batches at
+/// core cost `c`, `f` functional batches); but no sparser than leaves the run
+/// [`MIN_VARIANT_UNITS`] sub-sampled units by the stratum's planned end.
+pub fn variants_every(l: &VariantLoad) -> u64 {
+    if l.cores == 0 {
+        return 1;
+    }
+    let window = l.window_batches as f64 * CORE_COST;
+    let for_cost = (l.cores as f64 * window / (VARIANT_COST_SHARE * (l.functional_batches + window))).ceil();
+    let for_floor = ((l.units_before + l.units_planned) / MIN_VARIANT_UNITS).floor();
+    for_cost.min(for_floor).max(1.0) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -154,6 +154,53 @@ impl Design {
     }
 }
 
+/// The units a run's timing variants timed: a sub-sample of the measured
+/// units (see `schedule`), one period in `every_by_stratum[h]` of stratum h.
+#[derive(Debug, Clone, Default)]
+pub struct Subsample {
+    /// Indices of the sub-sampled units among the measured ones, increasing.
+    pub units: Vec<usize>,
+    pub every_by_stratum: Vec<u64>,
+}
+
+impl Subsample {
+    /// The sub-sample as a design of its own: the same strata (same
+    /// instructions) with their sub-sampled units only, numbered in sub-sample order.
+    pub fn design(&self, full: &Design) -> Design {
+        let mut k = 0;
+        let strata = full
+            .strata
+            .iter()
+            .map(|s| {
+                let first_unit = k;
+                while k < self.units.len() && self.units[k] < s.first_unit + s.units {
+                    k += 1;
+                }
+                Stratum { instructions: s.instructions, first_unit, units: k - first_unit }
+            })
+            .collect();
+        Design { unit_instructions: full.unit_instructions, prefix_instructions: full.prefix_instructions, strata }
+    }
+
+    /// The values of `all` (one per measured unit) at the sub-sampled units.
+    pub fn gather(&self, all: &[f64]) -> Vec<f64> {
+        self.units.iter().map(|&i| all[i]).collect()
+    }
+
+    /// A variant measured on the sub-sample against the baseline measured on
+    /// every unit (two-phase sampling with a ratio estimator): the ratio of the
+    /// variant's total to the baseline's, `T_v / T_b`, both estimated over the
+    /// sub-sample (stratum by stratum), with its interval at `z` from the paired
+    /// residuals `v_i - R b_i`. The variant's total is then the baseline's
+    /// full-sample estimate times this ratio: a unit slow for the baseline is
+    /// slow for the variant too, so the ratio needs far fewer units than the total.
+    pub fn variant_ratio(&self, full: &Design, base: Series<'_>, variant: Series<'_>, z: f64) -> Interval {
+        let base_units = self.gather(base.units);
+        let sub = self.design(full);
+        sub.ratio_interval(variant, Series { prefix: base.prefix, units: &base_units }, z)
+    }
+}
+
 pub fn mean(x: &[f64]) -> f64 {
     if x.is_empty() {
         0.0

@@ -2,7 +2,7 @@
 //! totals, the executions the timing model did not see added back, and the
 //! report's `sampling` section.
 
-use super::estimator::Design;
+use super::estimator::{Design, Subsample};
 use super::estimator::Z_99_7;
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
 use super::unit_costs::UnitCosts;
@@ -16,6 +16,8 @@ use std::time::Duration;
 pub struct SampledRun {
     opts: SamplingOptions,
     design: Design,
+    /// The units the variants timed.
+    subsample: Subsample,
     strata: Vec<StratumReport>,
     elapsed: Duration,
     batch_instructions: u64,
@@ -52,7 +54,10 @@ fn total_without_units(design: &Design, o: &VariantOutcome) -> f64 {
 
 /// Replaces each outcome's cycles by the estimate from its units (its units stay),
 /// adds the fast-forwarded executions (`untimed`, by static index) to `cost`, and
-/// brings its weighted cycles to the baseline's estimate. `None` (and nothing
+/// brings its weighted cycles to the baseline's estimate. The first outcome is
+/// the baseline, measured on every unit; the others (variants) on the
+/// sub-sample: each is the baseline's estimate times its ratio to the baseline
+/// over the sub-sample ([`Subsample::variant_ratio`]). `None` (and nothing
 /// changed): the run ended in its exact prefix.
 pub fn estimate<'a>(
     sampler: Sampler,
@@ -62,18 +67,22 @@ pub fn estimate<'a>(
 ) -> Option<SampledRun> {
     let batch_instructions = sampler.batch_instructions;
     let opts = sampler.opts.clone();
-    let (design, strata, elapsed) = sampler.finish()?;
+    let (design, subsample, strata, elapsed) = sampler.finish()?;
     let mut outcomes = outcomes.into_iter();
-    let total = |o: &mut VariantOutcome| {
-        let estimate = if design.measured_units() > 0 { design.total(measured(o).series()) } else { total_without_units(&design, o) };
+    let baseline = outcomes.next()?;
+    let base = if design.measured_units() > 0 { design.total(measured(baseline).series()) } else { total_without_units(&design, baseline) };
+    baseline.prefix_cycles = Some(prefix_cycles(baseline));
+    baseline.cycles = base;
+    let base_series = measured(baseline).series();
+    for o in outcomes {
+        let estimate = if subsample.units.is_empty() {
+            total_without_units(&design, o)
+        } else {
+            base * subsample.variant_ratio(&design, base_series, measured(o).series(), 1.0).value
+        };
         o.prefix_cycles = Some(prefix_cycles(o));
         o.cycles = estimate;
-        o.cycles
-    };
-    let base = total(outcomes.next()?);
-    outcomes.for_each(|o| {
-        total(o);
-    });
+    }
     for (i, &(n, m)) in untimed.iter().enumerate().filter(|(_, u)| u.0 > 0) {
         cost.add_untimed(i, n, m);
     }
@@ -81,7 +90,7 @@ pub fn estimate<'a>(
     if weighted > 0.0 {
         cost.scale_cycles(base / weighted);
     }
-    Some(SampledRun { opts, design, strata, elapsed, batch_instructions })
+    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions })
 }
 
 /// Groups of static instructions the report gives shares of (functions, loops):
@@ -116,6 +125,7 @@ impl SampledRun {
         let loop_shares = if none { Vec::new() } else { unit_costs.group_shares(&self.design, base, Z_99_7, loops.of, &loops.names) };
         let mut summary = summarize(Inputs {
             design: &self.design,
+            subsample: &self.subsample,
             strata: self.strata,
             instructions,
             batch_instructions: self.batch_instructions,

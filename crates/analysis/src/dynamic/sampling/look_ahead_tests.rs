@@ -25,7 +25,7 @@ fn the_look_ahead_matches_the_fast_forward_that_follows() {
         simulated += batch;
         part = s.next_batch(simulated);
     }
-    let periods: Vec<u64> = s.finish().unwrap().1.iter().map(|st| st.period).collect();
+    let periods: Vec<u64> = s.finish().unwrap().2.iter().map(|st| st.period).collect();
     assert!(periods.windows(2).any(|w| w[1] != w[0]), "the period changed: {periods:?}");
     let (mut exact, mut stopped) = (0, 0);
     for (k, (n, window_next)) in predictions {

@@ -29,11 +29,14 @@ pub mod unit_costs;
 #[cfg(test)]
 mod look_ahead_tests;
 #[cfg(test)]
+mod subsample_tests;
+#[cfg(test)]
 mod synthetic_tests;
 
+use bottlenose_simulate::engine::VariantsTime;
 use bottlenose_timing::BatchPart;
-use controller::{choose_period, State, Target, MIN_PERIOD};
-use estimator::{Design, Running};
+use controller::{choose_period, variants_every, State, Target, VariantLoad, MIN_PERIOD};
+use estimator::{Design, Running, Subsample};
 use schedule::{WindowSchedule, WindowStep};
 use std::time::{Duration, Instant};
 
@@ -125,6 +128,8 @@ pub struct Sampler {
     last: WindowStep,
     fast_forward: (Duration, u64),
     windows: (Duration, u64),
+    /// Timing cores beside the baseline's, which time a sub-sample of the windows.
+    variant_cores: usize,
 }
 
 impl Sampler {
@@ -147,7 +152,44 @@ impl Sampler {
             last: WindowStep::Unit,
             fast_forward: (Duration::ZERO, 0),
             windows: (Duration::ZERO, 0),
+            variant_cores: 0,
         }
+    }
+
+    /// The run times `cores` timing cores beside the baseline's: they time a
+    /// sub-sample of the windows, chosen per stratum ([`controller::variants_every`]).
+    pub fn with_variant_cores(mut self, cores: usize) -> Self {
+        self.variant_cores = cores;
+        self
+    }
+
+    /// What the variants do with the batch just planned: time every batch of
+    /// the exact prefix as the baseline does, then the windows of their sub-sample.
+    pub fn variants_time(&self) -> VariantsTime {
+        match self.schedule.as_ref().map(|s| (s.variants_step(), self.last)) {
+            None => VariantsTime::Same,
+            Some((WindowStep::FastForward, _)) => VariantsTime::Skip,
+            Some((WindowStep::WarmUp, WindowStep::Unit)) => VariantsTime::WarmUp,
+            Some(_) => VariantsTime::Same,
+        }
+    }
+
+    /// The sub-sampling of a stratum at `period` from `simulated` to `until` instructions.
+    fn variants_every(&self, period: u64, simulated: u64, until: u64) -> u64 {
+        let window_batches = WARM_UP_BATCHES + UNIT_BATCHES;
+        let functional_batches = match self.opts.warming {
+            Warming::Full => period as f64,
+            Warming::Window { instructions } => (period as f64).min(instructions as f64 / self.batch_instructions as f64 + window_batches as f64),
+        };
+        let period_instructions = (period * self.batch_instructions) as f64;
+        variants_every(&VariantLoad {
+            cores: self.variant_cores,
+            period,
+            window_batches,
+            functional_batches,
+            units_before: self.schedule.as_ref().map_or(0, |s| s.units()) as f64,
+            units_planned: until.saturating_sub(simulated) as f64 / period_instructions,
+        })
     }
 
     /// Whether sampling has begun (the exact prefix is over).
@@ -196,8 +238,10 @@ impl Sampler {
                 return Some(BatchPart::Whole);
             }
             let period = self.decide(simulated);
-            self.schedule = Some(WindowSchedule::new(WARM_UP_BATCHES, UNIT_BATCHES, period, self.opts.seed, self.batch_instructions * UNIT_BATCHES, simulated));
             self.next_decision = (2 * simulated).max(simulated + FIRST_STRETCH);
+            let every = self.variants_every(period.max(WARM_UP_BATCHES + UNIT_BATCHES), simulated, self.next_decision);
+            let schedule = WindowSchedule::new(WARM_UP_BATCHES, UNIT_BATCHES, period, self.opts.seed, self.batch_instructions * UNIT_BATCHES, simulated);
+            self.schedule = Some(schedule.with_variants_every(every));
             self.sampling_since = Some(now);
         } else if simulated >= self.next_decision && self.schedule.as_ref().is_some_and(|s| s.at_last_batch()) {
             // the stretch to come is as long as all before it and its phases are unknown: the
@@ -206,10 +250,11 @@ impl Sampler {
             // initialisation's low variance asked for)
             let current = self.schedule.as_ref().map_or(MIN_PERIOD, |s| s.period());
             let period = self.decide(simulated).min(2 * current);
-            if let Some(s) = &mut self.schedule {
-                s.set_period(period);
-            }
             self.next_decision = 2 * simulated;
+            let every = self.variants_every(period, simulated, self.next_decision);
+            if let Some(s) = &mut self.schedule {
+                s.set_stratum(period, every);
+            }
         }
         let s = self.schedule.as_mut()?;
         let step = s.next();
@@ -335,12 +380,19 @@ impl Sampler {
     }
 
     /// The design of the finished run (`None`: it never left the exact prefix).
-    pub fn finish(self) -> Option<(Design, Vec<report::StratumReport>, Duration)> {
+    pub fn finish(self) -> Option<(Design, Subsample, Vec<report::StratumReport>, Duration)> {
         let s = self.schedule?;
         let elapsed = self.started.elapsed();
         let periods = s.periods_by_stratum().to_vec();
-        let design = s.into_design();
-        let strata = design.strata.iter().zip(periods).map(|(st, period)| report::StratumReport { instructions: st.instructions, period, units: st.units }).collect();
-        Some((design, strata, elapsed))
+        let (design, subsample) = s.into_parts();
+        let sub = subsample.design(&design);
+        let strata = design
+            .strata
+            .iter()
+            .zip(periods)
+            .zip(subsample.every_by_stratum.iter().zip(&sub.strata))
+            .map(|((st, period), (&variants_every, v))| report::StratumReport { instructions: st.instructions, period, units: st.units, variants_every, variant_units: v.units })
+            .collect();
+        Some((design, subsample, strata, elapsed))
     }
 }

@@ -3,7 +3,7 @@
 //! the CPI-stack components and Top-Down level 1), the design, and whether
 //! the target was reached (and, if not, what would reach it).
 
-use super::estimator::{Design, Interval, Series, Stratum, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
+use super::estimator::{Design, Interval, Series, Stratum, Subsample, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
 use bottlenose_views::{IdleFp, WindowTally, CPI_COMPONENTS};
 use std::collections::BTreeMap;
 pub use bottlenose_report_model::sampling::{FlopsInterval, IdealizationInterval, SamplingSummary, ShareInterval, SpeedupInterval, StackIntervals, StratumReport, TargetReport};
@@ -31,6 +31,8 @@ impl<'a> Measured<'a> {
 
 pub struct Inputs<'a> {
     pub design: &'a Design,
+    /// The units the variants and idealizations timed.
+    pub subsample: &'a Subsample,
     pub strata: Vec<StratumReport>,
     pub instructions: u64,
     pub batch_instructions: u64,
@@ -88,11 +90,15 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         };
         format!("{need} units would reach ±{:.1} % ({} measured): {how}", i.target * 100.0, d.measured_units())
     }) };
+    // the variants are paired with the baseline on their sub-sample
+    let sub = i.subsample.design(d);
+    let base_units = i.subsample.gather(i.base.units);
+    let base_sub = Measured { prefix: i.base.prefix, units: &base_units, total: i.base.total };
     let sensitivity = i
         .variants
         .iter()
         .map(|(resources, weight, m)| {
-            let r = ratio(d, &i.base, m, z);
+            let r = ratio(&sub, &base_sub, m, z);
             SpeedupInterval { resources: resources.clone(), weight: *weight, speedup: Interval { value: r.value - 1.0, half_width: r.half_width } }
         })
         .collect();
@@ -101,19 +107,25 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         .iter()
         .map(|(what, m)| {
             // CPI reduction = (T_b - T_i) / N = T_b / N · (1 - T_i / T_b)
-            let q = ratio(d, m, &i.base, z);
+            let q = ratio(&sub, m, &base_sub, z);
             let scale = cycles.value / n;
             IdealizationInterval { what: what.clone(), cpi_reduction: Interval { value: scale * (1.0 - q.value), half_width: scale * q.half_width } }
         })
         .collect();
     let (cpi_stacks, topdown_level1, flops_stack) = view_shares(i.windows, z, i.flops, &cycles);
     let units = d.measured_units();
+    let variant_units = sub.measured_units();
+    let has_variants = !i.variants.is_empty() || !i.ideals.is_empty();
     let warning = if !cycles.known() {
         Some(no_interval(units, i.base.total > 0.0))
+    } else if units < MIN_UNITS_FOR_CLT {
+        Some(format!("only {units} units measured: the intervals assume at least {MIN_UNITS_FOR_CLT} (central limit theorem) and may be too narrow"))
+    } else if has_variants && variant_units < MIN_UNITS_FOR_CLT.min(units) {
+        Some(format!(
+            "the sensitivity variants and idealizations timed only {variant_units} of the {units} units: their intervals assume at least {MIN_UNITS_FOR_CLT} and may be too narrow"
+        ))
     } else {
-        (units < MIN_UNITS_FOR_CLT).then(|| {
-            format!("only {units} units measured: the intervals assume at least {MIN_UNITS_FOR_CLT} (central limit theorem) and may be too narrow")
-        })
+        None
     };
     SamplingSummary {
         method: "SMARTS systematic sampling",
@@ -122,6 +134,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         unit_instructions: d.unit_instructions,
         warm_up_instructions: i.warm_up_batches * i.batch_instructions,
         units,
+        variant_units,
         detailed_instructions: d.prefix_instructions + units as u64 * (d.unit_instructions + i.warm_up_batches * i.batch_instructions),
         strata: i.strata,
         cycles,

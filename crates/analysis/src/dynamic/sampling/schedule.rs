@@ -19,8 +19,16 @@
 //! The period changes only between periods, and every change starts a new
 //! stratum (see `estimator`): the strata record how many instructions each
 //! period length covered and which units were measured in it.
+//!
+//! The timing variants (sensitivity, idealizations) time a sub-sample of the
+//! windows: in each stratum, one period in every `variants_every` (its own
+//! choice, made with the period), drawn at random within each block of that
+//! many consecutive periods, so that every unit of the stratum is in the
+//! sub-sample with the same probability and no program period aliases with
+//! the sub-sampling. The choice is known at the window's warm-up, which the
+//! variants then time too.
 
-use super::estimator::{Design, Stratum};
+use super::estimator::{Design, Stratum, Subsample};
 
 /// What the timing model does with one batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +61,22 @@ pub struct WindowSchedule {
     /// The period of each stratum.
     periods_by_stratum: Vec<u64>,
     units: usize,
+    /// One window in `variants_every` periods is timed by the variants too: the
+    /// current stratum's, and the next stratum's when a period change is pending.
+    variants_every: u64,
+    pending_every: u64,
+    /// The period number the current stratum began with.
+    stratum_first_period: u64,
+    /// What the variants do with the batch just scheduled.
+    variants_step: WindowStep,
+    /// The sub-sample: the measured units the variants timed (indices in unit
+    /// order), and each stratum's `variants_every`.
+    variant_units: Vec<usize>,
+    every_by_stratum: Vec<u64>,
 }
+
+/// Salt of the sub-sample's draws (independent of the units' positions).
+const SUBSAMPLE_SALT: u64 = 0x5ab5_a3b1e;
 
 /// splitmix64: a fixed, well-mixed hash of one word.
 fn mix(x: u64) -> u64 {
@@ -82,6 +105,12 @@ impl WindowSchedule {
             design: Design { unit_instructions, prefix_instructions, strata: Vec::new() },
             periods_by_stratum: Vec::new(),
             units: 0,
+            variants_every: 1,
+            pending_every: 1,
+            stratum_first_period: 0,
+            variants_step: WindowStep::FastForward,
+            variant_units: Vec::new(),
+            every_by_stratum: Vec::new(),
         };
         s.start_stratum();
         s.unit_at = s.draw(0, period);
@@ -102,7 +131,28 @@ impl WindowSchedule {
     /// ([`WindowSchedule::at_last_batch`]), so that a unit at the start of the
     /// next period gets its warm-up.
     pub fn set_period(&mut self, period: u64) {
+        self.set_stratum(period, 1);
+    }
+
+    /// As [`WindowSchedule::set_period`], the variants timing one window in
+    /// `variants_every` periods of the new stratum.
+    pub fn set_stratum(&mut self, period: u64, variants_every: u64) {
         self.pending = Some(period.max(self.window_batches()));
+        self.pending_every = variants_every.max(1);
+    }
+
+    /// The first stratum's sub-sampling (before the first batch is scheduled).
+    pub fn with_variants_every(mut self, variants_every: u64) -> Self {
+        debug_assert_eq!(self.batches, 0, "set before the first batch");
+        self.variants_every = variants_every.max(1);
+        *self.every_by_stratum.last_mut().expect("a stratum is open") = self.variants_every;
+        self
+    }
+
+    /// Whether the variants time period `q`'s window: `q` the `j`-th period of
+    /// stratum `h`, sub-sampled one in `every`.
+    fn variants_time(&self, h: usize, j: u64, every: u64) -> bool {
+        every <= 1 || mix(mix(self.seed ^ SUBSAMPLE_SALT) ^ ((h as u64) << 40) ^ (j / every)) % every == j % every
     }
 
     /// The unit's position in period `q` of `len` batches: uniform over `0..len`.
@@ -112,6 +162,7 @@ impl WindowSchedule {
 
     fn start_stratum(&mut self) {
         self.periods_by_stratum.push(self.period);
+        self.every_by_stratum.push(self.variants_every);
         self.design.strata.push(Stratum { instructions: 0, first_unit: self.units, units: 0 });
     }
 
@@ -122,6 +173,8 @@ impl WindowSchedule {
             self.periods += 1;
             if let Some(p) = self.pending.take() {
                 self.period = p;
+                self.variants_every = self.pending_every;
+                self.stratum_first_period = self.periods;
                 self.start_stratum();
             }
             self.unit_at = self.next_unit_at;
@@ -138,6 +191,22 @@ impl WindowSchedule {
         let in_unit = r >= self.unit_at && r < self.unit_at + self.unit;
         let warms_this = r < self.unit_at && self.unit_at - r <= self.warm_up;
         let warms_next = self.period - r + self.next_unit_at <= self.warm_up && r + 1 >= self.period.saturating_sub(self.warm_up);
+        // the variants: this period's unit and its warm-up if it is in their
+        // sub-sample; a batch that warms up for the next period's unit (this
+        // period's unit included, when the next one starts its period) if that one is
+        let h = self.design.strata.len() - 1;
+        let this_period = self.periods - self.stratum_first_period;
+        let this_in = (in_unit || warms_this) && self.variants_time(h, this_period, self.variants_every);
+        let next_in = warms_next
+            && match self.pending {
+                Some(_) => self.variants_time(h + 1, 0, self.pending_every),
+                None => self.variants_time(h, this_period + 1, self.variants_every),
+            };
+        self.variants_step = match (this_in, next_in) {
+            (true, _) if in_unit => WindowStep::Unit,
+            (true, _) | (false, true) => WindowStep::WarmUp,
+            (false, false) => WindowStep::FastForward,
+        };
         if in_unit {
             WindowStep::Unit
         } else if warms_this || warms_next {
@@ -145,6 +214,12 @@ impl WindowSchedule {
         } else {
             WindowStep::FastForward
         }
+    }
+
+    /// What the variants do with the batch just scheduled: time it as a unit
+    /// of their sub-sample or as its warm-up, or skip it (`FastForward`).
+    pub fn variants_step(&self) -> WindowStep {
+        self.variants_step
     }
 
     /// Whether the next batch is the last of its period (the time to change the period).
@@ -158,6 +233,9 @@ impl WindowSchedule {
         let s = self.design.strata.last_mut().expect("a stratum is open");
         s.instructions += instructions;
         if measured {
+            if self.variants_step == WindowStep::Unit {
+                self.variant_units.push(self.units);
+            }
             s.units += 1;
             self.units += 1;
         }
@@ -177,6 +255,11 @@ impl WindowSchedule {
 
     pub fn into_design(self) -> Design {
         self.design
+    }
+
+    /// The design and its sub-sample (the variants' units).
+    pub fn into_parts(self) -> (Design, Subsample) {
+        (self.design, Subsample { units: self.variant_units, every_by_stratum: self.every_by_stratum })
     }
 }
 
