@@ -14,37 +14,7 @@ pub use bottlenose_report_model::accounting::{find_node, AccountingReport, Ideal
 /// and the idealized run round whole cycles differently.
 pub const BOUND_TOLERANCE: f64 = 0.02;
 
-/// An idealization of the functional layer or of the core.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ideal {
-    Icache,
-    Dcache,
-    Branch,
-    Alu1,
-}
-
-impl Ideal {
-    pub const ALL: [Ideal; 4] = [Ideal::Icache, Ideal::Dcache, Ideal::Branch, Ideal::Alu1];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Ideal::Icache => "perfect_icache",
-            Ideal::Dcache => "perfect_dcache",
-            Ideal::Branch => "perfect_branch",
-            Ideal::Alu1 => "alu_1cycle",
-        }
-    }
-
-    /// The CPI-stack component the idealization removes.
-    pub fn component(self) -> &'static str {
-        match self {
-            Ideal::Icache => "icache",
-            Ideal::Dcache => "dcache",
-            Ideal::Branch => "bpred",
-            Ideal::Alu1 => "alu_latency",
-        }
-    }
-}
+pub use bottlenose_simulate::Ideal;
 
 /// The metric engine over the model's counters for a machine of this width.
 pub fn model_engine(width: f64) -> MetricEngine {

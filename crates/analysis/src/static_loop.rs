@@ -2,7 +2,7 @@
 //! cycles per iteration, IPC, resource usage, sensitivity and bottlenecks.
 
 use bottlenose_simulate::sensitivity::{explain_slower, points};
-use bottlenose_simulate::{rank, run_loop, steady_iterations, BlockRun, DefaultKnobs, Knob, Plan, PlanRequest, Variants};
+use bottlenose_simulate::{rank, run_loop, steady_iterations, BlockRun, DefaultKnobs, IdealizeLevel, Knob, Plan, PlanRequest, Variants};
 use bottlenose_timing::CoreKnob;
 use crate::usage::{global_usage, per_instruction_load};
 use crate::AnalysisError;
@@ -52,8 +52,8 @@ pub fn analyze_block(
         sensitivity: opts.sensitivity,
         baseline: &[],
         // static code has no cache misses or mispredictions: of Eyerman's
-        // idealizations only the 1-cycle ALU applies
-        alu1: true,
+        // idealizations only the 1-cycle ALU applies (a loop has no masked streams)
+        idealize: IdealizeLevel::Singles,
     };
     let plan = Plan::new(machine, &request, DefaultKnobs::Loop(&block))?;
     let nominal = plan.baseline_config(machine);

@@ -93,7 +93,7 @@ pub struct RunArgs {
     /// prediction, 1-cycle ALU); the four singles run by default.
     #[arg(long, conflicts_with = "no_idealize")]
     pub idealize: bool,
-    /// Skip the idealization experiments (each costs one more functional layer or timing core).
+    /// Skip the idealization experiments (each costs one more timing core).
     #[arg(long)]
     pub no_idealize: bool,
     /// Stop after simulating this many instructions (partial report).

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 
 fn run(args: &[&str], prog: &Path) -> (std::process::Output, Value) {
-    // no assertion reads the sweep or the idealizations (each repeats the functional layer)
+    // no assertion reads the sweep or the idealizations (each times the run again)
     common::run_report(&[args, &["--no-sensitivity", "--no-idealize"]].concat(), prog, &[])
 }
 

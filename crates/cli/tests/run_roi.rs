@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn run(args: &[&str], prog: &Path) -> Value {
-    // no assertion reads the idealizations, which repeat the functional layer per variant
+    // no assertion reads the idealizations, each of which times the region again
     common::run_json(&[args, &["--no-idealize"]].concat(), prog, &[])
 }
 

@@ -6,6 +6,7 @@
 
 mod anomaly;
 pub mod engine;
+pub mod ideal;
 pub mod knob;
 pub mod plan;
 mod rank;
@@ -16,6 +17,7 @@ mod steady;
 mod worker;
 
 pub use anomaly::SlowerWhenFaster;
+pub use ideal::{Ideal, IdealStream, IdealizeLevel};
 pub use engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
 pub use knob::{accelerate, check_weight, core_knobs, known_names, parse_acceleration, Knob, WEIGHT_RANGE};
 pub use plan::{DefaultKnobs, NamedWeight, Plan, PlanRequest, Variants};

@@ -3,6 +3,7 @@
 //! the idealizations timed beside it; and from them the timing variants.
 
 use crate::knob::{check_weight, core_knobs, knob_sets, Knob};
+use crate::ideal::{IdealStream, IdealizeLevel};
 use crate::PlanError;
 use bottlenose_machine::Machine;
 use bottlenose_timing::{Acceleration, CoreConfig, CoreKnob, InstrTiming};
@@ -19,8 +20,10 @@ pub struct PlanRequest<'a> {
     pub sensitivity: bool,
     /// Accelerations of the baseline itself (`run --accelerate`).
     pub baseline: &'a [(String, f64)],
-    /// Time the 1-cycle-ALU idealization as a variant of the baseline.
-    pub alu1: bool,
+    /// The idealizations: with any level but `Off`, the 1-cycle ALU is a timing
+    /// variant of the baseline; the masked streams of the functional ones
+    /// ([`Plan::ideal_streams`]) are for sources with a functional layer (traces).
+    pub idealize: IdealizeLevel,
 }
 
 /// The knobs a sweep tries when the user names none, by source.
@@ -50,7 +53,7 @@ pub struct Plan {
     /// The baseline's acceleration and how the user named it.
     pub baseline: Acceleration,
     pub applied: Vec<NamedWeight>,
-    pub alu1: bool,
+    pub idealize: IdealizeLevel,
 }
 
 /// The timing variants of a plan, in the engine's order.
@@ -83,7 +86,7 @@ impl Plan {
             k.apply(&mut baseline, *w);
             applied.push(NamedWeight { resource, weight: *w });
         }
-        Ok(Plan { weights: req.weights.to_vec(), sets, sensitivity: req.sensitivity, baseline, applied, alu1: req.alu1 })
+        Ok(Plan { weights: req.weights.to_vec(), sets, sensitivity: req.sensitivity, baseline, applied, idealize: req.idealize })
     }
 
     /// Whether the plan sweeps anything.
@@ -122,13 +125,20 @@ impl Plan {
             configs.extend(c);
             labels = l;
         }
-        let alu1 = self.alu1.then(|| {
+        let alu1 = (self.idealize != IdealizeLevel::Off).then(|| {
             let mut c = configs[0].clone();
             c.unit_alu_latency = true;
             configs.push(c);
             configs.len() - 1
         });
         Variants { configs, labels, alu1 }
+    }
+}
+
+impl Plan {
+    /// The idealized streams timed beside the baseline stream (a trace's).
+    pub fn ideal_streams(&self) -> Vec<IdealStream> {
+        crate::ideal::ideal_streams(self.idealize)
     }
 }
 
@@ -169,7 +179,7 @@ mod tests {
     use bottlenose_timing::{resolve_block, KNOBS};
 
     fn request<'a>(weights: &'a [f64], resources: Option<&'a [String]>, baseline: &'a [(String, f64)]) -> PlanRequest<'a> {
-        PlanRequest { weights, resources, combine: &[], sensitivity: true, baseline, alu1: true }
+        PlanRequest { weights, resources, combine: &[], sensitivity: true, baseline, idealize: IdealizeLevel::Singles }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use bottlenose_simulate::engine::{Batch, Sampling, VariantEngine, VariantOutcome
 use super::front::{Executed, Front};
 use super::options::{DynamicOptions, BATCH, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
 use super::pipeline::Pipeline;
-use super::plan::{ideal_streams, variants, Variants};
+use super::plan::{variants, Variants};
 use super::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
 use super::roi::RoiTracker;
 use super::sampling::{self, unit_costs::UnitCosts, Sampler};
@@ -87,7 +87,7 @@ impl InsnSink for Consumer<'_, '_> {
 /// `opts.program` and `opts.args` name what it runs; its code is named from the
 /// guest's mappings.
 pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Source) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
-    let Variants { configs, labels, acceleration, alu1_variant } = variants(machine, opts)?;
+    let Variants { configs, labels, acceleration, alu1_variant, ideal } = variants(machine, opts)?;
     let with_views = opts.accounting_views;
     let view_params = ViewParams::new(machine, &configs[0]);
     let facts = SharedFacts::new();
@@ -106,14 +106,12 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
             UnitCosts::new(smarts.is_some()),
         ),
     );
-    let base_config = configs[0].clone();
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1 && smarts.is_none());
     let engine = match (sampling, &smarts) {
         (Some(n), _) => VariantEngine::sampled(configs, listeners, Sampling { window: 16, period: 16 * n as u64 }),
         (None, Some(_)) => VariantEngine::with_feedback(configs, listeners, opts.threads),
         (None, None) => VariantEngine::new(configs, listeners, opts.threads),
     };
-    let ideal = ideal_streams(machine, opts, &base_config);
     // the timing cores beside the baseline's, which a sampled run times on a sub-sample of its windows
     let variant_cores = labels.len() + alu1_variant.is_some() as usize + ideal.iter().map(|st| st.sets.len()).sum::<usize>();
     let front = Front::new(machine, opts.idealization, opts.prefetcher);

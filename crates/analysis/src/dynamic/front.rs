@@ -21,6 +21,11 @@ pub(super) struct Front {
     pending_fetch_stall: f64,
     /// Fetch bubble of the taken branch just executed, charged to its target.
     pending_bubble: f64,
+    /// The bubble the taken branch just executed would have left had it not been
+    /// mispredicted (the resteer covers it), and that of the instruction last filled:
+    /// what a perfect branch predictor adds back ([`bottlenose_simulate::Ideal::apply`]).
+    pending_missed_bubble: f64,
+    pub(super) bubble_if_predicted: f32,
     l1_fetch: f64,
     last_window: u64,
     prev_taken: bool,
@@ -46,6 +51,8 @@ impl Front {
             last_line_missed: false,
             pending_fetch_stall: 0.0,
             pending_bubble: 0.0,
+            pending_missed_bubble: 0.0,
+            bubble_if_predicted: 0.0,
             l1_fetch,
             last_window: u64::MAX,
             prev_taken: true,
@@ -71,6 +78,8 @@ impl Front {
         };
         self.pending_fetch_stall = 0.0;
         self.pending_bubble = 0.0;
+        self.bubble_if_predicted = self.pending_missed_bubble as f32;
+        self.pending_missed_bubble = 0.0;
         // instruction fetch, once per line
         let line = vaddr >> 6;
         if line != self.last_fetch_line {
@@ -205,12 +214,17 @@ impl Front {
             if o.btb_miss && taken && !o.mispredicted {
                 self.pending_fetch_stall += self.bubbles.btb_miss;
             }
-            if taken && !o.mispredicted {
-                self.pending_bubble += match inst.branch {
+            if taken {
+                let bubble = match inst.branch {
                     BranchKind::Return => self.bubbles.ret,
                     BranchKind::IndirectJump | BranchKind::IndirectCall => self.bubbles.indirect,
                     _ => 0.0,
                 } + self.bubbles.taken;
+                if o.mispredicted {
+                    self.pending_missed_bubble += bubble;
+                } else {
+                    self.pending_bubble += bubble;
+                }
             }
         }
     }

@@ -65,17 +65,8 @@ pub const SAMPLE_WINDOW_INSTRUCTIONS: u64 = 16 * BATCH as u64;
 /// its start-up.
 pub const EXACT_VIEW_BATCHES: u64 = (1 << 20) / BATCH as u64;
 
-/// Which idealizations a run simulates beside the baseline. Each one that
-/// changes the functional layer (perfect icache, dcache, branch prediction)
-/// runs its own functional layer on the same QEMU stream and its own timing
-/// core; the 1-cycle ALU is one more timing variant of the baseline stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum IdealizeLevel {
-    Off,
-    /// The four single idealizations (3 extra functional layers, 4 extra timing cores).
-    #[default]
-    Singles,
-    /// The singles and the six pairs (6 extra functional layers, 10 extra timing cores).
-    Pairs,
-}
+/// Which idealizations a run simulates beside the baseline: each functional one (perfect
+/// icache, dcache, branch prediction) is the baseline's stream masked, on a timing core
+/// of its own; the 1-cycle ALU is one more timing variant of the baseline stream.
+pub use bottlenose_simulate::IdealizeLevel;
 

@@ -1,6 +1,6 @@
 //! One process's executed instructions through the region of interest, the
-//! functional layers (baseline and idealized) and into batches for the
-//! timing engines, exact or sampled.
+//! functional layer and into batches for the timing engines, exact or sampled:
+//! the baseline's, and each idealized stream's (the baseline's records masked).
 
 use bottlenose_simulate::engine::{Batch, DynRecord, VariantEngine, VariantsTime};
 use super::front::{Executed, Front};
@@ -19,11 +19,11 @@ use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
 
 pub(super) type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
 
-/// An idealized stream: its own functional layer and timing core(s) on the same instructions.
+/// An idealized stream: the baseline's records with `masks` applied, on timing core(s) of its own.
 pub(super) struct IdealStream {
+    pub(super) masks: Vec<Ideal>,
     /// The idealizations of each timing variant of the stream (variant 1, if any, adds the 1-cycle ALU).
     pub(super) sets: Vec<Vec<Ideal>>,
-    pub(super) front: Front,
     pub(super) engine: VariantEngine<()>,
     pub(super) batch: Batch,
 }
@@ -90,8 +90,8 @@ impl Pipeline<'_> {
         self.step(index, insn.vcpu, Executed::Plain(insn));
     }
 
-    /// One executed instruction through the region of interest, the functional layers
-    /// and into the batch.
+    /// One executed instruction through the region of interest, the functional layer
+    /// and into the batches.
     #[inline(always)]
     pub(super) fn step(&mut self, index: usize, vcpu: u16, executed: Executed<'_, '_>) {
         if self.stopped {
@@ -109,21 +109,27 @@ impl Pipeline<'_> {
             return;
         }
         if !in_roi {
-            // warming only: update the functional layers, time nothing
+            // warming only: update the functional layer, time nothing
             let mut scratch = DynInfo::default();
             self.front.fill_executed(&executed, stat, &mut scratch);
-            for st in &mut self.ideal {
-                st.front.fill_executed(&executed, stat, &mut scratch);
-            }
             return;
         }
         if self.part.is_none() && self.sampler.is_some() {
             self.fast_forward(index, executed);
             return;
         }
-        self.front.fill_executed(&executed, stat, &mut next_record(&mut self.batch.records, index).info);
-        for st in &mut self.ideal {
-            st.front.fill_executed(&executed, stat, &mut next_record(&mut st.batch.records, index).info);
+        let base = next_record(&mut self.batch.records, index);
+        self.front.fill_executed(&executed, stat, &mut base.info);
+        if !self.ideal.is_empty() {
+            let base = *base;
+            let bubble = self.front.bubble_if_predicted;
+            for st in &mut self.ideal {
+                let r = next_record(&mut st.batch.records, index);
+                r.info = base.info;
+                for ideal in &st.masks {
+                    ideal.apply(&mut r.info, bubble);
+                }
+            }
         }
         self.simulated += 1;
         if self.batch.records.len() >= BATCH {
@@ -164,7 +170,7 @@ impl Pipeline<'_> {
         self.part = s.next_batch(self.simulated);
     }
 
-    /// One instruction between windows: the functional layers only, and its
+    /// One instruction between windows: the functional layer only, and its
     /// execution (and misprediction) counted for the report.
     #[inline(always)]
     fn fast_forward(&mut self, index: usize, executed: Executed<'_, '_>) {
@@ -172,9 +178,6 @@ impl Pipeline<'_> {
         let mut scratch = DynInfo::default();
         self.front.fill_executed(&executed, stat, &mut scratch);
         let mispredicted = scratch.mispredicted as u64;
-        for st in &mut self.ideal {
-            st.front.fill_executed(&executed, stat, &mut scratch);
-        }
         if index >= self.untimed.len() {
             self.untimed.resize((index + 1).next_power_of_two(), (0, 0));
         }

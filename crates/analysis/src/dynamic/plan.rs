@@ -1,9 +1,8 @@
 //! The variants a dynamic run times beside its baseline: the sensitivity
-//! knob sets and the idealized streams.
+//! knob sets and the idealized streams, from the plan (crates/simulate).
 
 use bottlenose_simulate::engine::{Batch, VariantEngine};
-use super::front::Front;
-use super::options::{DynamicOptions, IdealizeLevel};
+use super::options::DynamicOptions;
 use super::pipeline::IdealStream;
 use crate::accounting::Ideal;
 use bottlenose_machine::Machine;
@@ -22,6 +21,8 @@ pub(super) struct Variants {
     pub(super) acceleration: Vec<AppliedAcceleration>,
     /// The index in `configs` of the 1-cycle ALU variant.
     pub(super) alu1_variant: Option<usize>,
+    /// The idealized streams, each with its engine on the baseline core.
+    pub(super) ideal: Vec<IdealStream>,
 }
 
 /// Plans the variants: checks the weights and the baseline's accelerations.
@@ -32,54 +33,31 @@ pub(super) fn variants(machine: &Machine, opts: &DynamicOptions) -> Result<Varia
         combine: &opts.combine,
         sensitivity: opts.sensitivity,
         baseline: &opts.baseline,
-        // the 1-cycle ALU is a timing variant of the baseline stream
-        alu1: opts.idealize != IdealizeLevel::Off,
+        idealize: opts.idealize,
     };
     let plan = Plan::new(machine, &request, DefaultKnobs::Trace)?;
     let v = plan.variants(machine);
+    let ideal = ideal_streams(&plan, &v.configs[0]);
     let acceleration = plan.applied.into_iter().map(|a| AppliedAcceleration { resource: a.resource, weight: a.weight }).collect();
-    Ok(Variants { configs: v.configs, labels: v.labels, acceleration, alu1_variant: v.alu1 })
+    Ok(Variants { configs: v.configs, labels: v.labels, acceleration, alu1_variant: v.alu1, ideal })
 }
 
-/// The idealized streams of a run: one functional layer (and timing engine) per
-/// idealization of the functional layer; with pairs, each single also times the
-/// 1-cycle ALU on top, and the three pairs of functional idealizations get their own.
-pub(super) fn ideal_streams(machine: &Machine, opts: &DynamicOptions, base: &CoreConfig) -> Vec<IdealStream> {
-    let functional: &[&[Ideal]] = match opts.idealize {
-        IdealizeLevel::Off => &[],
-        IdealizeLevel::Singles => &[&[Ideal::Icache], &[Ideal::Dcache], &[Ideal::Branch]],
-        IdealizeLevel::Pairs => &[
-            &[Ideal::Icache],
-            &[Ideal::Dcache],
-            &[Ideal::Branch],
-            &[Ideal::Icache, Ideal::Dcache],
-            &[Ideal::Icache, Ideal::Branch],
-            &[Ideal::Dcache, Ideal::Branch],
-        ],
-    };
-    functional
-        .iter()
-        .map(|set| {
-            let mut id = opts.idealization;
-            for i in *set {
-                match i {
-                    Ideal::Icache => id.perfect_icache = true,
-                    Ideal::Dcache => id.perfect_dcache = true,
-                    Ideal::Branch => id.perfect_branch = true,
-                    Ideal::Alu1 => {}
-                }
-            }
-            let mut configs = vec![base.clone()];
-            let mut sets = vec![set.to_vec()];
-            if opts.idealize == IdealizeLevel::Pairs && set.len() == 1 {
-                let mut c = base.clone();
-                c.unit_alu_latency = true;
-                configs.push(c);
-                let mut s = set.to_vec();
-                s.push(Ideal::Alu1);
-                sets.push(s);
-            }
-            IdealStream { sets, front: Front::new(machine, id, opts.prefetcher), engine: VariantEngine::new(configs, (), 1), batch: Batch::default() }
+/// The idealized streams of a run, each with its timing engine: the baseline core
+/// (the 1-cycle ALU on top for a variant whose set has it).
+fn ideal_streams(plan: &Plan, base: &CoreConfig) -> Vec<IdealStream> {
+    plan.ideal_streams()
+        .into_iter()
+        .map(|s| {
+            let configs = s
+                .variants
+                .iter()
+                .map(|set| {
+                    let mut c = base.clone();
+                    c.unit_alu_latency = set.contains(&Ideal::Alu1);
+                    c
+                })
+                .collect();
+            IdealStream { masks: s.masks, sets: s.variants, engine: VariantEngine::new(configs, (), 1), batch: Batch::default() }
         })
         .collect()
 }
