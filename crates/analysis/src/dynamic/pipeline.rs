@@ -120,7 +120,9 @@ impl Pipeline<'_> {
         }
         let base = next_record(&mut self.batch.records, index);
         self.front.fill_executed(&executed, stat, &mut base.info);
-        if !self.ideal.is_empty() {
+        // the idealized streams get a copy only of the batches they time (a sampled
+        // run's variants skip most windows)
+        if !self.ideal.is_empty() && self.sampler.as_ref().is_none_or(|s| s.variants_time() != VariantsTime::Skip) {
             let base = *base;
             let bubble = self.front.bubble_if_predicted;
             for st in &mut self.ideal {

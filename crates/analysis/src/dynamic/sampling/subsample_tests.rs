@@ -142,15 +142,15 @@ fn strata_sub_sampled_at_different_rates_are_weighted() {
 }
 
 /// The rate follows the cost model: 30 cores on a window of 2 batches in 4
-/// under functional warming: `30 · 2 · 1.4 / (0.5 · (4 + 2 · 1.4))` = 24.7, so
-/// one window in 25; under fast-forward with 2 Mi instructions of warming
-/// (512 batches) at a period of 4096: 84 / (0.5 · 514.8) = 0.33, every window.
+/// under functional warming: `30 · 2 · 1.4 / (0.3 · (4 + 2 · 1.4))` = 41.2, so
+/// one window in 42; under fast-forward with 2 Mi instructions of warming
+/// (512 batches) at a period of 4096: 84 / (0.3 · 514.8) = 0.54, every window.
 #[test]
 fn the_rate_keeps_the_variants_within_their_share() {
     let load = |cores, period, functional, planned| VariantLoad { cores, period, window_batches: 2, functional_batches: functional, units_before: 0.0, units_planned: planned };
     assert_eq!(CORE_COST, 1.4);
-    assert_eq!(VARIANT_COST_SHARE, 0.5);
-    assert_eq!(variants_every(&load(30, 4, 4.0, 1e6)), 25);
+    assert_eq!(VARIANT_COST_SHARE, 0.3);
+    assert_eq!(variants_every(&load(30, 4, 4.0, 1e6)), 42);
     assert_eq!(variants_every(&load(30, 4096, 514.0, 1e6)), 1);
     assert_eq!(variants_every(&load(0, 4, 4.0, 1e6)), 1);
     // a short stratum: no sparser than leaves 30 units (300 planned: 1 in 10)
@@ -212,6 +212,7 @@ fn the_sampler_sub_samples_within_the_budget() {
     // the first stratum (1024 batches, 256 units) is sub-sampled for the floor: 1 in 8
     assert_eq!(strata[0].variants_every, 8);
     assert_eq!(strata.iter().map(|s| s.variant_units).sum::<usize>(), sub.units.len());
-    assert!(strata.last().unwrap().variants_every == 25, "{:?}", strata.iter().map(|s| s.variants_every).collect::<Vec<_>>());
+    // then the budget: 1 in 42 (the_rate_keeps_the_variants_within_their_share)
+    assert!(strata.last().unwrap().variants_every == 42, "{:?}", strata.iter().map(|s| s.variants_every).collect::<Vec<_>>());
     assert_eq!(design.measured_units(), strata.iter().map(|s| s.units).sum::<usize>());
 }
