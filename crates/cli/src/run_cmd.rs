@@ -288,12 +288,9 @@ pub fn run(a: RunArgs) -> Result<i32> {
         b.finish_and_clear();
     }
     if let Some(s) = report.sampling.as_ref().filter(|s| s.detailed_instructions == 0 && s.exact_instructions == 0) {
-        // no cycle was timed: every figure of the report would be 0 or 0/0
-        anyhow::bail!(
-            "nothing was timed: the run ended ({} instructions) before its first sampling window (unit {} instructions); run --exact, or sample more densely (a shorter --sample-period)",
-            report.instructions_simulated,
-            s.unit_instructions
-        );
+        // no cycle was timed: every figure of the report would be 0 or 0/0; the
+        // sampling summary's own warning says so and what to do
+        anyhow::bail!("{}", s.warning.as_deref().unwrap_or("nothing was timed; run --exact"));
     }
     crate::input::warn_unsupported(&machine, &report.unsupported_instructions.forms, true);
     if !report.complete {

@@ -6,7 +6,7 @@
 //! `pipeline` with `front` and `statics` (instructions into batches), and
 //! `report`.
 
-use bottlenose_simulate::engine::{Batch, Sampling, VariantEngine, VariantOutcome};
+use bottlenose_simulate::engine::{Batch, Sampling, VariantEngine, VariantOutcome, VariantsTime};
 use super::front::{Executed, Front};
 use super::options::{DynamicOptions, BATCH, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
 use super::pipeline::Pipeline;
@@ -144,11 +144,13 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         sampler: smarts.map(|o| Sampler::new(o, BATCH as u64).with_variant_cores(variant_cores)),
         part: Some(BatchPart::Whole),
         fast_forwarded: 0,
+        variants: VariantsTime::Same,
         untimed: Vec::new(),
     };
     let maps = pipe.maps.clone();
     if let Some(s) = &mut pipe.sampler {
         pipe.part = s.next_batch(0);
+        pipe.variants = s.variants_time();
     }
 
     let mut stopper = Stopper::of(&source);

@@ -65,6 +65,9 @@ pub(super) struct Pipeline<'m> {
     pub(super) sampler: Option<Sampler>,
     pub(super) part: Option<BatchPart>,
     pub(super) fast_forwarded: usize,
+    /// What the variants and idealized streams do with the batch being filled
+    /// (a sampled run's sub-sample), fixed when the batch begins.
+    pub(super) variants: VariantsTime,
     /// Executions and mispredictions the timing model did not see, by static index.
     pub(super) untimed: Vec<(u64, u64)>,
 }
@@ -122,7 +125,7 @@ impl Pipeline<'_> {
         self.front.fill_executed(&executed, stat, &mut base.info);
         // the idealized streams get a copy only of the batches they time (a sampled
         // run's variants skip most windows)
-        if !self.ideal.is_empty() && self.sampler.as_ref().is_none_or(|s| s.variants_time() != VariantsTime::Skip) {
+        if !self.ideal.is_empty() && self.variants != VariantsTime::Skip {
             let base = *base;
             let bubble = self.front.bubble_if_predicted;
             for st in &mut self.ideal {
@@ -149,7 +152,7 @@ impl Pipeline<'_> {
         let part = self.part.unwrap_or_default();
         let len = self.batch.records.len() as u64;
         // the variants time a sub-sample of a sampled run's windows
-        let variants = self.sampler.as_ref().map_or(VariantsTime::Same, |s| s.variants_time());
+        let variants = self.variants;
         hand_over(&mut self.batch, &mut self.engine, part, variants);
         for st in &mut self.ideal {
             match variants {
@@ -170,6 +173,7 @@ impl Pipeline<'_> {
         s.end_batch(len, self.part);
         self.engine.take_feedback(|b| s.on_cycles(b.part, b.cycles));
         self.part = s.next_batch(self.simulated);
+        self.variants = s.variants_time();
     }
 
     /// One instruction between windows: the functional layer only, and its
