@@ -44,6 +44,12 @@ impl InstructionCost {
         self.costs.iter_mut().for_each(|c| c.cycles *= f);
     }
 
+    /// Sets every instruction's cycles to `cycles(index)` (a sampled run's
+    /// estimate per instruction replacing its weighted units).
+    pub fn replace_cycles(&mut self, cycles: impl Fn(usize) -> f64) {
+        self.costs.iter_mut().enumerate().for_each(|(i, c)| c.cycles = cycles(i));
+    }
+
     pub fn total_cycles(&self) -> f64 {
         self.costs.iter().map(|c| c.cycles).sum()
     }

@@ -203,12 +203,12 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     }
     let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, maps_known, sampler, untimed, .. } = pipe;
     let functional = front.functional;
-    let (mut outcomes, ((causes, mut cost), (views, unit_costs))) = engine.finish();
+    let (mut outcomes, ((causes, mut cost), (views, mut unit_costs))) = engine.finish();
     let mut ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
     // a sampled run: every total becomes the estimate from its units
     let sampled = sampler.and_then(|s| {
         let all = outcomes.iter_mut().chain(ideal_outcomes.iter_mut().flat_map(|(_, o)| o.iter_mut()));
-        sampling::finish::estimate(s, all, &mut cost, &untimed)
+        sampling::finish::estimate(s, all, &mut cost, &mut unit_costs, &untimed)
     });
     let mappings = std::mem::take(&mut *maps.borrow_mut());
     let space = bottlenose_attribution::AddressSpace::new(

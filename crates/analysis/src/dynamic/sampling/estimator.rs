@@ -99,7 +99,7 @@ impl Design {
     /// (a quantity, or a ratio's residuals). A stratum with fewer than two units
     /// borrows the variance pooled over all units; one without units, the
     /// variance of the pooled mean.
-    fn variance_of(&self, residual: impl Fn(usize) -> f64) -> f64 {
+    pub(super) fn variance_of(&self, residual: impl Fn(usize) -> f64) -> f64 {
         let all: Vec<f64> = self.measured().map(&residual).collect();
         let pooled = variance(&all);
         self.strata
@@ -228,6 +228,11 @@ pub struct Running {
 }
 
 impl Running {
+    /// `n` values of mean `mean` and sample variance `variance`.
+    pub fn from_moments(n: u64, mean: f64, variance: f64) -> Self {
+        Running { n, mean, m2: variance * n.saturating_sub(1) as f64 }
+    }
+
     pub fn push(&mut self, x: f64) {
         self.n += 1;
         let d = x - self.mean;

@@ -2,7 +2,7 @@
 //! totals, the executions the timing model did not see added back, and the
 //! report's `sampling` section.
 
-use super::estimator::{Design, Subsample};
+use super::estimator::{Design, Interval, Subsample};
 use super::estimator::Z_99_7;
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
 use super::unit_costs::UnitCosts;
@@ -21,6 +21,8 @@ pub struct SampledRun {
     strata: Vec<StratumReport>,
     elapsed: Duration,
     batch_instructions: u64,
+    /// The total cycles from the code-mix estimator, with their interval.
+    cycles: Option<Interval>,
 }
 
 /// The cycles of the exact prefix: all the variant timed if no window followed it.
@@ -54,8 +56,10 @@ fn total_without_units(design: &Design, o: &VariantOutcome) -> f64 {
 
 /// Replaces each outcome's cycles by the estimate from its units (its units stay),
 /// adds the fast-forwarded executions (`untimed`, by static index) to `cost`, and
-/// brings its weighted cycles to the baseline's estimate. The first outcome is
-/// the baseline, measured on every unit; the others (variants) on the
+/// brings its cycles to the baseline's estimate. The baseline (the first
+/// outcome, measured on every unit) is estimated from the run's exact
+/// instruction mix ([`super::code_mix`], from `unit_costs`), or by expansion
+/// of its units if that cannot be had; the others (variants) on the
 /// sub-sample: each is the baseline's estimate times its ratio to the baseline
 /// over the sub-sample ([`Subsample::variant_ratio`]). `None` (and nothing
 /// changed): the run ended in its exact prefix.
@@ -63,6 +67,7 @@ pub fn estimate<'a>(
     sampler: Sampler,
     outcomes: impl IntoIterator<Item = &'a mut VariantOutcome>,
     cost: &mut InstructionCost,
+    unit_costs: &mut UnitCosts,
     untimed: &[(u64, u64)],
 ) -> Option<SampledRun> {
     let batch_instructions = sampler.batch_instructions;
@@ -70,7 +75,12 @@ pub fn estimate<'a>(
     let (design, subsample, strata, elapsed) = sampler.finish()?;
     let mut outcomes = outcomes.into_iter();
     let baseline = outcomes.next()?;
-    let base = if design.measured_units() > 0 { design.total(measured(baseline).series()) } else { total_without_units(&design, baseline) };
+    let mix = unit_costs.code_mix(&design, untimed, Z_99_7);
+    let base = match &mix {
+        Some(m) => prefix_cycles(baseline) + m.total.value,
+        None if design.measured_units() > 0 => design.total(measured(baseline).series()),
+        None => total_without_units(&design, baseline),
+    };
     baseline.prefix_cycles = Some(prefix_cycles(baseline));
     baseline.cycles = base;
     let base_series = measured(baseline).series();
@@ -86,11 +96,16 @@ pub fn estimate<'a>(
     for (i, &(n, m)) in untimed.iter().enumerate().filter(|(_, u)| u.0 > 0) {
         cost.add_untimed(i, n, m);
     }
+    // each instruction's cycles: its prefix's, and its part of the code-mix estimate
+    if let Some(m) = &mix {
+        cost.replace_cycles(|i| unit_costs.prefix_cycles(i) + m.by_instruction.get(i).copied().unwrap_or(0.0));
+    }
     let weighted = cost.total_cycles();
     if weighted > 0.0 {
         cost.scale_cycles(base / weighted);
     }
-    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions })
+    let cycles = mix.map(|m| Interval { value: base, half_width: m.total.half_width });
+    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles })
 }
 
 /// Groups of static instructions the report gives shares of (functions, loops):
@@ -131,6 +146,7 @@ impl SampledRun {
             batch_instructions: self.batch_instructions,
             warm_up_batches: WARM_UP_BATCHES,
             base: measured(&outcomes[0]),
+            cycles: self.cycles,
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
             windows,
@@ -182,10 +198,11 @@ mod tests {
 
     fn summarized(s: Sampler, mut o: VariantOutcome, instructions: u64) -> SamplingSummary {
         let mut cost = InstructionCost::new();
-        let run = estimate(s, std::iter::once(&mut o), &mut cost, &[]).expect("sampled");
+        let mut unit_costs = UnitCosts::new(true);
+        let run = estimate(s, std::iter::once(&mut o), &mut cost, &mut unit_costs, &[]).expect("sampled");
         let none = |_: usize, _: &mut Vec<usize>| {};
         let groups = || Groups { names: Vec::new(), of: none };
-        run.summary(&[], std::slice::from_ref(&o), &[], &[], None, instructions, UnitCosts::new(true), groups(), groups())
+        run.summary(&[], std::slice::from_ref(&o), &[], &[], None, instructions, unit_costs, groups(), groups())
     }
 
     /// A period longer than the run: no unit. At a constant CPI of 1 the

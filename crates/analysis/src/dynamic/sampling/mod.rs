@@ -15,11 +15,14 @@
 //!
 //! * [`schedule`]: where the windows fall (random offset per period: no aliasing);
 //! * [`estimator`]: totals, ratios and their confidence intervals from the units;
+//! * [`code_mix`]: the total cycles from the run's exact instruction mix and the units' cycles per execution;
 //! * [`controller`]: the period, from the observed variance, the target and the budget;
+//! * [`signatures`]: the code each unit ran, and the spread of cycles within it (what the controller plans with);
 //! * [`report`]: what the report says about the sample;
 //! * [`finish`]: the units turned into the run's totals at its end;
 //! * [`unit_costs`]: the baseline's cycles per instruction unit by unit (per-function intervals).
 
+pub mod code_mix;
 pub mod controller;
 pub mod estimator;
 pub mod finish;

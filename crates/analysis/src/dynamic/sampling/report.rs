@@ -38,6 +38,9 @@ pub struct Inputs<'a> {
     pub batch_instructions: u64,
     pub warm_up_batches: u64,
     pub base: Measured<'a>,
+    /// The total cycles with their interval when the code-mix estimator gave
+    /// them (`None`: the expansion of the baseline's units).
+    pub cycles: Option<Interval>,
     pub variants: Vec<(Vec<String>, f64, Measured<'a>)>,
     pub ideals: Vec<(String, Measured<'a>)>,
     pub windows: &'a [WindowTally],
@@ -71,11 +74,17 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
     let z = Z_99_7;
     let d = i.design;
     let n = i.instructions.max(1) as f64;
-    let cycles = if d.measured_units() > 0 { d.total_interval(i.base.series(), z) } else { Interval::unknown(i.base.total) };
+    let cycles = match i.cycles {
+        Some(c) => c,
+        None if d.measured_units() > 0 => d.total_interval(i.base.series(), z),
+        None => Interval::unknown(i.base.total),
+    };
     let cpi = Interval { value: cycles.value / n, half_width: cycles.half_width / n };
     let achieved = cycles.relative();
     let reached = cycles.known() && achieved <= i.target;
-    let units_needed = (!reached).then(|| d.units_for_target(i.base.series(), z, i.target)).flatten();
+    // the half-width shrinks as 1/sqrt(units) at the same spread
+    let units_needed = (!reached && cycles.known() && cycles.value > 0.0 && i.target > 0.0 && d.measured_units() > 0)
+        .then(|| (d.measured_units() as f64 * (cycles.relative() / i.target).powi(2)).ceil() as u64);
     let advice = if !cycles.known() {
         Some(no_interval(d.measured_units(), i.base.total > 0.0))
     } else { units_needed.map(|need| {

@@ -28,7 +28,7 @@ fn truth(cost: &dyn Fn(u64) -> f64, batches: u64) -> f64 {
 }
 
 /// A small deterministic noise in [-1, 1) per batch.
-fn noise(b: u64) -> f64 {
+pub(super) fn noise(b: u64) -> f64 {
     let mut z = b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z ^= z >> 29;
     z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -9,6 +9,7 @@
 //! static instructions at most) and the exact prefix's per instruction; at the
 //! end they are summed per function and estimated like the total cycles.
 
+use super::code_mix::{self, CodeMix, UnitEntry};
 use super::estimator::{Design, Interval, Series};
 use super::report::ShareInterval;
 use bottlenose_timing::{BatchPart, Details, Listener, StageTimes};
@@ -24,24 +25,38 @@ enum Part {
     WarmUp,
 }
 
-/// Per-unit cycles by static instruction (only in sampled runs; an exact run
-/// leaves it off and it costs one branch per instruction).
+/// Per-unit cycles and executions by static instruction (only in sampled
+/// runs; an exact run leaves it off and it costs one branch per instruction).
 pub struct UnitCosts {
     on: bool,
     part: Part,
     last_commit: f64,
     /// The exact prefix's cycles by static index.
     prefix: Vec<f64>,
-    /// The unit being measured: cycles by static index, and the indices it touched.
+    /// The unit being measured: cycles and executions by static index, and the indices it touched.
     current: Vec<f64>,
+    current_count: Vec<u32>,
     touched: Vec<u32>,
-    /// Every measured unit: (static index, cycles), in stream order.
-    units: Vec<Vec<(u32, f32)>>,
+    /// Executions in the warm-ups by static index (the code-mix estimator's
+    /// exact counts: warm-ups, units and fast-forward make up the sampled part).
+    warm_up: Vec<u64>,
+    /// Every measured unit, in stream order.
+    units: Vec<Vec<UnitEntry>>,
 }
 
 impl UnitCosts {
     pub fn new(on: bool) -> Self {
-        UnitCosts { on, part: Part::Prefix, last_commit: -1.0, prefix: Vec::new(), current: Vec::new(), touched: Vec::new(), units: Vec::new() }
+        UnitCosts {
+            on,
+            part: Part::Prefix,
+            last_commit: -1.0,
+            prefix: Vec::new(),
+            current: Vec::new(),
+            current_count: Vec::new(),
+            touched: Vec::new(),
+            warm_up: Vec::new(),
+            units: Vec::new(),
+        }
     }
 
     fn close_unit(&mut self) {
@@ -50,8 +65,9 @@ impl UnitCosts {
         }
         let mut unit = Vec::with_capacity(self.touched.len());
         for &i in &self.touched {
-            let c = std::mem::take(&mut self.current[i as usize]);
-            unit.push((i, c as f32));
+            let cycles = std::mem::take(&mut self.current[i as usize]) as f32;
+            let count = std::mem::take(&mut self.current_count[i as usize]);
+            unit.push(UnitEntry { index: i, count, cycles });
         }
         self.touched.clear();
         self.units.push(unit);
@@ -61,23 +77,60 @@ impl UnitCosts {
     /// since the commit before are its own (as [`bottlenose_listeners::InstructionCost`] counts them).
     #[inline]
     fn record(&mut self, index: usize, commit: f64) {
-        if commit <= self.last_commit {
-            return;
+        let cycles = if commit > self.last_commit { commit - std::mem::replace(&mut self.last_commit, commit) } else { 0.0 };
+        match self.part {
+            Part::WarmUp => {
+                if index >= self.warm_up.len() {
+                    self.warm_up.resize((index + 1).next_power_of_two(), 0);
+                }
+                self.warm_up[index] += 1;
+            }
+            Part::Prefix => {
+                if index >= self.prefix.len() {
+                    self.prefix.resize((index + 1).next_power_of_two(), 0.0);
+                }
+                self.prefix[index] += cycles;
+            }
+            Part::Unit => {
+                if index >= self.current.len() {
+                    self.current.resize((index + 1).next_power_of_two(), 0.0);
+                    self.current_count.resize(self.current.len(), 0);
+                }
+                if self.current_count[index] == 0 {
+                    self.touched.push(index as u32);
+                }
+                self.current[index] += cycles;
+                self.current_count[index] += 1;
+            }
         }
-        let cycles = commit - self.last_commit;
-        self.last_commit = commit;
-        let cell = match self.part {
-            Part::WarmUp => return,
-            Part::Prefix => &mut self.prefix,
-            Part::Unit => &mut self.current,
-        };
-        if index >= cell.len() {
-            cell.resize((index + 1).next_power_of_two(), 0.0);
+    }
+
+    /// The code-mix estimate of the sampled part's cycles ([`code_mix`]): the
+    /// measured units (a unit cut off by the end of the run is not one of
+    /// `design`'s and is left out) and every static instruction's executions in
+    /// the sampled part, the units' and warm-ups' counted here, the
+    /// fast-forwarded ones in `untimed`.
+    pub fn code_mix(&mut self, design: &Design, untimed: &[(u64, u64)], z: f64) -> Option<CodeMix> {
+        self.close_unit();
+        self.part = Part::WarmUp;
+        let units = &self.units[..design.measured_units().min(self.units.len())];
+        let len = untimed.len().max(self.warm_up.len()).max(self.current.len());
+        let mut executions = vec![0u64; len];
+        for (i, u) in untimed.iter().enumerate() {
+            executions[i] += u.0;
         }
-        if self.part == Part::Unit && cell[index] == 0.0 {
-            self.touched.push(index as u32);
+        for (i, &w) in self.warm_up.iter().enumerate() {
+            executions[i] += w;
         }
-        cell[index] += cycles;
+        for e in self.units.iter().flatten() {
+            executions[e.index as usize] += e.count as u64;
+        }
+        code_mix::estimate(design, units, &executions, z)
+    }
+
+    /// The exact prefix's cycles of static instruction `index`.
+    pub fn prefix_cycles(&self, index: usize) -> f64 {
+        self.prefix.get(index).copied().unwrap_or(0.0)
     }
 
     /// The units measured (the last one possibly cut off by the end of the run).
@@ -116,9 +169,9 @@ impl UnitCosts {
         // per group, per unit (dense: groups are the few the report shows)
         let mut per_unit = vec![vec![0.0; self.units.len()]; groups];
         for (u, unit) in self.units.iter().enumerate() {
-            for &(i, c) in unit {
-                for &g in of(&mut known, i as usize, &mut groups_of) {
-                    per_unit[g][u] += c as f64;
+            for e in unit {
+                for &g in of(&mut known, e.index as usize, &mut groups_of) {
+                    per_unit[g][u] += e.cycles as f64;
                 }
             }
         }

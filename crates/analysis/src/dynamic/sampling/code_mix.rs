@@ -1,0 +1,177 @@
+//! The code-mix estimator of a sampled run's cycles: cycles per execution of
+//! each part of the code, from the units, times how often that code ran in the
+//! whole run, which is known exactly.
+//!
+//! Plain expansion (`M_h · ȳ_h`, [`super::estimator`]) treats every unit as
+//! a draw from one population: a program whose phases differ in CPI by 100x
+//! (a pointer chase between integer loops) needs thousands of units before
+//! their mix matches the run's. But the run's mix is not unknown: every
+//! instruction is counted (the functional layer counts what it warms, the
+//! plugin's skip mode counts each block it fast-forwards), so only the cycles
+//! per execution need estimating, and within one loop they barely vary. This
+//! is the survey statistician's calibrated (GREG) ratio estimator, with the
+//! code as the auxiliary variable:
+//!
+//! * each unit gets a *signature* ([`signature`]), its most executed static
+//!   instruction (the loop it spends its time in); each static instruction belongs to the
+//!   signature it ran under most: its *class* (one per phase or loop). Classes
+//!   seen in fewer than [`MIN_CLASS_UNITS`] units are pooled into one rest class;
+//! * per class c, `R̂_c = Ŷ_c / X̂_c`: cycles over executions, both
+//!   Horvitz-Thompson totals over the units (weight `M_h / n_h` in stratum h);
+//! * the total is `Σ_c X_c R̂_c`, with `X_c` the class's exact executions;
+//! * its variance (linearized) is that of the Horvitz-Thompson total of the
+//!   residuals `e_i = Σ_c g_c (y_ic - R̂_c x_ic)`, `g_c = X_c / X̂_c`, through
+//!   the same stratified formula as every other total, times `(n-1)/(n-1-p)`
+//!   for the `p` ratios fitted to the same units (capped at 2).
+//!
+//! When the units are all one class the estimate is the ratio estimator
+//! `X · Σy / Σx`; when units mix phases in proportion to the run it is close
+//! to the expansion; when they do not, it corrects their mix to the run's.
+
+use super::estimator::{Design, Interval};
+use std::collections::HashMap;
+
+/// One static instruction's part of a measured unit: how often it ran in the
+/// unit and the cycles its commits took.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnitEntry {
+    pub index: u32,
+    pub count: u32,
+    pub cycles: f32,
+}
+
+/// A class (a signature) needs this many units to get a ratio of its own (the
+/// degrees of freedom its ratio takes are charged to the variance).
+pub const MIN_CLASS_UNITS: usize = 3;
+
+/// The estimate of the sampled part's cycles (the exact prefix not included).
+#[derive(Debug, Clone)]
+pub struct CodeMix {
+    pub total: Interval,
+    /// Estimated cycles of the sampled part by static index: a class's total
+    /// spread over its instructions as their unit cycles are.
+    pub by_instruction: Vec<f64>,
+    /// Classes with a ratio of their own (the rest class not counted).
+    pub classes: usize,
+}
+
+/// A unit's signature: the first in static order of its most executed static
+/// instructions, counting as most executed every one within one execution of
+/// the maximum. A loop's body instructions differ by one where the unit cuts
+/// an iteration, at either end: every unit of one loop gets the same signature
+/// wherever its iterations begin.
+pub fn signature(counts: impl Iterator<Item = (u32, u32)> + Clone) -> Option<u32> {
+    let max = counts.clone().map(|(_, c)| c).max()?;
+    counts.filter(|&(_, c)| c + 1 >= max).map(|(i, _)| i).min()
+}
+
+fn signature_of(entries: &[UnitEntry]) -> Option<u32> {
+    signature(entries.iter().map(|e| (e.index, e.count)))
+}
+
+/// The code-mix estimate from the measured `units` (stream order, one per
+/// measured unit of `design`) and `executions`, every static instruction's
+/// executions in the sampled part (units, warm-ups and fast-forward). `None`:
+/// no unit, or units that do not match the design.
+pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], z: f64) -> Option<CodeMix> {
+    let n = design.measured_units();
+    if n == 0 || units.len() != n {
+        return None;
+    }
+    // Horvitz-Thompson weight of each unit: its stratum's units over those measured
+    let mut weight = vec![0.0; n];
+    for s in &design.strata {
+        let w = s.instructions as f64 / design.unit_instructions.max(1) as f64 / s.units.max(1) as f64;
+        weight[s.first_unit..s.first_unit + s.units].iter_mut().for_each(|x| *x = w);
+    }
+    let signatures: Vec<Option<u32>> = units.iter().map(|u| signature_of(u)).collect();
+    // each static instruction's class: the signature it ran under most
+    let mut under: HashMap<(u32, u32), u64> = HashMap::new();
+    for (u, sig) in units.iter().zip(&signatures) {
+        let Some(sig) = *sig else { continue };
+        for e in u {
+            *under.entry((e.index, sig)).or_default() += e.count as u64;
+        }
+    }
+    let mut home: HashMap<u32, (u32, u64)> = HashMap::new();
+    for (&(index, sig), &count) in &under {
+        let best = home.entry(index).or_insert((sig, count));
+        if count > best.1 || (count == best.1 && sig < best.0) {
+            *best = (sig, count);
+        }
+    }
+    // classes seen in enough units get a ratio of their own, numbered in order of first appearance
+    let mut units_of: HashMap<u32, usize> = HashMap::new();
+    let mut seen: Vec<u32> = Vec::new();
+    for u in units {
+        seen.clear();
+        seen.extend(u.iter().filter_map(|e| home.get(&e.index).map(|h| h.0)));
+        seen.sort_unstable();
+        seen.dedup();
+        seen.iter().for_each(|&c| *units_of.entry(c).or_default() += 1);
+    }
+    let mut own: Vec<u32> = units_of.iter().filter(|(_, &k)| k >= MIN_CLASS_UNITS).map(|(&c, _)| c).collect();
+    own.sort_unstable();
+    let rest = own.len();
+    let class_of = |index: u32| -> usize { home.get(&index).and_then(|h| own.binary_search(&h.0).ok()).unwrap_or(rest) };
+    let classes = rest + 1;
+    // exact executions per class, and Horvitz-Thompson totals of executions and cycles
+    let mut exact = vec![0.0; classes];
+    for (i, &x) in executions.iter().enumerate().filter(|(_, &x)| x > 0) {
+        exact[class_of(i as u32)] += x as f64;
+    }
+    let (mut x_ht, mut y_ht) = (vec![0.0; classes], vec![0.0; classes]);
+    let mut by_unit: Vec<Vec<(usize, f64, f64)>> = Vec::with_capacity(n);
+    for (u, &w) in units.iter().zip(&weight) {
+        let mut parts: Vec<(usize, f64, f64)> = Vec::new();
+        for e in u {
+            let c = class_of(e.index);
+            match parts.iter_mut().find(|p| p.0 == c) {
+                Some(p) => {
+                    p.1 += e.cycles as f64;
+                    p.2 += e.count as f64;
+                }
+                None => parts.push((c, e.cycles as f64, e.count as f64)),
+            }
+        }
+        for &(c, y, x) in &parts {
+            y_ht[c] += w * y;
+            x_ht[c] += w * x;
+        }
+        by_unit.push(parts);
+    }
+    let all_ratio = if x_ht.iter().sum::<f64>() > 0.0 { y_ht.iter().sum::<f64>() / x_ht.iter().sum::<f64>() } else { 0.0 };
+    let ratio: Vec<f64> = (0..classes).map(|c| if x_ht[c] > 0.0 { y_ht[c] / x_ht[c] } else { all_ratio }).collect();
+    let calibration: Vec<f64> = (0..classes).map(|c| if x_ht[c] > 0.0 { exact[c] / x_ht[c] } else { 0.0 }).collect();
+    let value: f64 = (0..classes).map(|c| exact[c] * ratio[c]).sum();
+    let residuals: Vec<f64> = by_unit.iter().map(|parts| parts.iter().map(|&(c, y, x)| calibration[c] * (y - ratio[c] * x)).sum()).collect();
+    let total = if design.spread_known() {
+        let fitted = (0..classes).filter(|&c| x_ht[c] > 0.0).count() as f64;
+        let free = n as f64 - 1.0;
+        let dof = if free > 0.0 { free / (free - fitted).max(free / 2.0) } else { 1.0 };
+        Interval { value, half_width: z * (design.variance_of(|i| residuals[i]) * dof).sqrt() }
+    } else {
+        Interval::unknown(value)
+    };
+    // per instruction: its unit cycles calibrated as its class's; a class no unit saw, at the overall ratio
+    let mut by_instruction = vec![0.0; executions.len()];
+    for (u, &w) in units.iter().zip(&weight) {
+        for e in u {
+            let i = e.index as usize;
+            if i >= by_instruction.len() {
+                by_instruction.resize(i + 1, 0.0);
+            }
+            by_instruction[i] += w * e.cycles as f64 * calibration[class_of(e.index)];
+        }
+    }
+    for (i, &x) in executions.iter().enumerate() {
+        if x > 0 && x_ht[class_of(i as u32)] == 0.0 {
+            by_instruction[i] += x as f64 * all_ratio;
+        }
+    }
+    Some(CodeMix { total, by_instruction, classes: rest })
+}
+
+#[cfg(test)]
+#[path = "code_mix_tests.rs"]
+mod tests;
