@@ -153,6 +153,9 @@ impl Pipeline<'_> {
         let len = self.batch.records.len() as u64;
         // the variants time a sub-sample of a sampled run's windows
         let variants = self.variants;
+        if let Some(s) = &mut self.sampler {
+            s.note_batch(part, &self.batch.records);
+        }
         hand_over(&mut self.batch, &mut self.engine, part, variants);
         for st in &mut self.ideal {
             match variants {

@@ -20,6 +20,8 @@ fn the_look_ahead_matches_the_fast_forward_that_follows() {
         parts.push(part);
         s.end_batch(batch, part);
         if let Some(p @ BatchPart::Unit { .. }) = part {
+            // one loop throughout (as the pipeline notes each batch's code before its cycles)
+            s.note_batch(p, &[DynRecord { id: 3, info: Default::default() }]);
             s.on_cycles(p, 100.0 + (k % 7) as f64);
         }
         simulated += batch;

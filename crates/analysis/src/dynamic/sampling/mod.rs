@@ -28,6 +28,7 @@ pub mod estimator;
 pub mod finish;
 pub mod report;
 pub mod schedule;
+pub mod signatures;
 pub mod unit_costs;
 #[cfg(test)]
 mod look_ahead_tests;
@@ -41,6 +42,8 @@ use bottlenose_timing::BatchPart;
 use controller::{choose_period, variants_every, State, Target, VariantLoad, MIN_PERIOD};
 use estimator::{Design, Running, Subsample};
 use schedule::{WindowSchedule, WindowStep};
+use signatures::SignatureLog;
+use bottlenose_simulate::engine::DynRecord;
 use std::time::{Duration, Instant};
 
 /// Below this many instructions a run is timed exactly (the default threshold).
@@ -119,7 +122,6 @@ pub struct Sampler {
     schedule: Option<WindowSchedule>,
     sampling_since: Option<Instant>,
     /// Baseline cycles of the exact prefix's batches, then of the units.
-    prefix_batches: Running,
     prefix_cycles: f64,
     units: Running,
     /// The units received so far by stratum (feedback arrives in unit order).
@@ -133,6 +135,7 @@ pub struct Sampler {
     windows: (Duration, u64),
     /// Timing cores beside the baseline's, which time a sub-sample of the windows.
     variant_cores: usize,
+    signatures: SignatureLog,
 }
 
 impl Sampler {
@@ -145,7 +148,6 @@ impl Sampler {
             batch_instructions,
             schedule: None,
             sampling_since: None,
-            prefix_batches: Running::default(),
             prefix_cycles: 0.0,
             units: Running::default(),
             by_stratum: Vec::new(),
@@ -156,6 +158,7 @@ impl Sampler {
             fast_forward: (Duration::ZERO, 0),
             windows: (Duration::ZERO, 0),
             variant_cores: 0,
+            signatures: SignatureLog::default(),
         }
     }
 
@@ -200,11 +203,16 @@ impl Sampler {
         self.schedule.is_some()
     }
 
+    /// A batch of `part` is handed to the engine: what code it ran (its cycles come back later).
+    pub fn note_batch(&mut self, part: BatchPart, records: &[DynRecord]) {
+        self.signatures.note(part, records);
+    }
+
     /// The baseline's cycles of a batch timed in full or of a unit (engine feedback).
     pub fn on_cycles(&mut self, part: BatchPart, cycles: f64) {
+        self.signatures.on_cycles(part, cycles);
         match part {
             BatchPart::Whole => {
-                self.prefix_batches.push(cycles);
                 self.prefix_cycles += cycles;
             }
             BatchPart::Unit { .. } => {
@@ -313,18 +321,9 @@ impl Sampler {
         if let Some(p) = self.opts.period {
             return p;
         }
-        // the stretch to come looks like the latest stratum, if it has enough units to tell
-        let latest = self.by_stratum.last().copied().unwrap_or_default();
-        let units = if latest.n as f64 >= controller::MIN_UNITS_PER_STRATUM {
-            latest
-        } else if self.units.n >= 2 {
-            self.units
-        } else {
-            self.prefix_batches
-        };
-        if units.n < 2 {
-            return MIN_PERIOD;
-        }
+        // the spread the code-mix estimate will have: of unit cycles within the code they ran
+        // (the units', or before the first units the exact prefix's batches)
+        let Some(units) = self.signatures.planning_spread() else { return MIN_PERIOD };
         let (cycles, variance) = self.so_far(simulated);
         let window_seconds = if self.windows.1 > 0 { self.windows.0.as_secs_f64() / self.windows.1 as f64 } else { 0.0 };
         let ff = if self.fast_forward.1 > 0 { self.fast_forward.0.as_secs_f64() / self.fast_forward.1 as f64 } else { 0.0 };
@@ -344,18 +343,23 @@ impl Sampler {
 
     /// Estimated cycles so far and the variance of that estimate, stratum by
     /// stratum from the units received so far (a stratum without units yet
-    /// borrows the mean and variance of all units).
+    /// borrows the mean and variance of all units). The variance is of the
+    /// cycles within the code the units ran ([`signatures`]), as the code-mix
+    /// estimate's is.
     fn so_far(&self, _simulated: u64) -> (f64, f64) {
         let Some(s) = &self.schedule else { return (self.prefix_cycles, 0.0) };
         if self.units.n == 0 {
             return (self.prefix_cycles, 0.0);
         }
+        let (spread, residuals) = signatures::within(self.signatures.units());
         let unit = (self.batch_instructions * UNIT_BATCHES) as f64;
         let (mut total, mut variance) = (self.prefix_cycles, 0.0);
         for (h, st) in s.design().strata.iter().enumerate() {
             let own = self.by_stratum.get(h).copied().unwrap_or_default();
             let mean = if own.n >= 1 { own.mean() } else { self.units.mean() };
-            let s2 = if own.n >= 2 { own.variance() } else { self.units.variance() };
+            let end = (st.first_unit + st.units).min(residuals.len());
+            let mine = &residuals[st.first_unit.min(end)..end];
+            let s2 = if mine.len() >= 2 { estimator::variance(mine) } else { spread.variance() };
             let m = st.instructions as f64 / unit;
             let n = own.n.max(1) as f64;
             total += m * mean;
