@@ -17,6 +17,7 @@
 //! * [`estimator`]: totals, ratios and their confidence intervals from the units;
 //! * [`controller`]: the period, from the observed variance, the target and the budget;
 //! * [`report`]: what the report says about the sample;
+//! * [`topdown`]: the intervals of every node of the Top-Down tree;
 //! * [`finish`]: the units turned into the run's totals at its end;
 //! * [`unit_costs`]: the baseline's cycles per instruction unit by unit (per-function intervals).
 
@@ -25,6 +26,7 @@ pub mod estimator;
 pub mod finish;
 pub mod report;
 pub mod schedule;
+pub mod topdown;
 pub mod unit_costs;
 #[cfg(test)]
 mod look_ahead_tests;
@@ -32,6 +34,8 @@ mod look_ahead_tests;
 mod subsample_tests;
 #[cfg(test)]
 mod synthetic_tests;
+#[cfg(test)]
+mod topdown_tests;
 
 use bottlenose_simulate::engine::VariantsTime;
 use bottlenose_timing::BatchPart;

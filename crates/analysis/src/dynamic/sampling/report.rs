@@ -1,6 +1,6 @@
 //! What a sampled run's report says about its sample: the estimates with their
 //! intervals (cycles, CPI, each sensitivity speedup, each idealization's gain,
-//! the CPI-stack components and Top-Down level 1), the design, and whether
+//! the CPI-stack components and the FLOPS stack), the design, and whether
 //! the target was reached (and, if not, what would reach it).
 
 use super::estimator::{Design, Interval, Series, Stratum, Subsample, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
@@ -112,7 +112,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
             IdealizationInterval { what: what.clone(), cpi_reduction: Interval { value: scale * (1.0 - q.value), half_width: scale * q.half_width } }
         })
         .collect();
-    let (cpi_stacks, topdown_level1, flops_stack) = view_shares(i.windows, z, i.flops, &cycles);
+    let (cpi_stacks, flops_stack) = view_shares(i.windows, z, i.flops, &cycles);
     let units = d.measured_units();
     let variant_units = sub.measured_units();
     let has_variants = !i.variants.is_empty() || !i.ideals.is_empty();
@@ -146,21 +146,20 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         sensitivity,
         idealization,
         cpi_stacks,
-        topdown_level1,
+        // (the tree's, which the views' report holds: `super::topdown::add_topdown`)
+        topdown_level1: Vec::new(),
+        topdown: Vec::new(),
         flops_stack,
         functions: Vec::new(),
         loops: Vec::new(),
     }
 }
 
-/// The views' component shares with their intervals: ratio estimates over the
-/// counted windows, which form one stratum per weight (a sampled run's units
-/// and the views' own windows stand for different stretches of the run).
-/// With the FLOPS stack (`flops`), its components' intervals: see [`flops_intervals`].
-fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String, f64>, f64)>, cycles: &Interval) -> (Option<StackIntervals>, Vec<ShareInterval>, Vec<FlopsInterval>) {
-    if windows.len() < 2 {
-        return (None, Vec::new(), Vec::new());
-    }
+/// The counted windows as a design (one stratum per weight: a sampled run's
+/// units and the views' own windows stand for different stretches of the run),
+/// and the windows in its order. Its totals are the weighted sums of the
+/// windows, as the views scale them to the run.
+pub(super) fn window_design(windows: &[WindowTally]) -> (Design, Vec<&WindowTally>) {
     let mut order: Vec<usize> = (0..windows.len()).collect();
     order.sort_by(|&a, &b| windows[a].weight.total_cmp(&windows[b].weight));
     let sorted: Vec<&WindowTally> = order.iter().map(|&k| &windows[k]).collect();
@@ -174,7 +173,18 @@ fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String,
         strata.push(Stratum { instructions: (w * n as f64 * 1e9) as u64, first_unit: k, units: n });
         k += n;
     }
-    let design = Design { unit_instructions: 1, prefix_instructions: 0, strata };
+    (Design { unit_instructions: 1, prefix_instructions: 0, strata }, sorted)
+}
+
+/// The views' component shares with their intervals: ratio estimates over the
+/// counted windows ([`window_design`]). With the FLOPS stack (`flops`), its
+/// components' intervals: see [`flops_intervals`]. (Top-Down's are the tree's:
+/// see `super::topdown`.)
+fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String, f64>, f64)>, cycles: &Interval) -> (Option<StackIntervals>, Vec<FlopsInterval>) {
+    if windows.len() < 2 {
+        return (None, Vec::new());
+    }
+    let (design, sorted) = window_design(windows);
     let cycles_by_window: Vec<f64> = sorted.iter().map(|t| t.cycles).collect();
     let share = |values: Vec<f64>| {
         design.ratio_interval(Series { prefix: 0.0, units: &values }, Series { prefix: 0.0, units: &cycles_by_window }, z)
@@ -186,19 +196,8 @@ fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String,
             .collect()
     };
     let stacks = StackIntervals { dispatch: stage(0), issue: stage(1), commit: stage(2) };
-    // level 1 from the dispatch gaps: what the gaps leave is retiring
-    let gap = |g: usize| sorted.iter().map(|t| t.gaps[g]).collect::<Vec<f64>>();
-    let bad: Vec<f64> = sorted.iter().map(|t| t.gaps[0] + t.gaps[1]).collect();
-    // (not clipped per window: the shares then add up to 1)
-    let retiring: Vec<f64> = sorted.iter().map(|t| t.cycles - t.gaps.iter().sum::<f64>()).collect();
-    let level1 = vec![
-        ShareInterval { name: "Frontend_Bound".into(), share: share(gap(2)) },
-        ShareInterval { name: "Bad_Speculation".into(), share: share(bad) },
-        ShareInterval { name: "Backend_Bound".into(), share: share(gap(3)) },
-        ShareInterval { name: "Retiring".into(), share: share(retiring) },
-    ];
     let flops = flops.map(|(stack, fp_units)| flops_intervals(stack, fp_units, cycles, |c| share(sorted.iter().map(|t| t.fp_idle[c as usize]).collect()))).unwrap_or_default();
-    (Some(stacks), level1, flops)
+    (Some(stacks), flops)
 }
 
 /// The FLOPS stack's intervals. Its components sum to the peak, `P` flops per
