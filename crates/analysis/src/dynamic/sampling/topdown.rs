@@ -9,28 +9,33 @@
 //!
 //! * **cycle shares** (Memory_Bound and below, Core_Bound and below): a count of
 //!   cycles `x` (stall cycles, cycles with ≥ k uops executed ...) over the
-//!   cycles. The views scale per-cycle counts by the run's cycles over the
-//!   windows', so the value is `Σx / Σc`, independent of `C`: the ratio
-//!   estimator's interval (paired residuals `x_i − R c_i`).
+//!   cycles. The views scale per-cycle counts by the cycles after their exact
+//!   prefix (`C_p` cycles, `x_p` counted) over the windows', so the value is
+//!   `V = x_p / C + (1 − C_p / C) · R` with `R = Σx / Σc`, the windows' ratio
+//!   estimate (paired residuals `x_i − R c_i`). To first order
+//!   `ΔV = (1 − C_p / C) ΔR − (V − R) ΔC / C`: the half-width is
+//!   `h_R + |V − R| · h_C / C` (`V − R` comes from the prefix alone: 0 without one).
 //! * **dispatch-gap shares** (Frontend, Bad Speculation, Backend Bound and the
 //!   gap-counted children Fetch_Latency, Fetch_Bandwidth, Branch_Mispredicts):
 //!   the views fit the windows' dispatch gaps into what the retired slots
-//!   (counted over every execution, exact) leave of the cycles, so the value is
-//!   `G = (1 − Ret) · Q` with `Q = Σg / Σgaps` and `Ret = base / C`. To first
-//!   order `ΔG = (1 − Ret) ΔQ + Ret · Q · ΔC / C`: the half-width is
-//!   `(1 − Ret) h_Q + Ret · Q · h_C / C`, the two parts' half-widths added (an
-//!   upper bound whatever their correlation, as `Q` and `C` come from the
-//!   same units).
+//!   (counted over every execution, exact: `Ret = base / C` of the cycles) and
+//!   the prefix's gaps (`γ_p` in all, `g_p` of the kind) leave of the cycles, so
+//!   the value is `G = g_p / C + (1 − Ret − γ_p / C) · Q` with `Q = Σg / Σgaps`.
+//!   To first order `ΔG = (1 − Ret − γ_p / C) ΔQ − (G − Q) ΔC / C`: the
+//!   half-width is `(1 − Ret) h_Q + |G − Q| · h_C / C` (without a prefix
+//!   `G − Q = −Ret · Q`).
 //! * **exact counts over the cycles** (Retiring, Base, MicroSequencer, FP_Arith
 //!   and its children, Other): retired slots, microcode slots and FP operations
 //!   are counted over every execution, so the value is `X / C` and its
 //!   half-width `value · h_C / C` (delta method on `1 / C`).
 //! * **Machine_Clears**: 0 by construction (the model has no machine clears).
 //!
-//! The exact prefix of the views (counted in full, no sampling error) is left
-//! out of the window estimates: its share of the run only narrows the true
-//! interval, so the half-widths are slightly conservative on runs with a long
-//! prefix. Nodes of another table (a vendor's tree) have no derivation here and
+//! In the shares, the two parts' half-widths are added: an upper bound whatever
+//! their correlation (`R`, `Q` and `C` come from the same units). The prefix,
+//! counted in full, has no sampling error: its share only narrows the first
+//! part, which is taken whole (slightly conservative after a long prefix).
+//!
+//! Nodes of another table (a vendor's tree) have no derivation here and
 //! get no interval.
 
 use super::estimator::{Interval, Series, Z_99_7};
@@ -133,9 +138,12 @@ pub fn node_intervals(windows: &[WindowTally], tree: &[TopDownNode], cycles: &In
         let (half_width, derivation) = match how {
             Estimate::GapShare(g) => {
                 let q = ratio(g, |t| t.gaps.iter().sum());
-                ((1.0 - retiring) * q.half_width + retiring * q.value.abs() * relative_cycles, TopDownDerivation::DispatchGapShare)
+                ((1.0 - retiring) * q.half_width + (value - q.value).abs() * relative_cycles, TopDownDerivation::DispatchGapShare)
             }
-            Estimate::CycleShare(x) => (ratio(x, |t| t.cycles).half_width, TopDownDerivation::CycleShare),
+            Estimate::CycleShare(x) => {
+                let r = ratio(x, |t| t.cycles);
+                (r.half_width + (value - r.value).abs() * relative_cycles, TopDownDerivation::CycleShare)
+            }
             Estimate::ExactOverCycles => (value.abs() * relative_cycles, TopDownDerivation::ExactOverCycles),
             Estimate::Zero => (0.0, TopDownDerivation::Exact),
         };
