@@ -35,6 +35,8 @@ fn window(cycles: f64, frontend: f64, backend: f64, load_stalls: f64, ops3: f64)
 ///   `sqrt(300 / (4 · 40000)) = 0.0433013`.
 /// * Core_Bound: cycles − ≥3 uops − load stalls = 30 and 120: `R = 0.375`, `r = ±7.5`,
 ///   `s² = 75`: `sqrt(75 / 160000) = 0.0216506`.
+/// * Stores_Bound at 1 % though no window saw a store stall (the views' exact
+///   prefix did): `R = 0 ± 0`, half-width `|0.01 − 0| · 0.05 = 0.0005`.
 /// * Retiring: exact slots over the cycles: `0.55 · 0.05 = 0.0275`.
 /// * Machine_Clears: 0 ± 0. Branch_Mispredicts without a value, and a node no
 ///   derivation knows: left out.
@@ -47,14 +49,14 @@ fn two_phases_worked_by_hand() {
         node("Frontend_Bound", Some(0.125), vec![]),
         node("Bad_Speculation", Some(0.0), vec![node("Branch_Mispredicts", None, vec![]), node("Machine_Clears", Some(0.0), vec![])]),
         node("Retiring", Some(0.55), vec![]),
-        node("Backend_Bound", Some(0.325), vec![node("Memory_Bound", Some(0.45), vec![node("Vendor_Thing", Some(0.1), vec![])]), node("Core_Bound", Some(0.375), vec![])]),
+        node("Backend_Bound", Some(0.325), vec![node("Memory_Bound", Some(0.45), vec![node("Vendor_Thing", Some(0.1), vec![]), node("Stores_Bound", Some(0.01), vec![])]), node("Core_Bound", Some(0.375), vec![])]),
     ];
     let cycles = Interval { value: 800.0, half_width: 40.0 };
     let out = node_intervals(&windows, &tree, &cycles, 1.0);
     let paths: Vec<&str> = out.iter().map(|n| n.path.as_str()).collect();
     assert_eq!(
         paths,
-        ["Frontend_Bound", "Bad_Speculation", "Bad_Speculation.Machine_Clears", "Retiring", "Backend_Bound", "Backend_Bound.Memory_Bound", "Backend_Bound.Core_Bound"]
+        ["Frontend_Bound", "Bad_Speculation", "Bad_Speculation.Machine_Clears", "Retiring", "Backend_Bound", "Backend_Bound.Memory_Bound", "Backend_Bound.Memory_Bound.Stores_Bound", "Backend_Bound.Core_Bound"]
     );
     let get = |p: &str| out.iter().find(|n| n.path == p).unwrap();
     let close = |x: f64, y: f64| (x - y).abs() < 1e-6;
@@ -65,6 +67,9 @@ fn two_phases_worked_by_hand() {
     assert_eq!((mem.level, mem.derivation), (2, TopDownDerivation::CycleShare));
     assert!(mem.value.value == 0.45 && close(mem.value.half_width, 0.0433013), "{mem:?}");
     assert!(close(get("Backend_Bound.Core_Bound").value.half_width, 0.0216506));
+    // stores stalls seen only before the windows (the value 1 %, the windows' ratio 0):
+    // no spread, only the cycles' part |V − R| h_C / C = 0.01 · 0.05
+    assert!(close(get("Backend_Bound.Memory_Bound.Stores_Bound").value.half_width, 0.0005));
     let ret = get("Retiring");
     assert_eq!(ret.derivation, TopDownDerivation::ExactOverCycles);
     assert!(close(ret.value.half_width, 0.0275));
