@@ -170,6 +170,15 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     }
     let with_width = |level: u64| nodes.iter().filter(|n| n["level"] == level && n["value"]["half_width"].as_f64() > Some(0.0)).count();
     assert!(with_width(2) >= 4 && with_width(3) >= 2, "{nodes:?}");
+    // and each covers the exact run's value of the node
+    let mut exact_tree = Vec::new();
+    walk(&exact["topdown"], "", &mut exact_tree);
+    for n in nodes {
+        let (v, w) = interval(&n["value"]);
+        let path = n["path"].as_str().unwrap();
+        let truth = exact_tree.iter().find(|(p, _)| p == path).map(|(_, t)| *t).expect("the node in the exact run");
+        assert!((v - truth).abs() <= w, "{path}: exact {truth} outside {v} ± {w}");
+    }
     assert!(!sm["cpi_stacks"]["commit"].as_array().unwrap().is_empty());
     // the functions of the report's table, in its order, each with an interval that covers
     // its exact share (main: the loops, nearly all the cycles)
