@@ -251,6 +251,10 @@ fn the_text_and_html_reports_show_the_intervals() {
         assert!(table.lines().any(|l| l.trim_start().starts_with(node) && l.contains('±')), "{node}: {table}");
     }
     assert!(table.contains("±: half-width of the value's 99.7 % confidence interval"), "{table}");
+    // the CPI stacks' and the FLOPS stack's intervals (the program adds doubles), in the Sampling section
+    for stack in ["dispatch", "issue", "commit", "FLOPS"] {
+        assert!(text.lines().any(|l| l.trim_start().starts_with(stack) && l.contains('±')), "{stack}: {text}");
+    }
     let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
     let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
     assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
@@ -260,6 +264,9 @@ fn the_text_and_html_reports_show_the_intervals() {
     let tree = &html[html.find("<section id=\"topdown\">").expect("a Top-Down section")..];
     let tree = &tree[..tree.find("</section>").unwrap()];
     assert!(tree.contains("data-node=\"Memory_Bound\"") && tree.matches(" ± ").count() >= 8, "{tree}");
+    for title in ["Top-Down level 1 (share of slots)", "CPI stack at dispatch (share of cycles)", "CPI stack at commit (share of cycles)", "FLOPS stack (flops per cycle)"] {
+        assert!(section.contains(title), "{title}: {section}");
+    }
 }
 
 /// A period longer than the run: no unit is measured. The report says so
