@@ -180,6 +180,16 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
         assert!((v - truth).abs() <= w, "{path}: exact {truth} outside {v} ± {w}");
     }
     assert!(!sm["cpi_stacks"]["commit"].as_array().unwrap().is_empty());
+    // each stack component's interval is centred on the report's stack and covers the exact run's
+    for stage in ["dispatch", "issue", "commit"] {
+        for c in sm["cpi_stacks"][stage].as_array().unwrap() {
+            let name = c["name"].as_str().unwrap();
+            let share = |r: &Value| r["cpi_stacks"][stage][name].as_f64().unwrap() / r["cpi_stacks"]["cycles"].as_f64().unwrap();
+            let (v, w) = interval(&c["share"]);
+            assert!((v - share(&s)).abs() < 1e-9, "{stage} {name}: {v} against the report's {}", share(&s));
+            assert!((v - share(&exact)).abs() <= w, "{stage} {name}: exact {} outside {v} ± {w}", share(&exact));
+        }
+    }
     // the functions of the report's table, in its order, each with an interval that covers
     // its exact share (main: the loops, nearly all the cycles)
     let functions = sm["functions"].as_array().expect("function intervals");

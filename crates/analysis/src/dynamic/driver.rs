@@ -285,6 +285,9 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         let flops = accounting.flops_stack.as_ref().map(|f| (f, view_params.fp_units));
         let mut summary = run.summary(&labels, &outcomes, &ideal_units, &windows, flops, simulated, unit_costs, functions, loops);
         sampling::topdown::add_topdown(&mut summary, &windows, &accounting.topdown);
+        if let Some(stacks) = &accounting.cpi_stacks {
+            sampling::stacks::centre_cpi_stacks(&mut summary, stacks);
+        }
         summary
     });
 

@@ -18,6 +18,7 @@
 //! * [`controller`]: the period, from the observed variance, the target and the budget;
 //! * [`report`]: what the report says about the sample;
 //! * [`topdown`]: the intervals of every node of the Top-Down tree;
+//! * [`stacks`]: the CPI stacks' intervals, centred on the report's stacks;
 //! * [`finish`]: the units turned into the run's totals at its end;
 //! * [`unit_costs`]: the baseline's cycles per instruction unit by unit (per-function intervals).
 
@@ -26,6 +27,7 @@ pub mod estimator;
 pub mod finish;
 pub mod report;
 pub mod schedule;
+pub mod stacks;
 pub mod topdown;
 pub mod unit_costs;
 #[cfg(test)]

@@ -112,6 +112,14 @@ fn estimate(label: &str) -> Option<Estimate> {
     })
 }
 
+/// The half-width of a count's share of the cycles as the views report it
+/// (`value`, their exact prefix's counts and the windows' scaled to the rest)
+/// from the windows' ratio estimate `r` and the cycles' relative half-width:
+/// `h_R + |V − R| · h_C / C` (see the module docs).
+pub(super) fn cycle_share_half_width(value: f64, r: Interval, relative_cycles: f64) -> f64 {
+    r.half_width + (value - r.value).abs() * relative_cycles
+}
+
 /// Every node of `tree` (the report's simulated Top-Down) that has a value and
 /// a derivation, depth first, with its interval at `z`; `windows`: the views'
 /// counted windows; `cycles`: the run's estimated cycles.
@@ -140,10 +148,7 @@ pub fn node_intervals(windows: &[WindowTally], tree: &[TopDownNode], cycles: &In
                 let q = ratio(g, |t| t.gaps.iter().sum());
                 ((1.0 - retiring) * q.half_width + (value - q.value).abs() * relative_cycles, TopDownDerivation::DispatchGapShare)
             }
-            Estimate::CycleShare(x) => {
-                let r = ratio(x, |t| t.cycles);
-                (r.half_width + (value - r.value).abs() * relative_cycles, TopDownDerivation::CycleShare)
-            }
+            Estimate::CycleShare(x) => (cycle_share_half_width(value, ratio(x, |t| t.cycles), relative_cycles), TopDownDerivation::CycleShare),
             Estimate::ExactOverCycles => (value.abs() * relative_cycles, TopDownDerivation::ExactOverCycles),
             Estimate::Zero => (0.0, TopDownDerivation::Exact),
         };
