@@ -224,6 +224,8 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
         let (v, w) = interval(&f["flops_per_cycle"]);
         assert_eq!(v, stack[f["name"].as_str().unwrap()].as_f64().unwrap());
         assert!(w.is_finite() && w >= 0.0, "{f}");
+        let truth = exact["flops_stack"][f["name"].as_str().unwrap()].as_f64().unwrap();
+        assert!((v - truth).abs() <= w, "{}: exact {truth} outside {v} ± {w}", f["name"]);
     }
     // the units: one window of a warm-up and a unit in every 8 batches after the prefix
     let prefix = sm["exact_instructions"].as_f64().unwrap();

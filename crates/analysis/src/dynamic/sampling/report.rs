@@ -4,6 +4,7 @@
 //! the target was reached (and, if not, what would reach it).
 
 use super::estimator::{Design, Interval, Series, Stratum, Subsample, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
+use super::topdown::cycle_share_half_width;
 use bottlenose_views::{IdleFp, WindowTally, CPI_COMPONENTS};
 use std::collections::BTreeMap;
 pub use bottlenose_report_model::sampling::{FlopsInterval, IdealizationInterval, SamplingSummary, ShareInterval, SpeedupInterval, StackIntervals, StratumReport, TargetReport};
@@ -203,7 +204,8 @@ fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String,
 /// The FLOPS stack's intervals. Its components sum to the peak, `P` flops per
 /// cycle over `U` FP units. The idle causes measured on the windows are
 /// `P/U · idle_c / cycles`: the interval of that ratio over the windows
-/// (`idle_share(c)`), times `P/U`. The FP instructions' own components (`base`,
+/// (`idle_share(c)`), with the part of the views' exact prefix (a share of the
+/// cycles: `super::topdown::cycle_share_half_width`), times `P/U`. The FP instructions' own components (`base`,
 /// `non_fma`, `narrow`) count every execution exactly over the estimated
 /// cycles: the relative interval of the cycles. `non_fp` is what the others
 /// leave of the peak: their half-widths added in quadrature (as if independent).
@@ -215,7 +217,9 @@ fn flops_intervals(stack: &BTreeMap<String, f64>, fp_units: f64, cycles: &Interv
         .map(|(name, &value)| {
             let windowed = IdleFp::ALL.into_iter().find(|c| *c != IdleFp::NonFp && c.component() == name);
             let half_width = match windowed {
-                Some(c) => per_unit * idle_share(c).half_width,
+                // (the report's value holds the views' exact prefix: see `super::topdown`)
+                Some(c) if per_unit > 0.0 => per_unit * cycle_share_half_width(value / per_unit, idle_share(c), cycles.relative()),
+                Some(_) => 0.0,
                 None => value * cycles.relative(),
             };
             FlopsInterval { name: name.clone(), flops_per_cycle: Interval { value, half_width } }
@@ -233,7 +237,8 @@ mod tests {
     use super::*;
 
     /// A peak of 8 flops per cycle on 2 FP units: an idle cause's interval is
-    /// 8/2 = 4 flops per cycle per unit of its share of the windows' cycles;
+    /// 8/2 = 4 flops per cycle per unit of its share of the windows' cycles
+    /// (the windows' shares here as the report's: no prefix part);
     /// the instructions' own components take the cycles' relative interval
     /// (±5 %); non_fp the others in quadrature.
     #[test]
@@ -245,7 +250,7 @@ mod tests {
                 .collect();
         let cycles = Interval { value: 100.0, half_width: 5.0 };
         let idle = |c: IdleFp| Interval {
-            value: 0.0,
+            value: stack[c.component()] / 4.0,
             half_width: match c {
                 IdleFp::Memory => 0.01,
                 IdleFp::Dependence => 0.02,
@@ -261,5 +266,12 @@ mod tests {
         assert!((hw("non_fp") - 0.013f64.sqrt()).abs() < 1e-12, "{}", hw("non_fp"));
         // the values are the report's
         assert!(f.iter().all(|x| x.flops_per_cycle.value == stack[&x.name]));
+        // memory stalls the windows never saw (the views' exact prefix did): the report's
+        // 2 flops per cycle, the windows' share 0 ± 0; the prefix's part moves with the
+        // cycles (±5 %): 4 · |2/4 − 0| · 0.05 = 0.1
+        let prefix_only = |c: IdleFp| if c == IdleFp::Memory { Interval::default() } else { idle(c) };
+        let f = flops_intervals(&stack, 2.0, &cycles, prefix_only);
+        let memory = f.iter().find(|x| x.name == "memory").unwrap().flops_per_cycle;
+        assert!((memory.half_width - 0.1).abs() < 1e-12, "{memory:?}");
     }
 }
