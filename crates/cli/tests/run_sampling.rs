@@ -146,7 +146,50 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     assert_eq!(level1.len(), 4);
     let total: f64 = level1.iter().map(|n| n["share"]["value"].as_f64().unwrap()).sum();
     assert!((total - 1.0).abs() < 1e-6, "level-1 shares add up to {total}");
+    // every node of the Top-Down tree with a value, centred on the tree's value, each
+    // with a half-width; the level-2 nodes among them, and those of the levels below
+    let mut tree: Vec<(String, f64)> = Vec::new();
+    fn walk(nodes: &Value, at: &str, out: &mut Vec<(String, f64)>) {
+        for n in nodes.as_array().unwrap() {
+            let path = if at.is_empty() { n["name"].as_str().unwrap().to_string() } else { format!("{at}.{}", n["name"].as_str().unwrap()) };
+            if let Some(v) = n["value"].as_f64() {
+                out.push((path.clone(), v));
+            }
+            walk(&n["children"], &path, out);
+        }
+    }
+    walk(&s["topdown"], "", &mut tree);
+    let nodes = sm["topdown"].as_array().expect("Top-Down intervals");
+    assert_eq!(nodes.len(), tree.len(), "one interval per valued node");
+    for (n, (path, v)) in nodes.iter().zip(&tree) {
+        assert_eq!(n["path"].as_str(), Some(path.as_str()));
+        let (value, w) = interval(&n["value"]);
+        assert_eq!(value, *v, "{path}");
+        assert!(w.is_finite() && w >= 0.0, "{n}");
+        assert_eq!(n["level"].as_u64(), Some(path.matches('.').count() as u64 + 1));
+    }
+    let with_width = |level: u64| nodes.iter().filter(|n| n["level"] == level && n["value"]["half_width"].as_f64() > Some(0.0)).count();
+    assert!(with_width(2) >= 4 && with_width(3) >= 2, "{nodes:?}");
+    // and each covers the exact run's value of the node
+    let mut exact_tree = Vec::new();
+    walk(&exact["topdown"], "", &mut exact_tree);
+    for n in nodes {
+        let (v, w) = interval(&n["value"]);
+        let path = n["path"].as_str().unwrap();
+        let truth = exact_tree.iter().find(|(p, _)| p == path).map(|(_, t)| *t).expect("the node in the exact run");
+        assert!((v - truth).abs() <= w, "{path}: exact {truth} outside {v} ± {w}");
+    }
     assert!(!sm["cpi_stacks"]["commit"].as_array().unwrap().is_empty());
+    // each stack component's interval is centred on the report's stack and covers the exact run's
+    for stage in ["dispatch", "issue", "commit"] {
+        for c in sm["cpi_stacks"][stage].as_array().unwrap() {
+            let name = c["name"].as_str().unwrap();
+            let share = |r: &Value| r["cpi_stacks"][stage][name].as_f64().unwrap() / r["cpi_stacks"]["cycles"].as_f64().unwrap();
+            let (v, w) = interval(&c["share"]);
+            assert!((v - share(&s)).abs() < 1e-9, "{stage} {name}: {v} against the report's {}", share(&s));
+            assert!((v - share(&exact)).abs() <= w, "{stage} {name}: exact {} outside {v} ± {w}", share(&exact));
+        }
+    }
     // the functions of the report's table, in its order, each with an interval that covers
     // its exact share (main: the loops, nearly all the cycles)
     let functions = sm["functions"].as_array().expect("function intervals");
@@ -181,6 +224,8 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
         let (v, w) = interval(&f["flops_per_cycle"]);
         assert_eq!(v, stack[f["name"].as_str().unwrap()].as_f64().unwrap());
         assert!(w.is_finite() && w >= 0.0, "{f}");
+        let truth = exact["flops_stack"][f["name"].as_str().unwrap()].as_f64().unwrap();
+        assert!((v - truth).abs() <= w, "{}: exact {truth} outside {v} ± {w}", f["name"]);
     }
     // the units: one window of a warm-up and a unit in every 8 batches after the prefix
     let prefix = sm["exact_instructions"].as_f64().unwrap();
@@ -212,11 +257,28 @@ fn the_text_and_html_reports_show_the_intervals() {
     assert!(text.lines().any(|l| l.contains("frontend") && l.contains('±')), "{text}");
     assert!(text.contains("sensitivity and idealizations timed a sub-sample of"), "{text}");
     assert!(text.lines().any(|l| l.trim_start().starts_with("functions") && l.contains("!main") && l.contains('±')), "{text}");
+    // the Top-Down table: a ± beside each node's value (the level-1 nodes always shown)
+    let table = &text[text.find("Top-Down (simulated counters").expect("a Top-Down table")..];
+    for node in ["Frontend_Bound", "Bad_Speculation", "Retiring", "Backend_Bound"] {
+        assert!(table.lines().any(|l| l.trim_start().starts_with(node) && l.contains('±')), "{node}: {table}");
+    }
+    assert!(table.contains("±: half-width of the value's 99.7 % confidence interval"), "{table}");
+    // the CPI stacks' and the FLOPS stack's intervals (the program adds doubles), in the Sampling section
+    for stack in ["dispatch", "issue", "commit", "FLOPS"] {
+        assert!(text.lines().any(|l| l.trim_start().starts_with(stack) && l.contains('±')), "{stack}: {text}");
+    }
     let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
     let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
     assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
     assert!(section.contains("timed a sub-sample of"), "{section}");
     assert!(section.contains("Functions (share of cycles)") && section.contains("!main</td><td class=\"num\">"), "{section}");
+    // the Top-Down tree: every node's value with its ±
+    let tree = &html[html.find("<section id=\"topdown\">").expect("a Top-Down section")..];
+    let tree = &tree[..tree.find("</section>").unwrap()];
+    assert!(tree.contains("data-node=\"Memory_Bound\"") && tree.matches(" ± ").count() >= 8, "{tree}");
+    for title in ["Top-Down level 1 (share of slots)", "CPI stack at dispatch (share of cycles)", "CPI stack at commit (share of cycles)", "FLOPS stack (flops per cycle)"] {
+        assert!(section.contains(title), "{title}: {section}");
+    }
 }
 
 /// A period longer than the run: no unit is measured. The report says so

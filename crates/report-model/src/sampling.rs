@@ -95,6 +95,36 @@ pub struct FlopsInterval {
     pub flops_per_cycle: Interval,
 }
 
+/// How a Top-Down node's interval follows from the sample (the derivations are
+/// in `bottlenose_analysis::dynamic::sampling::topdown`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopDownDerivation {
+    /// A share of the windows' dispatch gaps, fitted into what the retired
+    /// slots (exact) leave of the estimated cycles: Frontend, Bad Speculation
+    /// and Backend Bound and their gap-counted children.
+    DispatchGapShare,
+    /// A count of cycles over the windows' cycles (ratio estimator): the
+    /// memory, core and port nodes.
+    CycleShare,
+    /// A count over every execution (exact) divided by the estimated cycles:
+    /// the cycles' relative interval (Retiring and its children).
+    ExactOverCycles,
+    /// Zero by construction (the model has no machine clears): no error.
+    Exact,
+}
+
+/// A node of the simulated Top-Down tree (the report's `topdown`) with its interval.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopDownInterval {
+    /// The labels from level 1 down, joined by `.`: `Backend_Bound.Memory_Bound.L1_Bound`.
+    pub path: String,
+    pub level: u32,
+    /// The tree's value (a fraction of the node's unit) and its half-width.
+    pub value: Interval,
+    pub derivation: TopDownDerivation,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct StackIntervals {
     pub dispatch: Vec<ShareInterval>,
@@ -132,7 +162,11 @@ pub struct SamplingSummary {
     /// The views' shares of the cycles, from their counted windows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpi_stacks: Option<StackIntervals>,
+    /// The level-1 nodes of `topdown` (their values, shares of the slots).
     pub topdown_level1: Vec<ShareInterval>,
+    /// Every node of the simulated Top-Down tree that has a value, depth first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub topdown: Vec<TopDownInterval>,
     /// The FLOPS stack's components (the report's values) with their intervals.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flops_stack: Vec<FlopsInterval>,

@@ -4,10 +4,18 @@
 //! idealization experiments.
 
 use crate::table::Table;
-use bottlenose_report_model::{AccountingReport, TopDownNode, CPI_COMPONENTS, FLOPS_COMPONENTS};
+use bottlenose_report_model::sampling::TopDownInterval;
+use bottlenose_report_model::{AccountingReport, SamplingSummary, TopDownNode, CPI_COMPONENTS, FLOPS_COMPONENTS};
 use std::fmt::Write;
 
 pub fn render_accounting(a: &AccountingReport) -> String {
+    render_accounting_sampled(a, None)
+}
+
+/// The accounting views of a run; a sampled run's (`sampling`) with the
+/// interval of every Top-Down node beside its value.
+pub fn render_accounting_sampled(a: &AccountingReport, sampling: Option<&SamplingSummary>) -> String {
+    let intervals: &[TopDownInterval] = sampling.map_or(&[], |s| &s.topdown);
     let mut o = String::new();
     if let Some(s) = &a.views_sampling {
         let _ = writeln!(
@@ -18,16 +26,28 @@ pub fn render_accounting(a: &AccountingReport) -> String {
     }
     if !a.topdown.is_empty() {
         o.push_str("Top-Down (simulated counters through the yasin2014 metrics; <== flagged, children of unflagged nodes hidden):\n");
-        let _ = writeln!(o, "  {:<28} {:>6} {:<9} {:>10}", "", "value", "unit", "normalized");
-        for n in &a.topdown {
-            node(&mut o, n, 1);
+        if intervals.is_empty() {
+            let _ = writeln!(o, "  {:<28} {:>6} {:<9} {:>10}", "", "value", "unit", "normalized");
+        } else {
+            let _ = writeln!(o, "  {:<28} {:>6} {:>6} {:<9} {:>10}", "", "value", "±", "unit", "normalized");
         }
-        o.push_str("  value: the formula's, a fraction of its unit; normalized: the share of all slots, fitted inside the parent; bars draw it (20 # = 100 %)\n\n");
+        for n in &a.topdown {
+            node(&mut o, n, 1, &n.name, intervals);
+        }
+        o.push_str("  value: the formula's, a fraction of its unit; normalized: the share of all slots, fitted inside the parent; bars draw it (20 # = 100 %)\n");
+        if let Some(s) = sampling.filter(|_| !intervals.is_empty()) {
+            let _ = writeln!(
+                o,
+                "  ±: half-width of the value's {:.1} % confidence interval (points of its unit), from the sampled windows and the cycles' interval; none: not estimable (fewer than two windows)",
+                s.confidence * 100.0
+            );
+        }
+        o.push('\n');
     }
     if let Some(v) = &a.vendor_topdown {
         let _ = writeln!(o, "Top-Down as the {} PMU reports it (the same simulated counters through the vendor's published metrics):", v.table);
         for n in &v.topdown {
-            node(&mut o, n, 1);
+            node(&mut o, n, 1, &n.name, &[]);
         }
         if v.topdown.iter().any(|n| n.value.is_some_and(|x| x < 0.0)) {
             o.push_str("  negative: Arm's formulas move 4 slot-cycles per mispredicted branch from Frontend and Backend Bound to Bad Speculation, more than this run lost there\n");
@@ -119,8 +139,18 @@ pub fn render_accounting(a: &AccountingReport) -> String {
     o
 }
 
-fn node(o: &mut String, n: &TopDownNode, depth: usize) {
+/// One node and, when flagged, its children; `path`: its labels from level 1
+/// joined by `.`, as `intervals` (a sampled run's) name the nodes.
+fn node(o: &mut String, n: &TopDownNode, depth: usize, path: &str, intervals: &[TopDownInterval]) {
     let v = n.value.map(|v| format!("{:6.1}", v * 100.0)).unwrap_or_else(|| "   n/a".into());
+    let v = if intervals.is_empty() {
+        v
+    } else {
+        match intervals.iter().find(|i| i.path == path).filter(|i| i.value.known()) {
+            Some(i) => format!("{v} ±{:5.1}", i.value.half_width * 100.0),
+            None => format!("{v}       "),
+        }
+    };
     let unit = n.unit.map(|u| u.to_string()).unwrap_or_else(|| "%".into());
     let norm = n.normalized.map(|v| format!("{:9.1}%", v * 100.0)).unwrap_or_default();
     let bar = n.normalized.map(|v| "#".repeat((v.clamp(0.0, 1.0) * 20.0).round() as usize)).unwrap_or_default();
@@ -136,7 +166,7 @@ fn node(o: &mut String, n: &TopDownNode, depth: usize) {
     let _ = writeln!(o, "{}{why}", line.trim_end());
     if n.flagged {
         for c in &n.children {
-            node(o, c, depth + 1);
+            node(o, c, depth + 1, &format!("{path}.{}", c.name), intervals);
         }
     }
 }

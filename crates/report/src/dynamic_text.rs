@@ -93,7 +93,7 @@ pub fn render_dynamic(r: &DynamicReport) -> String {
     }
     o.push('\n');
 
-    o.push_str(&crate::accounting_text::render_accounting(&r.accounting));
+    o.push_str(&crate::accounting_text::render_accounting_sampled(&r.accounting, r.sampling.as_ref()));
 
     let mut t = Table::new(&["file", "address", "instruction", "executions", "cycles", "share", "mispredicts"]).left(0).left(1).left(2);
     for h in r.hot_instructions.iter().take(15) {

@@ -11,7 +11,7 @@ mod sampling_text;
 mod table;
 mod verdict_text;
 
-pub use accounting_text::render_accounting;
+pub use accounting_text::{render_accounting, render_accounting_sampled};
 pub use block_text::render_block;
 pub use html::render_html;
 pub use dynamic_text::render_dynamic;

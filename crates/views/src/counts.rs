@@ -48,6 +48,7 @@ impl WindowCounts for ViewCounts {
             cpi: self.cpi.stacks,
             gaps: [g.wrong_path, g.recovery, g.frontend, g.backend],
             fp_idle: self.flops.idle,
+            topdown: self.topdown.tally(),
         }
     }
 }

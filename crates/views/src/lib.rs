@@ -39,7 +39,7 @@ pub use params::ViewParams;
 pub use sampled::{Sampled, ViewsSampling, WindowCounts, WindowTally, Windowed};
 pub use stall_causes::{StallCauseCounter, StallCauses};
 pub use timeline::{Timeline, TimelineRow};
-pub use topdown::{SlotAccounting, TopDownCounters};
+pub use topdown::{SlotAccounting, TopDownCounters, TopDownTally, TOPDOWN_TALLIES};
 pub use views::{AccountingResult, AccountingViews, CycleViews};
 
 /// Names of the CPI-stack components, in report order.

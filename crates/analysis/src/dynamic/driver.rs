@@ -283,7 +283,12 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         let functions = sampling::finish::Groups { names: shown.clone(), of: function_of };
         let loops = sampling::finish::Groups { names: loops.iter().map(|l| l.head.clone()).collect(), of: loop_of };
         let flops = accounting.flops_stack.as_ref().map(|f| (f, view_params.fp_units));
-        run.summary(&labels, &outcomes, &ideal_units, &windows, flops, simulated, unit_costs, functions, loops)
+        let mut summary = run.summary(&labels, &outcomes, &ideal_units, &windows, flops, simulated, unit_costs, functions, loops);
+        sampling::topdown::add_topdown(&mut summary, &windows, &accounting.topdown);
+        if let Some(stacks) = &accounting.cpi_stacks {
+            sampling::stacks::centre_cpi_stacks(&mut summary, stacks);
+        }
+        summary
     });
 
     let mut report = DynamicReport {

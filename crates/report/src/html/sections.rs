@@ -87,10 +87,23 @@ pub fn topdown(o: &mut String, r: &Value) {
     }
     o.push_str("<section id=\"topdown\"><h2>Top-Down</h2><div class=\"tree\">");
     let path = bottleneck_path(&nodes);
+    // a sampled run's intervals, by node path (`Backend_Bound.Memory_Bound`)
+    let intervals: Vec<(&str, f64)> = r["sampling"]["topdown"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|i| Some((i["path"].as_str()?, i["value"]["half_width"].as_f64()?))).collect())
+        .unwrap_or_default();
     for n in &nodes {
-        node(o, n, &path);
+        let name = n["label"].as_str().or_else(|| n["name"].as_str()).unwrap_or("?");
+        node(o, n, &path, name, &intervals);
     }
     o.push_str("<p class=\"muted\">Each node: its value as the formula gives it, a fraction of its unit (% Slots, % Clocks ...: a child in cycles may exceed a parent in slots); the bar and the share after it are the normalized value, the share of all slots fitted inside the parent. Hierarchical safety: a node is flagged when it is above its threshold and its parent is flagged; flagged nodes are open.</p>");
+    if !intervals.is_empty() {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">± : half-width of the value's {:.1} % confidence interval (points of its unit), from the sampled windows and the cycles' interval (see Sampling).</p>",
+            num(&r["sampling"]["confidence"]) * 100.0
+        );
+    }
     let s = &r["views_sampling"];
     if s.is_object() {
         let _ = write!(
@@ -118,7 +131,8 @@ fn bottleneck_path<'a>(nodes: &[&'a Value]) -> Vec<*const Value> {
 /// One node: its value in its unit (`45.0 % Slots`), a bar of its normalized
 /// share of all slots (reports before units: of its value), the label, and
 /// why there is no value.
-fn node(o: &mut String, n: &Value, path: &[*const Value]) {
+/// `at`: the node's labels from level 1 joined by `.`, as `intervals` name them.
+fn node(o: &mut String, n: &Value, path: &[*const Value], at: &str, intervals: &[(&str, f64)]) {
     let flagged = n["flagged"] == Value::Bool(true);
     let on_path = path.contains(&(n as *const Value));
     let v = num(&n["value"]);
@@ -131,7 +145,11 @@ fn node(o: &mut String, n: &Value, path: &[*const Value]) {
         _ => "node",
     };
     let unit = n["unit"].as_str().map(|u| format!(" % {}", u.replace("_Estimated", "_est").replace("_Calculated", "_calc"))).unwrap_or_else(|| "%".into());
-    let value = if n["value"].is_null() { "n/a".to_string() } else { format!("{:.1}{unit}", v * 100.0) };
+    let value = match intervals.iter().find(|(p, _)| *p == at) {
+        _ if n["value"].is_null() => "n/a".to_string(),
+        Some((_, hw)) => format!("{:.1} ± {:.1}{unit}", v * 100.0, hw * 100.0),
+        None => format!("{:.1}{unit}", v * 100.0),
+    };
     let norm = if n["normalized"].is_number() { format!("{:.1}% of slots", share * 100.0) } else { String::new() };
     let why = n["reason"].as_str().map(|r| format!(" <span class=\"muted\">({})</span>", esc(r))).unwrap_or_default();
     let _ = write!(
@@ -146,7 +164,8 @@ fn node(o: &mut String, n: &Value, path: &[*const Value]) {
         esc(name)
     );
     for c in children {
-        node(o, c, path);
+        let name = c["label"].as_str().or_else(|| c["name"].as_str()).unwrap_or("?");
+        node(o, c, path, &format!("{at}.{name}"), intervals);
     }
     o.push_str("</details>");
 }

@@ -34,6 +34,7 @@
 
 use crate::cpi_stacks::NCOMP;
 use crate::flops_stack::IDLE_CAUSES;
+use crate::topdown::TOPDOWN_TALLIES;
 use bottlenose_timing::{BatchPart, Details, Listener, StageDetails, StageTimes};
 pub use bottlenose_report_model::views::ViewsSampling;
 
@@ -76,7 +77,8 @@ pub trait WindowCounts {
 /// the cycles it swept, the stall components of the three CPI stacks (dispatch,
 /// issue, commit) and the Top-Down dispatch gaps (wrong path, recovery,
 /// frontend, backend), all in cycles; the FP units' idle unit-cycles by cause
-/// (indexed by [`crate::IdleFp`]).
+/// (indexed by [`crate::IdleFp`]); Top-Down's other counts, in cycles (indexed
+/// by [`crate::TopDownTally`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WindowTally {
     /// What the window stands for relative to the views' own windows (1 for those).
@@ -85,6 +87,7 @@ pub struct WindowTally {
     pub cpi: [[f64; NCOMP]; 3],
     pub gaps: [f64; 4],
     pub fp_idle: [f64; IDLE_CAUSES],
+    pub topdown: [f64; TOPDOWN_TALLIES],
 }
 
 impl WindowTally {
@@ -96,6 +99,7 @@ impl WindowTally {
         }
         d.gaps.iter_mut().zip(&o.gaps).for_each(|(x, y)| *x -= y);
         d.fp_idle.iter_mut().zip(&o.fp_idle).for_each(|(x, y)| *x -= y);
+        d.topdown.iter_mut().zip(&o.topdown).for_each(|(x, y)| *x -= y);
         d
     }
 }

@@ -7,6 +7,53 @@ use super::TopDownCounters;
 use crate::picture::sweep::{Cycles, SweepConstants};
 use crate::time::{ceil_i, floor_i, EPS};
 
+/// What a counted window tallies of Top-Down beyond its dispatch gaps
+/// (`crate::WindowTally::topdown`, indexed by the variant), all in cycles: the
+/// numerators of the tree's nodes below level 1, each a ratio of a window's
+/// count to its cycles (`FetchBubbles:cW` to its dispatch gaps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopDownTally {
+    /// Cycles whose every slot the frontend lost (`FetchBubbles:cW`).
+    FetchFullCycles,
+    /// Cycles with no uop executed and a load in flight (`MemStalls.AnyLoad`), and
+    /// of those, with one that missed L1, L2, L3 (`MemStalls.L1miss/L2miss/L3miss`).
+    LoadStalls,
+    LoadStallsL1Miss,
+    LoadStallsL2Miss,
+    LoadStallsL3Miss,
+    /// `MemStalls.Stores`.
+    StoreStalls,
+    /// Cycles with a DRAM load in flight, and with at least the bandwidth
+    /// threshold (`ExtMemOutstanding:c1`, `:cT`).
+    DramCycles,
+    DramBandwidthCycles,
+    DividerActive,
+    /// Cycles with at least 1, 2, 3 uops executed (`OpsExecuted:c1/:c2/:c3`).
+    OpsAtLeast1,
+    OpsAtLeast2,
+    OpsAtLeast3,
+}
+
+/// How many [`TopDownTally`] kinds there are.
+pub const TOPDOWN_TALLIES: usize = 12;
+
+impl TopDownTally {
+    pub const ALL: [TopDownTally; TOPDOWN_TALLIES] = [
+        TopDownTally::FetchFullCycles,
+        TopDownTally::LoadStalls,
+        TopDownTally::LoadStallsL1Miss,
+        TopDownTally::LoadStallsL2Miss,
+        TopDownTally::LoadStallsL3Miss,
+        TopDownTally::StoreStalls,
+        TopDownTally::DramCycles,
+        TopDownTally::DramBandwidthCycles,
+        TopDownTally::DividerActive,
+        TopDownTally::OpsAtLeast1,
+        TopDownTally::OpsAtLeast2,
+        TopDownTally::OpsAtLeast3,
+    ];
+}
+
 /// The dispatch gaps, in cycles of slot time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct DispatchGaps {
@@ -129,6 +176,30 @@ impl TopDownCounts {
             // no window saw a gap: whatever the slots leave is the backend draining
             g.backend = rest;
         }
+    }
+
+    /// A window's [`TopDownTally`] counts (the counts so far; a window is the
+    /// difference of two tallies).
+    pub(crate) fn tally(&self) -> [f64; TOPDOWN_TALLIES] {
+        let (g, c) = (&self.gaps, &self.cycles);
+        let mut t = [0.0; TOPDOWN_TALLIES];
+        for k in TopDownTally::ALL {
+            t[k as usize] = match k {
+                TopDownTally::FetchFullCycles => g.frontend_full_cycles,
+                TopDownTally::LoadStalls => c.load_stalls[0],
+                TopDownTally::LoadStallsL1Miss => c.load_stalls[1],
+                TopDownTally::LoadStallsL2Miss => c.load_stalls[2],
+                TopDownTally::LoadStallsL3Miss => c.load_stalls[3],
+                TopDownTally::StoreStalls => c.store_stalls,
+                TopDownTally::DramCycles => c.dram_cycles,
+                TopDownTally::DramBandwidthCycles => c.dram_bandwidth_cycles,
+                TopDownTally::DividerActive => c.divider_active,
+                TopDownTally::OpsAtLeast1 => c.uops[1] + c.uops[2] + c.uops[3],
+                TopDownTally::OpsAtLeast2 => c.uops[2] + c.uops[3],
+                TopDownTally::OpsAtLeast3 => c.uops[3],
+            } as f64;
+        }
+        t
     }
 
     /// Fills the counters that booking and sweeping count.

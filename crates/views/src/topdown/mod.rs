@@ -28,6 +28,7 @@ use serde::Serialize;
 mod counts;
 
 pub(crate) use counts::{TopDownCounts, UopCycles};
+pub use counts::{TopDownTally, TOPDOWN_TALLIES};
 pub use bottlenose_report_model::views::SlotAccounting;
 
 /// Counts of one run (slot amounts kept in cycles of slot time; × `width` = slots).

@@ -58,3 +58,43 @@ fn memory_stalls_of_a_dram_load() {
     // the backend: from the slot end 0.5 to 11
     assert!(close(td.backend_cycles, 10.5));
 }
+
+/// A window's tally reads each count where the tree's formulas read it: the
+/// cycles with ≥ k uops executed are the sums of the histogram from k up
+/// (cycles with exactly 1, 2, ≥ 3: 5, 3, 2 → ≥ 1: 10, ≥ 2: 5, ≥ 3: 2).
+#[test]
+fn a_window_tallies_every_count_of_the_tree() {
+    use super::counts::{CycleCounts, DispatchGaps, TopDownCounts};
+    use super::TopDownTally as T;
+    let c = TopDownCounts {
+        gaps: DispatchGaps { frontend_full_cycles: 7, ..Default::default() },
+        cycles: CycleCounts {
+            uops: [0, 5, 3, 2],
+            load_stalls: [10, 6, 4, 1],
+            store_stalls: 3,
+            dram_cycles: 9,
+            dram_bandwidth_cycles: 2,
+            dram_occupancy: 40,
+            divider_active: 11,
+        },
+    };
+    let t = c.tally();
+    let expected = [
+        (T::FetchFullCycles, 7.0),
+        (T::LoadStalls, 10.0),
+        (T::LoadStallsL1Miss, 6.0),
+        (T::LoadStallsL2Miss, 4.0),
+        (T::LoadStallsL3Miss, 1.0),
+        (T::StoreStalls, 3.0),
+        (T::DramCycles, 9.0),
+        (T::DramBandwidthCycles, 2.0),
+        (T::DividerActive, 11.0),
+        (T::OpsAtLeast1, 10.0),
+        (T::OpsAtLeast2, 5.0),
+        (T::OpsAtLeast3, 2.0),
+    ];
+    assert_eq!(expected.len(), T::ALL.len());
+    for (k, v) in expected {
+        assert_eq!(t[k as usize], v, "{k:?}");
+    }
+}

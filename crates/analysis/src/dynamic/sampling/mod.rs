@@ -19,6 +19,8 @@
 //! * [`controller`]: the period, from the observed variance, the target and the budget;
 //! * [`signatures`]: the code each unit ran, and the spread of cycles within it (what the controller plans with);
 //! * [`report`]: what the report says about the sample;
+//! * [`topdown`]: the intervals of every node of the Top-Down tree;
+//! * [`stacks`]: the CPI stacks' intervals, centred on the report's stacks;
 //! * [`finish`]: the units turned into the run's totals at its end;
 //! * [`unit_costs`]: the baseline's cycles per instruction unit by unit (per-function intervals).
 
@@ -29,6 +31,8 @@ pub mod finish;
 pub mod report;
 pub mod schedule;
 pub mod signatures;
+pub mod stacks;
+pub mod topdown;
 pub mod unit_costs;
 #[cfg(test)]
 mod look_ahead_tests;
@@ -36,6 +40,8 @@ mod look_ahead_tests;
 mod subsample_tests;
 #[cfg(test)]
 mod synthetic_tests;
+#[cfg(test)]
+mod topdown_tests;
 
 use bottlenose_simulate::engine::VariantsTime;
 use bottlenose_timing::BatchPart;

@@ -1,9 +1,10 @@
 //! What a sampled run's report says about its sample: the estimates with their
 //! intervals (cycles, CPI, each sensitivity speedup, each idealization's gain,
-//! the CPI-stack components and Top-Down level 1), the design, and whether
+//! the CPI-stack components and the FLOPS stack), the design, and whether
 //! the target was reached (and, if not, what would reach it).
 
 use super::estimator::{Design, Interval, Series, Stratum, Subsample, CONFIDENCE, MIN_UNITS_FOR_CLT, Z_99_7};
+use super::topdown::cycle_share_half_width;
 use bottlenose_views::{IdleFp, WindowTally, CPI_COMPONENTS};
 use std::collections::BTreeMap;
 pub use bottlenose_report_model::sampling::{FlopsInterval, IdealizationInterval, SamplingSummary, ShareInterval, SpeedupInterval, StackIntervals, StratumReport, TargetReport};
@@ -121,7 +122,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
             IdealizationInterval { what: what.clone(), cpi_reduction: Interval { value: scale * (1.0 - q.value), half_width: scale * q.half_width } }
         })
         .collect();
-    let (cpi_stacks, topdown_level1, flops_stack) = view_shares(i.windows, z, i.flops, &cycles);
+    let (cpi_stacks, flops_stack) = view_shares(i.windows, z, i.flops, &cycles);
     let units = d.measured_units();
     let variant_units = sub.measured_units();
     let has_variants = !i.variants.is_empty() || !i.ideals.is_empty();
@@ -155,21 +156,20 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         sensitivity,
         idealization,
         cpi_stacks,
-        topdown_level1,
+        // (the tree's, which the views' report holds: `super::topdown::add_topdown`)
+        topdown_level1: Vec::new(),
+        topdown: Vec::new(),
         flops_stack,
         functions: Vec::new(),
         loops: Vec::new(),
     }
 }
 
-/// The views' component shares with their intervals: ratio estimates over the
-/// counted windows, which form one stratum per weight (a sampled run's units
-/// and the views' own windows stand for different stretches of the run).
-/// With the FLOPS stack (`flops`), its components' intervals: see [`flops_intervals`].
-fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String, f64>, f64)>, cycles: &Interval) -> (Option<StackIntervals>, Vec<ShareInterval>, Vec<FlopsInterval>) {
-    if windows.len() < 2 {
-        return (None, Vec::new(), Vec::new());
-    }
+/// The counted windows as a design (one stratum per weight: a sampled run's
+/// units and the views' own windows stand for different stretches of the run),
+/// and the windows in its order. Its totals are the weighted sums of the
+/// windows, as the views scale them to the run.
+pub(super) fn window_design(windows: &[WindowTally]) -> (Design, Vec<&WindowTally>) {
     let mut order: Vec<usize> = (0..windows.len()).collect();
     order.sort_by(|&a, &b| windows[a].weight.total_cmp(&windows[b].weight));
     let sorted: Vec<&WindowTally> = order.iter().map(|&k| &windows[k]).collect();
@@ -183,7 +183,18 @@ fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String,
         strata.push(Stratum { instructions: (w * n as f64 * 1e9) as u64, first_unit: k, units: n });
         k += n;
     }
-    let design = Design { unit_instructions: 1, prefix_instructions: 0, strata };
+    (Design { unit_instructions: 1, prefix_instructions: 0, strata }, sorted)
+}
+
+/// The views' component shares with their intervals: ratio estimates over the
+/// counted windows ([`window_design`]). With the FLOPS stack (`flops`), its
+/// components' intervals: see [`flops_intervals`]. (Top-Down's are the tree's:
+/// see `super::topdown`.)
+fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String, f64>, f64)>, cycles: &Interval) -> (Option<StackIntervals>, Vec<FlopsInterval>) {
+    if windows.len() < 2 {
+        return (None, Vec::new());
+    }
+    let (design, sorted) = window_design(windows);
     let cycles_by_window: Vec<f64> = sorted.iter().map(|t| t.cycles).collect();
     let share = |values: Vec<f64>| {
         design.ratio_interval(Series { prefix: 0.0, units: &values }, Series { prefix: 0.0, units: &cycles_by_window }, z)
@@ -195,25 +206,15 @@ fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String,
             .collect()
     };
     let stacks = StackIntervals { dispatch: stage(0), issue: stage(1), commit: stage(2) };
-    // level 1 from the dispatch gaps: what the gaps leave is retiring
-    let gap = |g: usize| sorted.iter().map(|t| t.gaps[g]).collect::<Vec<f64>>();
-    let bad: Vec<f64> = sorted.iter().map(|t| t.gaps[0] + t.gaps[1]).collect();
-    // (not clipped per window: the shares then add up to 1)
-    let retiring: Vec<f64> = sorted.iter().map(|t| t.cycles - t.gaps.iter().sum::<f64>()).collect();
-    let level1 = vec![
-        ShareInterval { name: "Frontend_Bound".into(), share: share(gap(2)) },
-        ShareInterval { name: "Bad_Speculation".into(), share: share(bad) },
-        ShareInterval { name: "Backend_Bound".into(), share: share(gap(3)) },
-        ShareInterval { name: "Retiring".into(), share: share(retiring) },
-    ];
     let flops = flops.map(|(stack, fp_units)| flops_intervals(stack, fp_units, cycles, |c| share(sorted.iter().map(|t| t.fp_idle[c as usize]).collect()))).unwrap_or_default();
-    (Some(stacks), level1, flops)
+    (Some(stacks), flops)
 }
 
 /// The FLOPS stack's intervals. Its components sum to the peak, `P` flops per
 /// cycle over `U` FP units. The idle causes measured on the windows are
 /// `P/U · idle_c / cycles`: the interval of that ratio over the windows
-/// (`idle_share(c)`), times `P/U`. The FP instructions' own components (`base`,
+/// (`idle_share(c)`), with the part of the views' exact prefix (a share of the
+/// cycles: `super::topdown::cycle_share_half_width`), times `P/U`. The FP instructions' own components (`base`,
 /// `non_fma`, `narrow`) count every execution exactly over the estimated
 /// cycles: the relative interval of the cycles. `non_fp` is what the others
 /// leave of the peak: their half-widths added in quadrature (as if independent).
@@ -225,7 +226,9 @@ fn flops_intervals(stack: &BTreeMap<String, f64>, fp_units: f64, cycles: &Interv
         .map(|(name, &value)| {
             let windowed = IdleFp::ALL.into_iter().find(|c| *c != IdleFp::NonFp && c.component() == name);
             let half_width = match windowed {
-                Some(c) => per_unit * idle_share(c).half_width,
+                // (the report's value holds the views' exact prefix: see `super::topdown`)
+                Some(c) if per_unit > 0.0 => per_unit * cycle_share_half_width(value / per_unit, idle_share(c), cycles.relative()),
+                Some(_) => 0.0,
                 None => value * cycles.relative(),
             };
             FlopsInterval { name: name.clone(), flops_per_cycle: Interval { value, half_width } }
@@ -243,7 +246,8 @@ mod tests {
     use super::*;
 
     /// A peak of 8 flops per cycle on 2 FP units: an idle cause's interval is
-    /// 8/2 = 4 flops per cycle per unit of its share of the windows' cycles;
+    /// 8/2 = 4 flops per cycle per unit of its share of the windows' cycles
+    /// (the windows' shares here as the report's: no prefix part);
     /// the instructions' own components take the cycles' relative interval
     /// (±5 %); non_fp the others in quadrature.
     #[test]
@@ -255,7 +259,7 @@ mod tests {
                 .collect();
         let cycles = Interval { value: 100.0, half_width: 5.0 };
         let idle = |c: IdleFp| Interval {
-            value: 0.0,
+            value: stack[c.component()] / 4.0,
             half_width: match c {
                 IdleFp::Memory => 0.01,
                 IdleFp::Dependence => 0.02,
@@ -271,5 +275,12 @@ mod tests {
         assert!((hw("non_fp") - 0.013f64.sqrt()).abs() < 1e-12, "{}", hw("non_fp"));
         // the values are the report's
         assert!(f.iter().all(|x| x.flops_per_cycle.value == stack[&x.name]));
+        // memory stalls the windows never saw (the views' exact prefix did): the report's
+        // 2 flops per cycle, the windows' share 0 ± 0; the prefix's part moves with the
+        // cycles (±5 %): 4 · |2/4 − 0| · 0.05 = 0.1
+        let prefix_only = |c: IdleFp| if c == IdleFp::Memory { Interval::default() } else { idle(c) };
+        let f = flops_intervals(&stack, 2.0, &cycles, prefix_only);
+        let memory = f.iter().find(|x| x.name == "memory").unwrap().flops_per_cycle;
+        assert!((memory.half_width - 0.1).abs() < 1e-12, "{memory:?}");
     }
 }
