@@ -89,6 +89,8 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     // the loops' CPI, falls into one unit that stands for 8)
     assert!(hw > 0.0 && hw < 0.3 * cycles, "half-width {hw} of {cycles}");
     assert!((cycles - exact_cycles).abs() <= hw, "exact {exact_cycles} outside {cycles} ± {hw}");
+    // from the run's exact instruction mix: the two phases' loops are a class each at least
+    assert!(sm["code_classes"].as_u64().is_some_and(|k| k >= 2), "{}", sm["code_classes"]);
     // CPI = cycles / instructions, with the same relative interval
     let (cpi, cpi_hw) = interval(&sm["cpi"]);
     let n = s["instructions_simulated"].as_f64().unwrap();
@@ -254,6 +256,7 @@ fn the_text_and_html_reports_show_the_intervals() {
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("(sampled, 99.7 % confidence)"), "{text}");
     assert!(text.contains("Sampling (SMARTS"), "{text}");
+    assert!(text.contains("cycles from the run's exact instruction mix"), "{text}");
     assert!(text.lines().any(|l| l.contains("frontend") && l.contains('±')), "{text}");
     assert!(text.contains("sensitivity and idealizations timed a sub-sample of"), "{text}");
     assert!(text.lines().any(|l| l.trim_start().starts_with("functions") && l.contains("!main") && l.contains('±')), "{text}");
@@ -269,6 +272,7 @@ fn the_text_and_html_reports_show_the_intervals() {
     }
     let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
     let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
+    assert!(section.contains("exact instruction mix"), "{section}");
     assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
     assert!(section.contains("timed a sub-sample of"), "{section}");
     assert!(section.contains("Functions (share of cycles)") && section.contains("!main</td><td class=\"num\">"), "{section}");

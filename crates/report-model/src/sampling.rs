@@ -147,6 +147,11 @@ pub struct SamplingSummary {
     pub variant_units: usize,
     /// Instructions the timing model ran (exact prefix, warm-ups and units).
     pub detailed_instructions: u64,
+    /// Classes of code the total cycles were estimated over: the run's exact
+    /// executions of each times its cycles per execution measured on the units
+    /// (the code-mix estimate). `None`: the expansion of the units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code_classes: Option<usize>,
     pub strata: Vec<StratumReport>,
     pub cycles: Interval,
     pub cpi: Interval,

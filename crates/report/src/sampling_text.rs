@@ -39,6 +39,9 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
         s.warm_up_instructions,
         format_args!("{:.1} %", 100.0 * s.detailed_instructions as f64 / (s.exact_instructions + s.strata.iter().map(|x| x.instructions).sum::<u64>()).max(1) as f64)
     );
+    if let Some(k) = s.code_classes {
+        let _ = writeln!(o, "  cycles from the run's exact instruction mix: {k} classes of code, each its executions times its cycles per execution on the units");
+    }
     let periods: Vec<String> = s.strata.iter().map(|x| format!("{} instructions at 1 window in {} batches ({} units)", x.instructions, x.period, x.units)).collect();
     let _ = writeln!(o, "  strata: {}", periods.join("; "));
     if (!s.sensitivity.is_empty() || !s.idealization.is_empty()) && s.variant_units < s.units {

@@ -28,6 +28,9 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
     let conf = num(&s["confidence"]) * 100.0;
     let _ = write!(o, "<section id=\"sampling\"><h2>Sampling</h2><p>{} ({conf:.1} % confidence intervals): {} instructions timed exactly first, then {} measured units of {} instructions, each after a detailed warm-up of {}.</p>",
         esc(s["method"].as_str().unwrap_or("")), s["exact_instructions"], s["units"], s["unit_instructions"], s["warm_up_instructions"]);
+    if let Some(k) = s["code_classes"].as_u64() {
+        let _ = write!(o, "<p>The cycles come from the run's exact instruction mix: {k} classes of code, each its executions times its cycles per execution measured on the units.</p>");
+    }
     let has_variants = [&s["sensitivity"], &s["idealization"]].iter().any(|v| v.as_array().is_some_and(|a| !a.is_empty()));
     if has_variants && s["variant_units"].as_u64() < s["units"].as_u64() {
         let every: Vec<String> = s["strata"].as_array().map(|a| a.iter().map(|x| format!("1 in {} ({} units)", x["variants_every"], x["variant_units"])).collect()).unwrap_or_default();

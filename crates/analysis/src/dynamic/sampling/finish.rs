@@ -21,8 +21,9 @@ pub struct SampledRun {
     strata: Vec<StratumReport>,
     elapsed: Duration,
     batch_instructions: u64,
-    /// The total cycles from the code-mix estimator, with their interval.
+    /// The total cycles from the code-mix estimator, with their interval, and its classes of code.
     cycles: Option<Interval>,
+    code_classes: Option<usize>,
 }
 
 /// The cycles of the exact prefix: all the variant timed if no window followed it.
@@ -104,8 +105,9 @@ pub fn estimate<'a>(
     if weighted > 0.0 {
         cost.scale_cycles(base / weighted);
     }
-    let cycles = mix.map(|m| Interval { value: base, half_width: m.total.half_width });
-    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles })
+    let cycles = mix.as_ref().map(|m| Interval { value: base, half_width: m.total.half_width });
+    let code_classes = mix.map(|m| m.classes);
+    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, code_classes })
 }
 
 /// Groups of static instructions the report gives shares of (functions, loops):
@@ -147,6 +149,7 @@ impl SampledRun {
             warm_up_batches: WARM_UP_BATCHES,
             base: measured(&outcomes[0]),
             cycles: self.cycles,
+            code_classes: self.code_classes,
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
             windows,

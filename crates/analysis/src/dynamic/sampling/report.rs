@@ -42,6 +42,8 @@ pub struct Inputs<'a> {
     /// The total cycles with their interval when the code-mix estimator gave
     /// them (`None`: the expansion of the baseline's units).
     pub cycles: Option<Interval>,
+    /// The code-mix estimate's classes of code (with `cycles`).
+    pub code_classes: Option<usize>,
     pub variants: Vec<(Vec<String>, f64, Measured<'a>)>,
     pub ideals: Vec<(String, Measured<'a>)>,
     pub windows: &'a [WindowTally],
@@ -146,6 +148,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         units,
         variant_units,
         detailed_instructions: d.prefix_instructions + units as u64 * (d.unit_instructions + i.warm_up_batches * i.batch_instructions),
+        code_classes: i.code_classes,
         strata: i.strata,
         cycles,
         cpi,

@@ -66,6 +66,7 @@ fn report(design: &Design, sub: &Subsample, base_units: &[f64], variant_units: &
         warm_up_batches: 1,
         base,
         cycles: None,
+        code_classes: None,
         variants: vec![(vec!["x".into()], 1.15, variant())],
         ideals: vec![("x".into(), variant())],
         windows: &[],
