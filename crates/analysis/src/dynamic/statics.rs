@@ -10,14 +10,23 @@ use bottlenose_trace::ExecutedInsn;
 use bottlenose_timing::{resolve, UnknownForm};
 
 impl Pipeline<'_> {
+    /// The index into `statics` of `insn`'s static instruction, decoded on its first execution.
+    #[inline(always)]
     pub(super) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
+        // once per executed instruction: the lookup inline, the first sight's decoding out of line
+        match self.by_static_id.get(insn.static_id as usize) {
+            Some(&known) if known != u32::MAX => known as usize,
+            _ => self.first_sight(insn),
+        }
+    }
+
+    /// Decodes and times a static instruction executed for the first time.
+    #[cold]
+    #[inline(never)]
+    fn first_sight(&mut self, insn: &ExecutedInsn<'_>) -> usize {
         let sid = insn.static_id as usize;
         if sid >= self.by_static_id.len() {
             self.by_static_id.resize((sid + 1).next_power_of_two(), u32::MAX);
-        }
-        let known = self.by_static_id[sid];
-        if known != u32::MAX {
-            return known as usize;
         }
         let isa = self.machine.isa;
         let inst = decode_one_vl(isa, insn.bytes, insn.vaddr, self.machine.sve_decode_bits())

@@ -143,6 +143,7 @@ impl PendingPrefetches {
     }
 
     /// (line address, level it comes from), in the order they were started.
+    #[inline]
     pub fn as_slice(&self) -> &[(u64, MemLevel)] {
         &self.lines[..self.len as usize]
     }
@@ -243,6 +244,7 @@ impl CacheHierarchy {
     }
 
     /// log2 of the L1D line size (the unit prefetches are made in).
+    #[inline]
     pub fn data_line_shift(&self) -> u32 {
         self.data_line_shift
     }
@@ -332,7 +334,10 @@ impl CacheHierarchy {
     /// once: the timing model books their transfers on the links' bandwidth.
     #[inline]
     pub fn take_writebacks(&mut self) -> [u8; 3] {
-        std::mem::take(&mut self.pending_writebacks)
+        // a copy and a clear, as `take_prefetches` (`mem::take` built the default out of line)
+        let taken = self.pending_writebacks;
+        self.pending_writebacks = [0; 3];
+        taken
     }
 
     #[inline]

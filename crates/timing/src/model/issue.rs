@@ -217,20 +217,22 @@ impl Core {
                         full = Some(g);
                     }
                 } else {
-                    // several: move to each one's next open cycle until all agree
-                    loop {
-                        let mut moved = false;
-                        for &g in &u.targets {
-                            let e = self.calendars[g as usize].earliest(at, base);
-                            if e > at {
-                                at = e;
-                                moved = true;
-                                full = Some(g);
-                            }
+                    // several: move to each one's next open cycle, round and round,
+                    // until all agree, which is once a whole round has not moved (a
+                    // calendar is open at the cycle it just answered)
+                    let n = u.targets.len();
+                    let (mut k, mut unmoved) = (0, 0);
+                    while unmoved < n {
+                        let g = u.targets[k];
+                        let e = self.calendars[g as usize].earliest(at, base);
+                        if e > at {
+                            at = e;
+                            full = Some(g);
+                            unmoved = 1;
+                        } else {
+                            unmoved += 1;
                         }
-                        if !moved {
-                            break;
-                        }
+                        k = if k + 1 == n { 0 } else { k + 1 };
                     }
                 }
                 for &g in &u.targets {
