@@ -18,7 +18,8 @@ use super::insn::{ExecutedInsn, InstructionStream};
 use super::locate::{aarch64_sysroot, find_plugin, find_qemu_for, program_isa, resolve_command};
 use super::process::{GuestExit, Killer};
 use super::shm::{create_shm, ShmStream};
-use super::stream::{read_stream_into, StreamSummary, TraceVisitor};
+use super::pull::ProcessTrace;
+use super::stream::{StreamSummary, TraceVisitor};
 
 /// File name of the plugin shared object.
 pub const PLUGIN_FILE_NAME: &str = "libbottlenose_qemu_plugin.so";
@@ -71,7 +72,7 @@ impl TraceStream {
     }
 
     /// Where the answers to the plugin's pauses go (shared memory transport only).
-    fn answerer(&self) -> Option<super::shm::Answerer> {
+    pub(crate) fn answerer(&self) -> Option<super::shm::Answerer> {
         match &self.0 {
             Transport::Shm(s) => s.answerer().ok(),
             Transport::Socket(_) => None,
@@ -407,42 +408,11 @@ pub fn run_program_with<V: TraceVisitor + ?Sized>(
 /// Reads the whole stream of a started run into `visitor`, then waits for
 /// QEMU; see [`run_program_with`].
 pub fn trace_run<V: TraceVisitor + ?Sized>(
-    mut run: QemuRun,
+    run: QemuRun,
     visitor: &mut V,
 ) -> Result<(GuestExit, StreamSummary), QemuError> {
-    let stream = run.take_stream().expect("fresh run has its stream");
-    let answerer = stream.answerer();
-    let mut summary = StreamSummary::default();
-    let result = read_stream_into(stream, visitor, &mut summary, &mut |r| {
-        if let Some(a) = &answerer {
-            a.send(r);
-        }
-    });
-    let qemu = run.qemu().to_path_buf();
-    match result {
-        Ok(()) => {
-            let exit = run.wait()?;
-            if summary.tb_execs == 0 {
-                return Err(QemuError::QemuFailed { qemu, exit });
-            }
-            Ok((exit, summary))
-        }
-        Err(e @ QemuError::Truncated { .. }) => {
-            let exit = run.wait()?;
-            if exit.signal().is_some() && summary.started {
-                // `summary.bytes` stops at the last whole record.
-                summary.complete = false;
-                Ok((exit, summary))
-            } else {
-                Err(e)
-            }
-        }
-        Err(e) => {
-            let _ = run.kill();
-            let _ = run.wait();
-            Err(e)
-        }
-    }
+    let (exit, summary) = ProcessTrace::root(run).read_all(visitor)?;
+    Ok((exit.expect("the program we started has an exit"), summary))
 }
 
 /// Runs `program` under QEMU and calls `on_insn` once per executed
