@@ -16,6 +16,7 @@ mod source;
 mod statics;
 mod strings;
 mod symbolize;
+mod trace_source;
 
 pub use processes::{run_program, ProcessRow, ProcessTotal};
 pub use options::{DynamicOptions, IdealizeLevel, SAMPLE_WINDOW_INSTRUCTIONS};

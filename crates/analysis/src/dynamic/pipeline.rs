@@ -1,8 +1,9 @@
 //! One process's executed instructions through the region of interest, the
 //! functional layer and into batches for the timing engines, exact or sampled:
-//! the baseline's, and each idealized stream's (the baseline's records masked).
+//! the baseline's (handed out by the trace source), and each idealized
+//! stream's (the baseline's records masked, fed to its own engine here).
 
-use bottlenose_simulate::engine::{Batch, DynRecord, VariantEngine, VariantsTime};
+use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantEngine, VariantsTime};
 use super::front::{Executed, Front};
 use super::options::BATCH;
 use super::report::StaticInstruction;
@@ -16,6 +17,7 @@ use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCause
 use bottlenose_machine::Machine;
 use bottlenose_trace::{ExecutedInsn, Resume};
 use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
+use std::collections::VecDeque;
 
 pub(super) type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
 
@@ -28,9 +30,13 @@ pub(super) struct IdealStream {
     pub(super) batch: Batch,
 }
 
-pub(super) struct Pipeline<'m> {
+/// Turns one process's executed instructions into batches.
+pub(super) struct Producer<'m> {
     pub(super) machine: &'m Machine,
-    pub(super) engine: VariantEngine<Views>,
+    /// Emptied record buffers and the baseline's cycles, back from the baseline's engine.
+    pub(super) returns: Returns,
+    /// Filled batches of the baseline stream, in order, waiting to be handed out.
+    pub(super) ready: VecDeque<Batch>,
     pub(super) front: Front,
     pub(super) ideal: Vec<IdealStream>,
     pub(super) facts: SharedFacts,
@@ -72,7 +78,7 @@ pub(super) struct Pipeline<'m> {
     pub(super) untimed: Vec<(u64, u64)>,
 }
 
-impl Pipeline<'_> {
+impl Producer<'_> {
     #[inline]
     pub(super) fn on_insn(&mut self, insn: &ExecutedInsn<'_>) {
         if self.stopped {
@@ -156,7 +162,11 @@ impl Pipeline<'_> {
         if let Some(s) = &mut self.sampler {
             s.note_batch(part, &self.batch.records);
         }
-        hand_over(&mut self.batch, &mut self.engine, part, variants);
+        let next = Batch { records: self.returns.buffer(BATCH), ..Default::default() };
+        let mut filled = std::mem::replace(&mut self.batch, next);
+        filled.part = part;
+        filled.variants = variants;
+        self.ready.push_back(filled);
         for st in &mut self.ideal {
             match variants {
                 VariantsTime::Same => hand_over(&mut st.batch, &mut st.engine, part, VariantsTime::Same),
@@ -174,7 +184,7 @@ impl Pipeline<'_> {
     fn end_batch(&mut self, len: u64) {
         let Some(s) = &mut self.sampler else { return };
         s.end_batch(len, self.part);
-        self.engine.take_feedback(|b| s.on_cycles(b.part, b.cycles));
+        self.returns.take_feedback(|b| s.on_cycles(b.part, b.cycles));
         self.part = s.next_batch(self.simulated);
         self.variants = s.variants_time();
     }
@@ -222,7 +232,7 @@ const MIN_SKIP: u64 = 1 << 18;
 /// How far ahead a pause looks for the next window (batches).
 const MAX_LOOK_AHEAD: u64 = 1 << 22;
 
-impl Pipeline<'_> {
+impl Producer<'_> {
     /// Fast-forward: the plugin asks what comes next. Between windows, skip to
     /// the functional warm-up before the next window, then stream the warm-up
     /// and the window; in the exact prefix or a window, stream on.

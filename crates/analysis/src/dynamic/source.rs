@@ -1,33 +1,6 @@
-//! Where a process's trace comes from, and stopping the process behind it.
+//! Stopping the process behind a trace, and how its run ended.
 
-use bottlenose_trace::{read_stream, trace_run, GuestExit, ProcessEvents, QemuError, QemuRun, StreamSummary, TraceStream, TraceVisitor};
-
-/// Where a process's trace comes from.
-pub(super) enum Source {
-    /// The program bottlenose started: QEMU is our child, stopped by SIGKILL
-    /// when the run stops it.
-    Root(QemuRun),
-    /// A process that connected to the hub; when the run stops simulating it,
-    /// it runs on untraced.
-    Child(TraceStream),
-}
-
-
-impl Source {
-    /// Reads the whole trace into `visitor`: how the process ended (`None` for
-    /// a child, whose end is in its stream's events) and what the stream held.
-    pub(super) fn read<V: TraceVisitor>(self, visitor: &mut V) -> Result<(Option<GuestExit>, StreamSummary), QemuError> {
-        match self {
-            Source::Root(run) => trace_run(run, visitor).map(|(exit, summary)| (Some(exit), summary)),
-            // a child's trace ends with END, an exec, or its death (mid-record when killed)
-            Source::Child(trace) => match read_stream(trace, visitor) {
-                Ok(s) => Ok((None, s)),
-                Err(QemuError::Truncated { .. }) => Ok((None, StreamSummary { started: true, ..Default::default() })),
-                Err(e) => Err(e),
-            },
-        }
-    }
-}
+use bottlenose_trace::{GuestExit, ProcessEvents, ProcessTrace};
 
 /// Stops the process behind a trace once the run stops simulating it: QEMU,
 /// our child, by SIGKILL; a process that connected to the hub runs on untraced.
@@ -38,12 +11,8 @@ pub(super) struct Stopper {
 }
 
 impl Stopper {
-    pub(super) fn of(source: &Source) -> Self {
-        let pid = match source {
-            Source::Root(run) => Some(run.id() as libc::pid_t),
-            Source::Child(_) => None,
-        };
-        Stopper { pid, stopped: false }
+    pub(super) fn of(trace: &ProcessTrace) -> Self {
+        Stopper { pid: trace.root_pid().map(|p| p as libc::pid_t), stopped: false }
     }
 
     /// Whether the process is bottlenose's own child (the program it started).

@@ -2,14 +2,14 @@
 //! execution (with fallbacks for bytes QEMU reports short or the decoder
 //! cannot read), and timed by the machine's tables.
 
-use super::pipeline::Pipeline;
+use super::pipeline::Producer;
 use super::report::StaticInstruction;
 use bottlenose_decode::{decode_one_for, decode_one_vl, DecodedInst, Isa};
 use bottlenose_views::StaticFacts;
 use bottlenose_trace::ExecutedInsn;
 use bottlenose_timing::{resolve, UnknownForm};
 
-impl Pipeline<'_> {
+impl Producer<'_> {
     pub(super) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
         let sid = insn.static_id as usize;
         if sid >= self.by_static_id.len() {

@@ -55,6 +55,10 @@ impl<V: TraceVisitor> TraceVisitor for WithMappings<V> {
     fn skipped(&mut self, id: u32, executions: u64) {
         self.inner.skipped(id, executions);
     }
+    #[inline(always)]
+    fn yield_now(&self) -> bool {
+        self.inner.yield_now()
+    }
 }
 
 /// The address objdump shows for `addr` in its file (hex digits, as objdump
