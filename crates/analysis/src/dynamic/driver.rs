@@ -7,21 +7,25 @@
 //! `report`.
 
 use bottlenose_simulate::engine::{Sampling, VariantEngine, VariantOutcome};
-use super::options::{DynamicOptions, BATCH, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
-use super::pipeline::{Producer, Views};
+use super::options::{DynamicOptions, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
+use super::pipeline::BATCH;
 use super::plan::{variants, Variants};
 use super::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
 use super::sampling::{self, unit_costs::UnitCosts, Sampler};
-use super::source::{ending, Ending};
+use super::source::Ending;
 use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm};
-use super::trace_source::{Consumer, TraceEnd, TraceOptions, TraceSource};
+use super::trace_source::{TraceEnd, TraceOptions, TraceSource};
 use crate::accounting::{AccountingReport, BuildAccounting, Ideal};
 use bottlenose_simulate::{drive, rank};
 use crate::static_loop::UnsupportedSummary;
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_trace::{GuestExit, ProcessEvents, ProcessTrace};
+use bottlenose_trace::{ProcessEvents, ProcessTrace};
 use std::collections::HashMap;
+
+/// The listeners on the baseline: stall causes and per-instruction cost, the
+/// accounting views, and a sampled run's unit costs.
+type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
 
 /// Simulates one process of a run from `source` and returns its report
 /// (partial if it crashed or was stopped) and what its stream said about it.
@@ -71,26 +75,9 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: Proc
     // what ran, not the option's name: `machine` reads as `next-line + stream 63 lines ahead`
     let prefetcher = source.prefetcher_description();
     drive(&mut source, &mut engine);
-    let TraceEnd { consumer, events, exit, summary, maps } = source.finish()?;
-    let Consumer { pipe, stopper, interrupted, .. } = consumer;
-    let exit = exit.unwrap_or(match events.exit_code {
-        Some(c) => GuestExit::Code(c),
-        None => GuestExit::Signal { signal: 0, core_dumped: false },
-    });
-
-    let limit_hit = pipe.simulated >= pipe.limit;
-    let executed = pipe.executed;
-    let simulated = pipe.simulated;
-    let killed = stopper.stopped;
-    let complete = summary.complete && !killed;
-    let Ending { stop_reason, exit_text, exit_code, signal } = ending(complete, interrupted, limit_hit, &events, &exit, &stopper);
-    let mut pipe = pipe;
-    if !pipe.was_in_roi {
-        let counts = pipe.roi_counts;
-        pipe.front.functional.restore_counts(counts); // after the region: not counted
-    }
-    let Producer { front, ideal, roi, statics, unknown, last_index, maps_known, sampler, untimed, .. } = pipe;
-    let functional = front.functional;
+    let TraceEnd { executed, simulated, complete, interrupted, killed, exit, ending, events, functional, ideal, roi, statics, unknown, last_index, maps_known, maps, sampler, untimed } =
+        source.finish()?;
+    let Ending { stop_reason, exit_text, exit_code, signal } = ending;
     let (mut outcomes, ((causes, mut cost), (views, mut unit_costs))) = engine.finish();
     let mut ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
     // a sampled run: every total becomes the estimate from its units

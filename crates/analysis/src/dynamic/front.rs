@@ -3,7 +3,7 @@
 //! branch prediction through the functional layer, written into its `DynInfo`.
 
 use super::access_span::AccessSpan;
-use super::report::StaticInstruction;
+use super::statics::StaticInstruction;
 use super::strings::{StringRun, StringSpan};
 use bottlenose_decode::BranchKind;
 use bottlenose_functional::{FunctionalLayer, Idealization, MemLevel, Prefetcher};

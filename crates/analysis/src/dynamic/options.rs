@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// Instructions per batch handed to the timing engines.
-pub(super) const BATCH: usize = 1 << 12;
+pub(super) use super::pipeline::BATCH;
 
 pub struct DynamicOptions {
     pub program: PathBuf,

@@ -5,21 +5,21 @@
 
 use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantEngine, VariantsTime};
 use super::front::{Executed, Front};
-use super::options::BATCH;
-use super::report::StaticInstruction;
+use super::mappings::MappingLog;
 use super::roi::{RoiPlacement, RoiTracker};
-use super::sampling::{unit_costs::UnitCosts, Sampler, Warming, UNIT_BATCHES, WARM_UP_BATCHES};
+use super::statics::StaticInstruction;
 use super::strings::{Fed, StringCollapser};
-use super::symbolize::MappingLog;
-use crate::accounting::Ideal;
+use super::trace_source::Schedule;
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer};
-use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter};
+use bottlenose_simulate::Ideal;
+use bottlenose_views::SharedFacts;
 use bottlenose_machine::Machine;
 use bottlenose_trace::{ExecutedInsn, Resume};
 use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
 use std::collections::VecDeque;
 
-pub(super) type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
+/// Instructions per batch handed to the timing engines.
+pub const BATCH: usize = 1 << 12;
 
 /// An idealized stream: the baseline's records with `masks` applied, on timing core(s) of its own.
 pub(super) struct IdealStream {
@@ -31,7 +31,7 @@ pub(super) struct IdealStream {
 }
 
 /// Turns one process's executed instructions into batches.
-pub(super) struct Producer<'m> {
+pub(super) struct Producer<'m, S> {
     pub(super) machine: &'m Machine,
     /// Emptied record buffers and the baseline's cycles, back from the baseline's engine.
     pub(super) returns: Returns,
@@ -68,7 +68,7 @@ pub(super) struct Producer<'m> {
     pub(super) maps_known: Vec<u32>,
     /// A sampled run's schedule; the batch being filled is timed as `part`, or
     /// not at all (fast-forward: `None`), `fast_forwarded` instructions into it.
-    pub(super) sampler: Option<Sampler>,
+    pub(super) sampler: Option<S>,
     pub(super) part: Option<BatchPart>,
     pub(super) fast_forwarded: usize,
     /// What the variants and idealized streams do with the batch being filled
@@ -78,7 +78,7 @@ pub(super) struct Producer<'m> {
     pub(super) untimed: Vec<(u64, u64)>,
 }
 
-impl Producer<'_> {
+impl<S: Schedule> Producer<'_, S> {
     #[inline]
     pub(super) fn on_insn(&mut self, insn: &ExecutedInsn<'_>) {
         if self.stopped {
@@ -232,17 +232,17 @@ const MIN_SKIP: u64 = 1 << 18;
 /// How far ahead a pause looks for the next window (batches).
 const MAX_LOOK_AHEAD: u64 = 1 << 22;
 
-impl Producer<'_> {
+impl<S: Schedule> Producer<'_, S> {
     /// Fast-forward: the plugin asks what comes next. Between windows, skip to
     /// the functional warm-up before the next window, then stream the warm-up
     /// and the window; in the exact prefix or a window, stream on.
     pub(super) fn on_pause(&mut self) -> Resume {
         let batch = BATCH as u64;
         let Some(s) = &self.sampler else { return Resume::FULL };
-        let Warming::Window { instructions: warm } = s.opts.warming else { return Resume::FULL };
-        let window = (WARM_UP_BATCHES + UNIT_BATCHES + 1) * batch;
+        let Some(warm) = s.warming_window() else { return Resume::FULL };
+        let window = (s.window_batches() + 1) * batch;
         if !s.sampling() {
-            return Resume { skip: 0, full: s.opts.exact_below.saturating_sub(self.simulated).max(batch) };
+            return Resume { skip: 0, full: s.exact_below().saturating_sub(self.simulated).max(batch) };
         }
         if self.part.is_some() {
             return Resume { skip: 0, full: window };

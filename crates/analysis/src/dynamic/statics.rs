@@ -3,13 +3,20 @@
 //! cannot read), and timed by the machine's tables.
 
 use super::pipeline::Producer;
-use super::report::StaticInstruction;
+use super::trace_source::Schedule;
 use bottlenose_decode::{decode_one_for, decode_one_vl, DecodedInst, Isa};
 use bottlenose_views::StaticFacts;
 use bottlenose_trace::ExecutedInsn;
-use bottlenose_timing::{resolve, UnknownForm};
+use bottlenose_timing::{resolve, InstrTiming, UnknownForm};
 
-impl Producer<'_> {
+/// A static instruction of the run: decoded, and timed by the machine's tables.
+#[derive(Debug, Clone)]
+pub struct StaticInstruction {
+    pub inst: DecodedInst,
+    pub timing: InstrTiming,
+}
+
+impl<S: Schedule> Producer<'_, S> {
     pub(super) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
         let sid = insn.static_id as usize;
         if sid >= self.by_static_id.len() {

@@ -6,17 +6,17 @@
 //! flag and stops the process once the run is over.
 
 use super::front::{Executed, Front};
+use super::mappings::{MappingLog, WithMappings};
 use super::pipeline::{IdealStream, Producer};
 use super::roi::{Roi, RoiPlacement, RoiTracker};
-use super::sampling::{LiveEstimate, Sampler};
-use super::source::Stopper;
+use super::source::{ending, Ending, Stopper};
+use super::statics::StaticInstruction;
 use super::strings::StringCollapser;
-use super::symbolize::{MappingLog, WithMappings};
-use bottlenose_functional::{FunctionalCounts, Idealization, Prefetcher};
+use bottlenose_functional::{FunctionalCounts, FunctionalLayer, Idealization, Prefetcher};
 use bottlenose_machine::Machine;
-use bottlenose_simulate::engine::{Batch, Returns, VariantsTime};
+use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantsTime};
 use bottlenose_simulate::Source;
-use bottlenose_timing::BatchPart;
+use bottlenose_timing::{BatchPart, UnknownForm};
 use bottlenose_trace::{ExecutedInsn, GuestExit, InsnSink, InstructionStream, ProcessEvents, ProcessTrace, QemuError, Reading, Resume, StreamSummary};
 use bottlenose_views::SharedFacts;
 use std::collections::VecDeque;
@@ -24,8 +24,46 @@ use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// What a trace source is asked to do besides reading the trace.
-pub(super) struct TraceOptions {
+/// A sampled run's schedule, as the trace source asks it what to do with the
+/// instructions to come (the sampling controller of `bottlenose-analysis`
+/// implements it). Asked once per batch, never per instruction.
+pub trait Schedule {
+    /// What the live estimate says (shown with the progress).
+    type Estimate;
+    /// What the next batch is, `simulated` instructions into the timed
+    /// stream: a part of the run to time, or `None`: fast-forward.
+    fn next_batch(&mut self, simulated: u64) -> Option<BatchPart>;
+    /// What the variants do with the batch just planned.
+    fn variants_time(&self) -> VariantsTime;
+    /// The batch just planned held `instructions` (the last one may be short).
+    fn end_batch(&mut self, instructions: u64, part: Option<BatchPart>);
+    /// The records of a batch about to be timed as `part` (before the engine gets it).
+    fn note_batch(&mut self, part: BatchPart, records: &[DynRecord]);
+    /// The baseline's cycles of a batch timed in full or of a unit (engine feedback).
+    fn on_cycles(&mut self, part: BatchPart, cycles: f64);
+    /// Instructions fast-forwarded past the batch they belonged to (a skip
+    /// that ran into a window): they count in the current stratum.
+    fn extend_stratum(&mut self, instructions: u64);
+    /// Whether sampling has begun (the exact prefix is over).
+    fn sampling(&self) -> bool;
+    /// Instructions timed in full before the first window.
+    fn exact_below(&self) -> u64;
+    /// Functional warm-up before each window when QEMU fast-forwards between
+    /// windows (`None`: every instruction goes through the functional layer).
+    fn warming_window(&self) -> Option<u64>;
+    /// Batches of a window (detailed warm-up and unit).
+    fn window_batches(&self) -> u64;
+    /// Fast-forward batches after the current one (at most `limit`), the
+    /// current one ending `simulated` instructions into the run, and whether a
+    /// window follows them.
+    fn fast_forward_ahead(&self, simulated: u64, limit: u64) -> (u64, bool);
+    /// The estimate so far, if there is one yet.
+    fn live(&self, simulated: u64) -> Option<Self::Estimate>;
+}
+
+/// What a trace source is asked to do besides reading the trace; `E` is the
+/// live estimate of a sampled run ([`Schedule::Estimate`]).
+pub(super) struct TraceOptions<E> {
     pub(super) roi: Roi,
     /// Keep caches and predictors warm outside the region of interest.
     pub(super) warm: bool,
@@ -38,22 +76,22 @@ pub(super) struct TraceOptions {
     /// Called about every million executed instructions with (executed, simulated).
     pub(super) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
     /// Called with the progress calls while a sampled run has an estimate: (simulated, estimate).
-    pub(super) on_estimate: Option<Box<dyn FnMut(u64, LiveEstimate) + Send>>,
+    pub(super) on_estimate: Option<Box<dyn FnMut(u64, E) + Send>>,
 }
 
 /// The trace's instructions into the producer, with progress, the interrupt
 /// and fast-forward's pauses around it.
-pub(super) struct Consumer<'m> {
-    pub(super) pipe: Producer<'m>,
-    pub(super) stopper: Stopper,
-    pub(super) interrupted: bool,
+struct Consumer<'m, S: Schedule> {
+    pipe: Producer<'m, S>,
+    stopper: Stopper,
+    interrupted: bool,
     interrupt: Option<Arc<AtomicBool>>,
     progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
-    on_estimate: Option<Box<dyn FnMut(u64, LiveEstimate) + Send>>,
+    on_estimate: Option<Box<dyn FnMut(u64, S::Estimate) + Send>>,
     next_progress: u64,
 }
 
-impl Consumer<'_> {
+impl<S: Schedule> Consumer<'_, S> {
     /// Progress, the live estimate and the interrupt, every 2^20 instructions.
     #[inline(always)]
     fn after(&mut self) {
@@ -77,7 +115,7 @@ impl Consumer<'_> {
     }
 }
 
-impl InsnSink for Consumer<'_> {
+impl<S: Schedule> InsnSink for Consumer<'_, S> {
     #[inline(always)]
     fn insn(&mut self, insn: &ExecutedInsn<'_>) {
         self.pipe.on_insn(insn);
@@ -105,33 +143,53 @@ impl InsnSink for Consumer<'_> {
 type Ended = Result<(Option<GuestExit>, StreamSummary), QemuError>;
 
 /// One traced process's executed instructions as batches for the engine.
-pub(super) struct TraceSource<'m> {
+pub(super) struct TraceSource<'m, S: Schedule> {
     trace: Option<ProcessTrace>,
-    stream: WithMappings<InstructionStream<Consumer<'m>>>,
+    stream: WithMappings<InstructionStream<Consumer<'m, S>>>,
     ended: Option<Ended>,
 }
 
-/// A trace source at its end: the producer's state, and how the process ended.
-pub(super) struct TraceEnd<'m> {
-    pub(super) consumer: Consumer<'m>,
+/// A trace source at its end: what was simulated, how the process ended, and
+/// what the producer kept (the static instructions, the functional layer, the
+/// idealized streams' engines, the schedule).
+pub(super) struct TraceEnd<S> {
+    pub(super) executed: u64,
+    pub(super) simulated: u64,
+    /// The stream ended with the process's END and the run did not stop it.
+    pub(super) complete: bool,
+    pub(super) interrupted: bool,
+    /// The run stopped the process (or stopped listening to it).
+    pub(super) killed: bool,
+    pub(super) exit: GuestExit,
+    pub(super) ending: Ending,
     pub(super) events: ProcessEvents,
-    pub(super) exit: Option<GuestExit>,
-    pub(super) summary: StreamSummary,
+    pub(super) functional: FunctionalLayer,
+    pub(super) ideal: Vec<IdealStream>,
+    pub(super) roi: RoiTracker,
+    pub(super) statics: Vec<StaticInstruction>,
+    pub(super) unknown: Vec<UnknownForm>,
+    /// The static instruction QEMU reported last (the faulting one when the guest dies of SIGILL).
+    pub(super) last_index: u32,
+    /// Per static instruction: how many of `maps` were known when it was first seen.
+    pub(super) maps_known: Vec<u32>,
     pub(super) maps: MappingLog,
+    pub(super) sampler: Option<S>,
+    /// Executions and mispredictions the timing model did not see, by static index.
+    pub(super) untimed: Vec<(u64, u64)>,
 }
 
-impl<'m> TraceSource<'m> {
+impl<'m, S: Schedule> TraceSource<'m, S> {
     /// `returns` come back from the engine the batches go to; `ideal` are the
     /// idealized streams, fed here with masked copies of the batches they time;
     /// `facts` gets the static facts of each new instruction (for the views).
     pub(super) fn new(
         machine: &'m Machine,
         trace: ProcessTrace,
-        opts: TraceOptions,
+        opts: TraceOptions<S::Estimate>,
         returns: Returns,
         ideal: Vec<IdealStream>,
         facts: SharedFacts,
-        sampler: Option<Sampler>,
+        sampler: Option<S>,
     ) -> Self {
         let front = Front::new(machine, opts.idealization, opts.prefetcher);
         let mut pipe = Producer {
@@ -219,15 +277,49 @@ impl<'m> TraceSource<'m> {
 
     /// The source's state once the engine has taken every batch; the error
     /// if the trace could not be read.
-    pub(super) fn finish(self) -> Result<TraceEnd<'m>, QemuError> {
+    pub(super) fn finish(self) -> Result<TraceEnd<S>, QemuError> {
         let (exit, summary) = self.ended.expect("the engine takes every batch first")?;
         let WithMappings { inner, log } = self.stream;
         let events = inner.events().clone();
-        Ok(TraceEnd { consumer: inner.into_inner(), events, exit, summary, maps: log })
+        let Consumer { pipe, stopper, interrupted, .. } = inner.into_inner();
+        let exit = exit.unwrap_or(match events.exit_code {
+            Some(c) => GuestExit::Code(c),
+            None => GuestExit::Signal { signal: 0, core_dumped: false },
+        });
+        let limit_hit = pipe.simulated >= pipe.limit;
+        let killed = stopper.stopped;
+        let complete = summary.complete && !killed;
+        let ending = ending(complete, interrupted, limit_hit, &events, &exit, &stopper);
+        let mut pipe = pipe;
+        if !pipe.was_in_roi {
+            let counts = pipe.roi_counts;
+            pipe.front.functional.restore_counts(counts); // after the region: not counted
+        }
+        let Producer { executed, simulated, front, ideal, roi, statics, unknown, last_index, maps_known, sampler, untimed, .. } = pipe;
+        Ok(TraceEnd {
+            executed,
+            simulated,
+            complete,
+            interrupted,
+            killed,
+            exit,
+            ending,
+            events,
+            functional: front.functional,
+            ideal,
+            roi,
+            statics,
+            unknown,
+            last_index,
+            maps_known,
+            maps: log,
+            sampler,
+            untimed,
+        })
     }
 }
 
-impl Source for TraceSource<'_> {
+impl<S: Schedule> Source for TraceSource<'_, S> {
     fn next_batch(&mut self) -> Option<Arc<Batch>> {
         loop {
             if let Some(batch) = self.stream.inner.sink_mut().pipe.ready.pop_front() {
