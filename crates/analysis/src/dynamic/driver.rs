@@ -8,13 +8,11 @@
 
 use bottlenose_simulate::engine::{Sampling, VariantEngine, VariantOutcome};
 use super::options::{DynamicOptions, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
-use super::pipeline::BATCH;
 use super::plan::{variants, Variants};
 use super::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
 use super::sampling::{self, unit_costs::UnitCosts, Sampler};
-use super::source::Ending;
 use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm};
-use super::trace_source::{TraceEnd, TraceOptions, TraceSource};
+use bottlenose_trace_source::{Ending, TraceEnd, TraceOptions, TraceSource, BATCH};
 use crate::accounting::{AccountingReport, BuildAccounting, Ideal};
 use bottlenose_simulate::{drive, rank};
 use crate::static_loop::UnsupportedSummary;

@@ -1,6 +1,6 @@
 //! What a dynamic run is asked to do: [`DynamicOptions`] and the run's fixed sizes.
 
-use super::roi::{Roi, RoiPlacement};
+use bottlenose_trace_source::{Roi, RoiPlacement};
 use super::sampling::{LiveEstimate, SamplingOptions};
 use bottlenose_functional::{Idealization, Prefetcher};
 use std::ffi::OsString;
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-pub(super) use super::pipeline::BATCH;
+pub(super) use bottlenose_trace_source::BATCH;
 
 pub struct DynamicOptions {
     pub program: PathBuf,

@@ -3,7 +3,7 @@
 
 use bottlenose_simulate::engine::{Batch, VariantEngine};
 use super::options::DynamicOptions;
-use super::pipeline::IdealStream;
+use bottlenose_trace_source::IdealStream;
 use crate::accounting::Ideal;
 use bottlenose_machine::Machine;
 use super::report::{AppliedAcceleration, DynamicError};

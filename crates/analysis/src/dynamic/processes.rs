@@ -9,7 +9,7 @@
 use super::driver::simulate;
 use super::options::DynamicOptions;
 use super::report::{DynamicError, DynamicReport};
-use super::roi::Roi;
+use bottlenose_trace_source::Roi;
 use super::sampling::Warming;
 
 use bottlenose_machine::Machine;

@@ -2,7 +2,7 @@
 
 use bottlenose_trace::QemuError;
 pub use bottlenose_report_model::run::{AppliedAcceleration, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport, SamplingReport};
-pub use super::statics::StaticInstruction;
+pub use bottlenose_trace_source::StaticInstruction;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DynamicError {

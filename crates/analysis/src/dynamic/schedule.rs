@@ -2,7 +2,7 @@
 //! what to do with the batches to come.
 
 use super::sampling::{LiveEstimate, Sampler, Warming, UNIT_BATCHES, WARM_UP_BATCHES};
-use super::trace_source::Schedule;
+use bottlenose_trace_source::Schedule;
 use bottlenose_simulate::engine::{DynRecord, VariantsTime};
 use bottlenose_timing::BatchPart;
 

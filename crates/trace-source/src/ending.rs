@@ -4,23 +4,23 @@ use bottlenose_trace::{GuestExit, ProcessEvents, ProcessTrace};
 
 /// Stops the process behind a trace once the run stops simulating it: QEMU,
 /// our child, by SIGKILL; a process that connected to the hub runs on untraced.
-pub(super) struct Stopper {
+pub(crate) struct Stopper {
     pid: Option<libc::pid_t>,
     /// The run stopped the process (or stopped listening to it).
-    pub(super) stopped: bool,
+    pub(crate) stopped: bool,
 }
 
 impl Stopper {
-    pub(super) fn of(trace: &ProcessTrace) -> Self {
+    pub(crate) fn of(trace: &ProcessTrace) -> Self {
         Stopper { pid: trace.root_pid().map(|p| p as libc::pid_t), stopped: false }
     }
 
     /// Whether the process is bottlenose's own child (the program it started).
-    pub(super) fn is_root(&self) -> bool {
+    pub(crate) fn is_root(&self) -> bool {
         self.pid.is_some()
     }
 
-    pub(super) fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if self.stopped {
             return;
         }
@@ -33,16 +33,16 @@ impl Stopper {
 }
 
 /// How a process's run ended, as the report says it.
-pub(super) struct Ending {
+pub struct Ending {
     /// Why the report is partial (`None`: complete).
-    pub(super) stop_reason: Option<String>,
-    pub(super) exit_text: String,
-    pub(super) exit_code: Option<i32>,
-    pub(super) signal: Option<i32>,
+    pub stop_reason: Option<String>,
+    pub exit_text: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
 }
 
 /// Says why a run that is not `complete` stopped, and how the process exited.
-pub(super) fn ending(complete: bool, interrupted: bool, limit_hit: bool, events: &ProcessEvents, exit: &GuestExit, stopper: &Stopper) -> Ending {
+pub(crate) fn ending(complete: bool, interrupted: bool, limit_hit: bool, events: &ProcessEvents, exit: &GuestExit, stopper: &Stopper) -> Ending {
     let stop_reason = if complete {
         None
     } else if interrupted {

@@ -2,8 +2,8 @@
 //! execution (with fallbacks for bytes QEMU reports short or the decoder
 //! cannot read), and timed by the machine's tables.
 
-use super::pipeline::Producer;
-use super::trace_source::Schedule;
+use crate::producer::Producer;
+use crate::source::Schedule;
 use bottlenose_decode::{decode_one_for, decode_one_vl, DecodedInst, Isa};
 use bottlenose_views::StaticFacts;
 use bottlenose_trace::ExecutedInsn;
@@ -17,7 +17,7 @@ pub struct StaticInstruction {
 }
 
 impl<S: Schedule> Producer<'_, S> {
-    pub(super) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
+    pub(crate) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
         let sid = insn.static_id as usize;
         if sid >= self.by_static_id.len() {
             self.by_static_id.resize((sid + 1).next_power_of_two(), u32::MAX);
@@ -72,7 +72,7 @@ impl<S: Schedule> Producer<'_, S> {
 /// QEMU 7.2 sometimes reports an instruction's bytes without its trailing
 /// immediate or displacement. Timing depends on prefixes, opcode and ModRM
 /// only, so decode with the missing tail zero-filled.
-pub(super) fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bottlenose_decode::DecodeError> {
+pub(crate) fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bottlenose_decode::DecodeError> {
     let mut bytes = [0u8; 15];
     let n = insn.bytes.len().min(15);
     bytes[..n].copy_from_slice(&insn.bytes[..n]);
@@ -85,7 +85,7 @@ pub(super) fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bott
 
 /// Bytes the decoder cannot decode (QEMU executed them, so they are valid somewhere;
 /// on AArch64, SVE): time them as the machine's default form and report them.
-pub(super) fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
+pub(crate) fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
     let nop: &[u8] = match isa {
         Isa::X86_64 => &[0x90],
         Isa::Aarch64 => &[0x1f, 0x20, 0x03, 0xd5],

@@ -5,13 +5,13 @@
 //! ([`Producer`]). Between batches it reports progress, watches the interrupt
 //! flag and stops the process once the run is over.
 
-use super::front::{Executed, Front};
-use super::mappings::{MappingLog, WithMappings};
-use super::pipeline::{IdealStream, Producer};
-use super::roi::{Roi, RoiPlacement, RoiTracker};
-use super::source::{ending, Ending, Stopper};
-use super::statics::StaticInstruction;
-use super::strings::StringCollapser;
+use crate::front::{Executed, Front};
+use crate::mappings::{MappingLog, WithMappings};
+use crate::producer::{IdealStream, Producer};
+use crate::roi::{Roi, RoiPlacement, RoiTracker};
+use crate::ending::{ending, Ending, Stopper};
+use crate::statics::StaticInstruction;
+use crate::strings::StringCollapser;
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, Idealization, Prefetcher};
 use bottlenose_machine::Machine;
 use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantsTime};
@@ -63,20 +63,20 @@ pub trait Schedule {
 
 /// What a trace source is asked to do besides reading the trace; `E` is the
 /// live estimate of a sampled run ([`Schedule::Estimate`]).
-pub(super) struct TraceOptions<E> {
-    pub(super) roi: Roi,
+pub struct TraceOptions<E> {
+    pub roi: Roi,
     /// Keep caches and predictors warm outside the region of interest.
-    pub(super) warm: bool,
-    pub(super) max_instructions: Option<NonZeroU64>,
-    pub(super) roi_placement: Option<RoiPlacement>,
-    pub(super) idealization: Idealization,
-    pub(super) prefetcher: Prefetcher,
+    pub warm: bool,
+    pub max_instructions: Option<NonZeroU64>,
+    pub roi_placement: Option<RoiPlacement>,
+    pub idealization: Idealization,
+    pub prefetcher: Prefetcher,
     /// Set by a signal handler: stop the process and end the stream.
-    pub(super) interrupt: Option<Arc<AtomicBool>>,
+    pub interrupt: Option<Arc<AtomicBool>>,
     /// Called about every million executed instructions with (executed, simulated).
-    pub(super) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
+    pub progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
     /// Called with the progress calls while a sampled run has an estimate: (simulated, estimate).
-    pub(super) on_estimate: Option<Box<dyn FnMut(u64, E) + Send>>,
+    pub on_estimate: Option<Box<dyn FnMut(u64, E) + Send>>,
 }
 
 /// The trace's instructions into the producer, with progress, the interrupt
@@ -143,7 +143,7 @@ impl<S: Schedule> InsnSink for Consumer<'_, S> {
 type Ended = Result<(Option<GuestExit>, StreamSummary), QemuError>;
 
 /// One traced process's executed instructions as batches for the engine.
-pub(super) struct TraceSource<'m, S: Schedule> {
+pub struct TraceSource<'m, S: Schedule> {
     trace: Option<ProcessTrace>,
     stream: WithMappings<InstructionStream<Consumer<'m, S>>>,
     ended: Option<Ended>,
@@ -152,37 +152,37 @@ pub(super) struct TraceSource<'m, S: Schedule> {
 /// A trace source at its end: what was simulated, how the process ended, and
 /// what the producer kept (the static instructions, the functional layer, the
 /// idealized streams' engines, the schedule).
-pub(super) struct TraceEnd<S> {
-    pub(super) executed: u64,
-    pub(super) simulated: u64,
+pub struct TraceEnd<S> {
+    pub executed: u64,
+    pub simulated: u64,
     /// The stream ended with the process's END and the run did not stop it.
-    pub(super) complete: bool,
-    pub(super) interrupted: bool,
+    pub complete: bool,
+    pub interrupted: bool,
     /// The run stopped the process (or stopped listening to it).
-    pub(super) killed: bool,
-    pub(super) exit: GuestExit,
-    pub(super) ending: Ending,
-    pub(super) events: ProcessEvents,
-    pub(super) functional: FunctionalLayer,
-    pub(super) ideal: Vec<IdealStream>,
-    pub(super) roi: RoiTracker,
-    pub(super) statics: Vec<StaticInstruction>,
-    pub(super) unknown: Vec<UnknownForm>,
+    pub killed: bool,
+    pub exit: GuestExit,
+    pub ending: Ending,
+    pub events: ProcessEvents,
+    pub functional: FunctionalLayer,
+    pub ideal: Vec<IdealStream>,
+    pub roi: RoiTracker,
+    pub statics: Vec<StaticInstruction>,
+    pub unknown: Vec<UnknownForm>,
     /// The static instruction QEMU reported last (the faulting one when the guest dies of SIGILL).
-    pub(super) last_index: u32,
+    pub last_index: u32,
     /// Per static instruction: how many of `maps` were known when it was first seen.
-    pub(super) maps_known: Vec<u32>,
-    pub(super) maps: MappingLog,
-    pub(super) sampler: Option<S>,
+    pub maps_known: Vec<u32>,
+    pub maps: MappingLog,
+    pub sampler: Option<S>,
     /// Executions and mispredictions the timing model did not see, by static index.
-    pub(super) untimed: Vec<(u64, u64)>,
+    pub untimed: Vec<(u64, u64)>,
 }
 
 impl<'m, S: Schedule> TraceSource<'m, S> {
     /// `returns` come back from the engine the batches go to; `ideal` are the
     /// idealized streams, fed here with masked copies of the batches they time;
     /// `facts` gets the static facts of each new instruction (for the views).
-    pub(super) fn new(
+    pub fn new(
         machine: &'m Machine,
         trace: ProcessTrace,
         opts: TraceOptions<S::Estimate>,
@@ -242,7 +242,7 @@ impl<'m, S: Schedule> TraceSource<'m, S> {
     }
 
     /// The functional layer's description of its prefetcher (what ran, not the option's name).
-    pub(super) fn prefetcher_description(&self) -> String {
+    pub fn prefetcher_description(&self) -> String {
         self.stream.inner.sink().pipe.front.functional.caches.prefetcher_description()
     }
 
@@ -277,7 +277,7 @@ impl<'m, S: Schedule> TraceSource<'m, S> {
 
     /// The source's state once the engine has taken every batch; the error
     /// if the trace could not be read.
-    pub(super) fn finish(self) -> Result<TraceEnd<S>, QemuError> {
+    pub fn finish(self) -> Result<TraceEnd<S>, QemuError> {
         let (exit, summary) = self.ended.expect("the engine takes every batch first")?;
         let WithMappings { inner, log } = self.stream;
         let events = inner.events().clone();
