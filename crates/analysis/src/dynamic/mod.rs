@@ -1,17 +1,16 @@
-//! Dynamic analysis: one functional stream (decoded once, caches and
-//! predictors simulated once) drives several timing variants in parallel.
+//! The parts of a dynamic run besides its assembly (`crate::program`): its
+//! options, the plan of its variants, its report types, sampling (SMARTS) and
+//! the attribution of cycles to code.
 
-mod driver;
-mod illegal;
-mod options;
-mod plan;
-mod processes;
-mod report;
+pub(crate) mod illegal;
+pub(crate) mod options;
+pub(crate) mod plan;
+pub(crate) mod report;
 mod schedule;
 pub mod sampling;
-mod symbolize;
+pub(crate) mod symbolize;
 
-pub use processes::{run_program, ProcessRow, ProcessTotal};
+pub use crate::program::processes::{run_program, ProcessRow, ProcessTotal};
 pub use options::{DynamicOptions, IdealizeLevel, SAMPLE_WINDOW_INSTRUCTIONS};
 pub use report::{
     AppliedAcceleration, DynamicError, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport, SamplingReport, StaticInstruction,

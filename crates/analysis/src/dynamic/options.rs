@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-pub(super) use bottlenose_trace_source::BATCH;
+pub(crate) use bottlenose_trace_source::BATCH;
 
 pub struct DynamicOptions {
     pub program: PathBuf,

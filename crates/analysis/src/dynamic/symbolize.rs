@@ -112,7 +112,7 @@ pub(crate) fn attribute_run(machine: &Machine, space: &AddressSpace, statics: &[
         for addr in &l.instructions {
             let Some(&(i, n, own_cycles)) = by_addr.get(addr) else { continue };
             let s = &statics[i];
-            let usage = crate::usage::per_instruction_load(machine, &s.timing)
+            let usage = crate::block::usage::per_instruction_load(machine, &s.timing)
                 .into_iter()
                 .map(|(g, u)| (machine.groups[g as usize].name.clone(), u * n as f64 / (machine.group_capacity(g) * cycles)))
                 .collect();

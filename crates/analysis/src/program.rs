@@ -1,21 +1,25 @@
-//! `bottlenose run`: a real program under QEMU, every executed instruction
-//! decoded once, simulated once by the functional layer, and timed by the
-//! baseline core plus every sensitivity variant in one pass. This file wires
-//! one process's run together and assembles its report; the parts are
-//! `options`, `plan` (the variants), `source` (the trace and its process),
-//! `pipeline` with `front` and `statics` (instructions into batches), and
-//! `report`.
+//! `bottlenose run`, one process: plan -> source -> engine -> views ->
+//! attribution. The plan ([`crate::dynamic::plan`]) gives the timing variants
+//! and idealized streams; the process's trace is a [`TraceSource`]
+//! (`bottlenose-trace-source`: decoding, the functional layer, the region of
+//! interest, sampling's fast-forward) that the [`VariantEngine`] pulls batches
+//! from with the same `drive` loop static analysis uses; the views listen on the
+//! baseline; the cycles are then attributed to code ([`crate::dynamic::symbolize`])
+//! and the report assembled. [`processes`] runs the program and every process
+//! it starts, each through this.
+
+pub mod processes;
 
 use bottlenose_simulate::engine::{Sampling, VariantEngine, VariantOutcome};
-use super::options::{DynamicOptions, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
-use super::plan::{variants, Variants};
-use super::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
-use super::sampling::{self, unit_costs::UnitCosts, Sampler};
-use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm};
+use crate::dynamic::options::{DynamicOptions, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
+use crate::dynamic::plan::{variants, Variants};
+use crate::dynamic::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
+use crate::dynamic::sampling::{self, unit_costs::UnitCosts, Sampler};
+use crate::dynamic::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm};
 use bottlenose_trace_source::{Ending, TraceEnd, TraceOptions, TraceSource, BATCH};
 use crate::accounting::{AccountingReport, BuildAccounting, Ideal};
 use bottlenose_simulate::{drive, rank};
-use crate::static_loop::UnsupportedSummary;
+use crate::block::UnsupportedSummary;
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, ViewParams};
 use bottlenose_machine::Machine;
 use bottlenose_trace::{ProcessEvents, ProcessTrace};
@@ -29,7 +33,7 @@ type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts)
 /// (partial if it crashed or was stopped) and what its stream said about it.
 /// `opts.program` and `opts.args` name what it runs; its code is named from the
 /// guest's mappings.
-pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: ProcessTrace) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
+pub(crate) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: ProcessTrace) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
     let Variants { configs, labels, acceleration, alu1_variant, ideal } = variants(machine, opts)?;
     let with_views = opts.accounting_views;
     let view_params = ViewParams::new(machine, &configs[0]);
@@ -204,7 +208,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: Proc
     };
     if exit.signal() == Some(libc::SIGILL) && !killed {
         if let Some(last) = statics.get(last_index as usize) {
-            let why = super::illegal::explain_illegal(&last.inst, &space, machine.isa);
+            let why = crate::dynamic::illegal::explain_illegal(&last.inst, &space, machine.isa);
             report.stop_reason = Some(format!("{exit}: {why}"));
         }
     }

@@ -6,11 +6,11 @@
 //! and execs); the report details the process with the most cycles and lists
 //! every one with the total.
 
-use super::driver::simulate;
-use super::options::DynamicOptions;
-use super::report::{DynamicError, DynamicReport};
+use super::simulate;
+use crate::dynamic::options::DynamicOptions;
+use crate::dynamic::report::{DynamicError, DynamicReport};
 use bottlenose_trace_source::Roi;
-use super::sampling::Warming;
+use crate::dynamic::sampling::Warming;
 
 use bottlenose_machine::Machine;
 use bottlenose_trace::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, ProcessTrace, QemuCommand};
