@@ -64,6 +64,17 @@ pub struct TraceStream(Transport);
 enum Transport {
     Socket(UnixStream),
     Shm(ShmStream),
+    Recorded(Recorded),
+}
+
+/// A trace read from anywhere else: a file the plugin wrote (`fd=3` with
+/// `3>trace`), or bytes a test made.
+struct Recorded(Box<dyn Read + Send>);
+
+impl std::fmt::Debug for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recorded")
+    }
 }
 
 impl TraceStream {
@@ -71,11 +82,17 @@ impl TraceStream {
         TraceStream(Transport::Shm(s))
     }
 
+    /// A recorded trace (a file the plugin wrote, or bytes in the wire
+    /// format), read as a process's stream; nobody answers its pauses.
+    pub fn recorded(reader: impl Read + Send + 'static) -> Self {
+        TraceStream(Transport::Recorded(Recorded(Box::new(reader))))
+    }
+
     /// Where the answers to the plugin's pauses go (shared memory transport only).
     pub(crate) fn answerer(&self) -> Option<super::shm::Answerer> {
         match &self.0 {
             Transport::Shm(s) => s.answerer().ok(),
-            Transport::Socket(_) => None,
+            Transport::Socket(_) | Transport::Recorded(_) => None,
         }
     }
 }
@@ -89,6 +106,7 @@ impl Read for TraceStream {
                 r => r,
             },
             Transport::Shm(s) => s.read(buf),
+            Transport::Recorded(r) => r.0.read(buf),
         }
     }
 }
