@@ -27,5 +27,5 @@ pub use ending::Ending;
 pub use mappings::MappingLog;
 pub use producer::{IdealStream, BATCH};
 pub use roi::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};
-pub use source::{Schedule, TraceEnd, TraceOptions, TraceSource};
+pub use source::{Exact, Schedule, TraceEnd, TraceOptions, TraceSource};
 pub use statics::StaticInstruction;

@@ -61,6 +61,50 @@ pub trait Schedule {
     fn live(&self, simulated: u64) -> Option<Self::Estimate>;
 }
 
+/// The schedule of a run that times every instruction: there is no value of
+/// it (a source of an exact run has `None::<Exact>`).
+pub enum Exact {}
+
+impl Schedule for Exact {
+    type Estimate = ();
+    fn next_batch(&mut self, _: u64) -> Option<BatchPart> {
+        match *self {}
+    }
+    fn variants_time(&self) -> VariantsTime {
+        match *self {}
+    }
+    fn end_batch(&mut self, _: u64, _: Option<BatchPart>) {
+        match *self {}
+    }
+    fn note_batch(&mut self, _: BatchPart, _: &[DynRecord]) {
+        match *self {}
+    }
+    fn on_cycles(&mut self, _: BatchPart, _: f64) {
+        match *self {}
+    }
+    fn extend_stratum(&mut self, _: u64) {
+        match *self {}
+    }
+    fn sampling(&self) -> bool {
+        match *self {}
+    }
+    fn exact_below(&self) -> u64 {
+        match *self {}
+    }
+    fn warming_window(&self) -> Option<u64> {
+        match *self {}
+    }
+    fn window_batches(&self) -> u64 {
+        match *self {}
+    }
+    fn fast_forward_ahead(&self, _: u64, _: u64) -> (u64, bool) {
+        match *self {}
+    }
+    fn live(&self, _: u64) -> Option<()> {
+        match *self {}
+    }
+}
+
 /// What a trace source is asked to do besides reading the trace; `E` is the
 /// live estimate of a sampled run ([`Schedule::Estimate`]).
 pub struct TraceOptions<E> {
