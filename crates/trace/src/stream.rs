@@ -153,11 +153,6 @@ impl<R: Read> StreamReader<R> {
         self.sum
     }
 
-    /// The underlying reader (the transport, e.g. to answer pauses).
-    pub fn get_ref(&self) -> &R {
-        &self.parser.reader
-    }
-
     /// Reads records into `visitor` until, after a record, the visitor's
     /// [`TraceVisitor::yield_now`] is true, or until the stream ends; see
     /// [`read_stream`] for the errors. After `Ended` (or an error) it reads nothing.
@@ -183,7 +178,6 @@ impl<R: Read> StreamReader<R> {
 }
 
 /// The records of the stream from the parser's position into `visitor`.
-#[allow(clippy::too_many_arguments)]
 fn records<R: Read, V: TraceVisitor + ?Sized>(
     p: &mut Parser<R>,
     visitor: &mut V,
