@@ -1,12 +1,19 @@
-//! Analyses built on the timing model: static block/loop analysis to steady
-//! state, sensitivity sweeps (Gus §3.3) and bottleneck ranking.
+//! Analyses built on the timing model. Where each is assembled:
+//! - `block` (`analyze`): a block or the loops of static code, timed to
+//!   steady state on the engine with a loop source;
+//! - `program` (`run`): a program under QEMU, its processes each a trace
+//!   source for the same engine;
+//! - [`verdict`]: the ranked causes and what to try, from either report;
+//! - [`accounting`] and [`vendor_topdown`]: the views' results as report rows.
+//!
+//! [`dynamic`] holds what a run is asked (options), its plan, its report
+//! types, sampling and attribution.
 
 pub mod accounting;
 pub mod dynamic;
 pub mod verdict;
-mod static_loop;
-mod static_loops;
-mod usage;
+mod block;
+mod program;
 pub mod vendor_topdown;
 
 pub use bottlenose_simulate::{
@@ -15,9 +22,9 @@ pub use bottlenose_simulate::{
 };
 pub use accounting::{find_node, AccountingReport, BuildAccounting, Ideal, IdealizationRow, StageComponents, TopDownNode};
 pub use bottlenose_views::{CpiStacks, CycleAccounting, FlopsStack, SlotAccounting, StallCauses, TimelineRow, CPI_COMPONENTS, FLOPS_COMPONENTS};
-pub use static_loop::{analyze_block, Assumption, BlockReport, InstructionRow, StaticOptions, UnsupportedSummary};
-pub use static_loops::{analyze_loops, find_static_loops, LoopAnalysis, Locate, StaticLoop, ASSUMED_ITERATIONS_PER_ENTRY};
-pub use usage::{global_usage, per_instruction_load, ResourceUsage};
+pub use block::{analyze_block, Assumption, BlockReport, InstructionRow, StaticOptions, UnsupportedSummary};
+pub use block::loops::{analyze_loops, find_static_loops, LoopAnalysis, Locate, StaticLoop, ASSUMED_ITERATIONS_PER_ENTRY};
+pub use block::usage::{global_usage, per_instruction_load, ResourceUsage};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {

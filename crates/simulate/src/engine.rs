@@ -85,12 +85,37 @@ type Work = Arc<Batch>;
 pub struct VariantEngine<L: Listener + Send + 'static> {
     workers: Vec<Worker<L>>,
     instructions: u64,
-    /// Emptied record buffers coming back from the workers (see [`VariantEngine::buffer`]).
-    spare: Receiver<Vec<DynRecord>>,
-    /// An inline engine's end of `spare`.
+    /// What comes back to the producer (see [`Returns`]).
+    returns: Returns,
+    /// An inline engine's end of `returns.spare`.
     spare_tx: Option<SyncSender<Vec<DynRecord>>>,
-    /// The baseline's cycles batch by batch ([`VariantEngine::with_feedback`]).
+}
+
+/// What comes back from the timing workers to whoever produces the batches:
+/// emptied record buffers, and (with [`VariantEngine::with_feedback`]) the
+/// baseline's cycles batch by batch. A source that fills batches for an engine
+/// it does not hold takes them with [`VariantEngine::take_returns`].
+pub struct Returns {
+    spare: Receiver<Vec<DynRecord>>,
     feedback: Option<Receiver<BatchCycles>>,
+}
+
+impl Returns {
+    /// An empty record buffer with room for `capacity` records: one the workers
+    /// are done with if there is one. Reuse keeps the producer writing into
+    /// memory that is already mapped and cached instead of fresh allocations.
+    pub fn buffer(&self, capacity: usize) -> Vec<DynRecord> {
+        self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(capacity))
+    }
+
+    /// The baseline's batch cycles that came back since the last call.
+    pub fn take_feedback(&self, mut f: impl FnMut(BatchCycles)) {
+        if let Some(rx) = &self.feedback {
+            while let Ok(b) = rx.try_recv() {
+                f(b);
+            }
+        }
+    }
 }
 
 /// How many emptied record buffers wait for reuse.
@@ -131,7 +156,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
             batches.each(|b| timing.take(b));
             timing.finish()
         });
-        Self { workers: vec![Worker::Thread { tx, handle, baseline: true }], instructions: 0, spare, spare_tx: None, feedback: None }
+        Self { workers: vec![Worker::Thread { tx, handle, baseline: true }], instructions: 0, returns: Returns { spare, feedback: None }, spare_tx: None }
     }
 
     /// `configs[0]` is the baseline. The caller's thread times every variant as
@@ -140,7 +165,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         assert!(!configs.is_empty(), "at least the baseline variant");
         let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
         let timing = Timing::new(configs.into_iter().enumerate().collect(), Some(Sink::new(listener, Some(false))), None);
-        Self { workers: vec![Worker::Inline(timing)], instructions: 0, spare, spare_tx: Some(spare_tx), feedback: None }
+        Self { workers: vec![Worker::Inline(timing)], instructions: 0, returns: Returns { spare, feedback: None }, spare_tx: Some(spare_tx) }
     }
 
     /// `configs[0]` is the baseline. `threads` worker threads share the variants.
@@ -189,23 +214,25 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
                 Worker::Thread { tx, handle, baseline }
             })
             .collect();
-        Self { workers, instructions: 0, spare, spare_tx: None, feedback: feedback.then_some(feedback_rx) }
+        Self { workers, instructions: 0, returns: Returns { spare, feedback: feedback.then_some(feedback_rx) }, spare_tx: None }
     }
 
     /// The baseline's batch cycles that came back since the last call.
-    pub fn take_feedback(&self, mut f: impl FnMut(BatchCycles)) {
-        if let Some(rx) = &self.feedback {
-            while let Ok(b) = rx.try_recv() {
-                f(b);
-            }
-        }
+    pub fn take_feedback(&self, f: impl FnMut(BatchCycles)) {
+        self.returns.take_feedback(f)
     }
 
-    /// An empty record buffer with room for `capacity` records: one the workers
-    /// are done with if there is one. Reuse keeps the producer writing into
-    /// memory that is already mapped and cached instead of fresh allocations.
+    /// An empty record buffer (see [`Returns::buffer`]).
     pub fn buffer(&self, capacity: usize) -> Vec<DynRecord> {
-        self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(capacity))
+        self.returns.buffer(capacity)
+    }
+
+    /// Hands what comes back from the workers to the producer of the batches;
+    /// the engine's own [`VariantEngine::buffer`] and
+    /// [`VariantEngine::take_feedback`] then return nothing.
+    pub fn take_returns(&mut self) -> Returns {
+        let (_, spare) = sync_channel(0);
+        std::mem::replace(&mut self.returns, Returns { spare, feedback: None })
     }
 
     /// Feeds one batch to every variant (see [`Batch::variants`]).

@@ -1,6 +1,6 @@
 //! One simulation engine for both commands. A [`Source`] yields batches of
 //! executed instructions (a static block repeated: [`LoopSource`]; a dynamic
-//! run's trace is pushed into batches by its reader); the [`Plan`] says which
+//! run's trace: `bottlenose_trace_source::TraceSource`); the [`Plan`] says which
 //! timing variants to run; the [`VariantEngine`] times the one stream on every
 //! variant (baseline with the views' listener); [`rank`] orders the causes.
 
@@ -18,7 +18,7 @@ mod worker;
 
 pub use anomaly::SlowerWhenFaster;
 pub use ideal::{Ideal, IdealStream, IdealizeLevel};
-pub use engine::{Batch, BatchCycles, DynRecord, Sampling, VariantEngine, VariantOutcome};
+pub use engine::{Batch, BatchCycles, DynRecord, Returns, Sampling, VariantEngine, VariantOutcome};
 pub use knob::{accelerate, check_weight, core_knobs, known_names, parse_acceleration, Knob, WEIGHT_RANGE};
 pub use plan::{DefaultKnobs, NamedWeight, Plan, PlanRequest, Variants};
 pub use rank::{rank, reference_weight, Bottleneck, THRESHOLD};

@@ -2,7 +2,8 @@
 //! batches for the engine; [`LoopSource`] is a static block repeated, with the
 //! dynamic facts a loop implies (its fetch blocks, the bubble after a call, a
 //! string instruction's assumed count). A dynamic run's trace is the other
-//! source: the QEMU reader pushes its instructions into batches as they come.
+//! source (`bottlenose_trace_source::TraceSource`): it reads the trace until a
+//! batch is full.
 
 use crate::engine::{Batch, DynRecord, VariantEngine};
 use bottlenose_decode::BranchKind;

@@ -19,6 +19,11 @@ pub trait InsnSink {
     fn skipped(&mut self, insn: &ExecutedInsn<'_>, executions: u64) {
         let _ = (insn, executions);
     }
+    /// Whether the reader should return to its caller (see `TraceVisitor::yield_now`).
+    #[inline(always)]
+    fn yield_now(&self) -> bool {
+        false
+    }
 }
 
 impl<F: FnMut(&ExecutedInsn<'_>)> InsnSink for F {
@@ -205,6 +210,15 @@ impl<F: InsnSink> InstructionStream<F> {
         self.on_insn
     }
 
+    /// The callback.
+    pub fn sink(&self) -> &F {
+        &self.on_insn
+    }
+
+    pub fn sink_mut(&mut self) -> &mut F {
+        &mut self.on_insn
+    }
+
     /// Emits instructions `cur..upto` of vCPU `v`'s block; `last_next` is
     /// the successor of the block's last instruction.
     #[inline]
@@ -334,6 +348,11 @@ impl<F: InsnSink> TraceVisitor for InstructionStream<F> {
 
     fn pause(&mut self) -> Resume {
         self.on_insn.pause()
+    }
+
+    #[inline(always)]
+    fn yield_now(&self) -> bool {
+        self.on_insn.yield_now()
     }
 
     fn skipped(&mut self, id: u32, executions: u64) {

@@ -57,6 +57,7 @@ mod hub;
 mod insn;
 mod locate;
 mod process;
+mod pull;
 mod runner;
 pub mod shebang;
 mod shm;
@@ -69,4 +70,5 @@ pub use locate::{check_program, find_plugin, find_qemu, find_qemu_for, program_i
 pub use process::{GuestExit, Killer};
 pub use runner::{run_program, run_program_with, trace_run, QemuCommand, QemuRun, RunOutcome, TraceStream, PLUGIN_FILE_NAME, SHM_FD, STREAM_FD};
 pub use bottlenose_trace_format::transport::Resume;
-pub use stream::{read_stream, StreamSummary, TraceVisitor, STREAM_MAGIC, STREAM_VERSION};
+pub use pull::ProcessTrace;
+pub use stream::{read_stream, Reading, StreamReader, StreamSummary, TraceVisitor, STREAM_MAGIC, STREAM_VERSION};

@@ -18,7 +18,8 @@ use super::insn::{ExecutedInsn, InstructionStream};
 use super::locate::{aarch64_sysroot, find_plugin, find_qemu_for, program_isa, resolve_command};
 use super::process::{GuestExit, Killer};
 use super::shm::{create_shm, ShmStream};
-use super::stream::{read_stream_into, StreamSummary, TraceVisitor};
+use super::pull::ProcessTrace;
+use super::stream::{StreamSummary, TraceVisitor};
 
 /// File name of the plugin shared object.
 pub const PLUGIN_FILE_NAME: &str = "libbottlenose_qemu_plugin.so";
@@ -63,6 +64,17 @@ pub struct TraceStream(Transport);
 enum Transport {
     Socket(UnixStream),
     Shm(ShmStream),
+    Recorded(Recorded),
+}
+
+/// A trace read from anywhere else: a file the plugin wrote (`fd=3` with
+/// `3>trace`), or bytes a test made.
+struct Recorded(Box<dyn Read + Send>);
+
+impl std::fmt::Debug for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recorded")
+    }
 }
 
 impl TraceStream {
@@ -70,11 +82,17 @@ impl TraceStream {
         TraceStream(Transport::Shm(s))
     }
 
+    /// A recorded trace (a file the plugin wrote, or bytes in the wire
+    /// format), read as a process's stream; nobody answers its pauses.
+    pub fn recorded(reader: impl Read + Send + 'static) -> Self {
+        TraceStream(Transport::Recorded(Recorded(Box::new(reader))))
+    }
+
     /// Where the answers to the plugin's pauses go (shared memory transport only).
-    fn answerer(&self) -> Option<super::shm::Answerer> {
+    pub(crate) fn answerer(&self) -> Option<super::shm::Answerer> {
         match &self.0 {
             Transport::Shm(s) => s.answerer().ok(),
-            Transport::Socket(_) => None,
+            Transport::Socket(_) | Transport::Recorded(_) => None,
         }
     }
 }
@@ -88,6 +106,7 @@ impl Read for TraceStream {
                 r => r,
             },
             Transport::Shm(s) => s.read(buf),
+            Transport::Recorded(r) => r.0.read(buf),
         }
     }
 }
@@ -407,42 +426,11 @@ pub fn run_program_with<V: TraceVisitor + ?Sized>(
 /// Reads the whole stream of a started run into `visitor`, then waits for
 /// QEMU; see [`run_program_with`].
 pub fn trace_run<V: TraceVisitor + ?Sized>(
-    mut run: QemuRun,
+    run: QemuRun,
     visitor: &mut V,
 ) -> Result<(GuestExit, StreamSummary), QemuError> {
-    let stream = run.take_stream().expect("fresh run has its stream");
-    let answerer = stream.answerer();
-    let mut summary = StreamSummary::default();
-    let result = read_stream_into(stream, visitor, &mut summary, &mut |r| {
-        if let Some(a) = &answerer {
-            a.send(r);
-        }
-    });
-    let qemu = run.qemu().to_path_buf();
-    match result {
-        Ok(()) => {
-            let exit = run.wait()?;
-            if summary.tb_execs == 0 {
-                return Err(QemuError::QemuFailed { qemu, exit });
-            }
-            Ok((exit, summary))
-        }
-        Err(e @ QemuError::Truncated { .. }) => {
-            let exit = run.wait()?;
-            if exit.signal().is_some() && summary.started {
-                // `summary.bytes` stops at the last whole record.
-                summary.complete = false;
-                Ok((exit, summary))
-            } else {
-                Err(e)
-            }
-        }
-        Err(e) => {
-            let _ = run.kill();
-            let _ = run.wait();
-            Err(e)
-        }
-    }
+    let (exit, summary) = ProcessTrace::root(run).read_all(visitor)?;
+    Ok((exit.expect("the program we started has an exit"), summary))
 }
 
 /// Runs `program` under QEMU and calls `on_insn` once per executed

@@ -70,6 +70,12 @@ pub trait TraceVisitor {
     fn skipped(&mut self, id: u32, executions: u64) {
         let _ = (id, executions);
     }
+    /// Asked after every record: whether [`StreamReader::read`] should return
+    /// to its caller now (a consumer that pulls, e.g. once a batch is full).
+    #[inline(always)]
+    fn yield_now(&self) -> bool {
+        false
+    }
 }
 
 /// What [`read_stream`] saw.
@@ -100,40 +106,93 @@ pub fn read_stream<R: Read, V: TraceVisitor + ?Sized>(
     reader: R,
     visitor: &mut V,
 ) -> Result<StreamSummary, QemuError> {
-    let mut sum = StreamSummary::default();
-    read_stream_into(reader, visitor, &mut sum, &mut |_| {})?;
-    Ok(sum)
+    let mut r = StreamReader::new(reader);
+    while r.read(visitor, &mut |_| {})? == Reading::Yielded {}
+    Ok(r.summary())
 }
 
-/// [`read_stream`] that leaves the counts of what was read before an error
-/// in `sum`.
-///
-/// `answer` carries the visitor's answers to PAUSE records back to the
-/// plugin (a stream read from a file has nobody to answer).
-pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
-    reader: R,
+/// Where [`StreamReader::read`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// The visitor asked to return ([`TraceVisitor::yield_now`]); more may follow.
+    Yielded,
+    /// The END record, or end of file at a record boundary.
+    Ended,
+}
+
+/// The stream parser as a pull API: [`StreamReader::read`] hands records to a
+/// visitor until the visitor says it has what it wants (a batch of
+/// instructions is full: [`TraceVisitor::yield_now`]) or the stream ends, and
+/// keeps its place for the next call. [`read_stream`] is this read to the end.
+pub struct StreamReader<R> {
+    parser: Parser<R>,
+    /// Number of instructions of each defined block, by id.
+    tb_len: Vec<u16>,
+    /// Block executing on each vCPU.
+    current: Vec<u32>,
+    /// vCPU that MEM records belong to.
+    mem_vcpu: u16,
+    sum: StreamSummary,
+    ended: bool,
+}
+
+impl<R: Read> StreamReader<R> {
+    pub fn new(reader: R) -> Self {
+        StreamReader {
+            parser: Parser { reader, buf: vec![0; BUF_SIZE], pos: 0, end: 0, base: 0 },
+            tb_len: Vec::new(),
+            current: Vec::new(),
+            mem_vcpu: 0,
+            sum: StreamSummary::default(),
+            ended: false,
+        }
+    }
+
+    /// What was read so far.
+    pub fn summary(&self) -> StreamSummary {
+        self.sum
+    }
+
+    /// Reads records into `visitor` until, after a record, the visitor's
+    /// [`TraceVisitor::yield_now`] is true, or until the stream ends; see
+    /// [`read_stream`] for the errors. After `Ended` (or an error) it reads nothing.
+    pub fn read<V: TraceVisitor + ?Sized>(&mut self, visitor: &mut V, answer: &mut dyn FnMut(Resume)) -> Result<Reading, QemuError> {
+        if self.ended {
+            return Ok(Reading::Ended);
+        }
+        // the hot loop works on locals, written back when it returns
+        let mut tb_len = std::mem::take(&mut self.tb_len);
+        let mut current = std::mem::take(&mut self.current);
+        let mut mem_vcpu = self.mem_vcpu;
+        let mut sum = self.sum;
+        let result = records(&mut self.parser, visitor, &mut sum, answer, &mut tb_len, &mut current, &mut mem_vcpu);
+        self.tb_len = tb_len;
+        self.current = current;
+        self.mem_vcpu = mem_vcpu;
+        self.sum = sum;
+        if !matches!(result, Ok(Reading::Yielded)) {
+            self.ended = true;
+        }
+        result
+    }
+}
+
+/// The records of the stream from the parser's position into `visitor`.
+fn records<R: Read, V: TraceVisitor + ?Sized>(
+    p: &mut Parser<R>,
     visitor: &mut V,
     sum: &mut StreamSummary,
     answer: &mut dyn FnMut(Resume),
-) -> Result<(), QemuError> {
-    let mut p = Parser {
-        reader,
-        buf: vec![0; BUF_SIZE],
-        pos: 0,
-        end: 0,
-        base: 0,
-    };
-    // Number of instructions of each defined block, by id.
-    let mut tb_len: Vec<u16> = Vec::new();
-    // Block executing on each vCPU.
-    let mut current: Vec<u32> = Vec::new();
-    // vCPU that MEM records belong to.
-    let mut mem_vcpu: u16 = 0;
-
-    loop {
+    tb_len: &mut Vec<u16>,
+    current: &mut Vec<u32>,
+    mem_vcpu: &mut u16,
+) -> Result<Reading, QemuError> {
+    let mem_vcpu_out = mem_vcpu;
+    let mut mem_vcpu = *mem_vcpu_out;
+    let result = loop {
         sum.bytes = p.offset();
         if !p.fill(1)? {
-            break;
+            break Ok(Reading::Ended);
         }
         let at = p.offset();
         let tag = p.buf[p.pos];
@@ -220,7 +279,7 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
                 sum.complete = true;
                 sum.bytes = p.offset();
                 visitor.end();
-                break;
+                break Ok(Reading::Ended);
             }
             Record::Hello { version } => {
                 if sum.started {
@@ -237,8 +296,12 @@ pub(crate) fn read_stream_into<R: Read, V: TraceVisitor + ?Sized>(
         }
         p.pos += len;
         sum.records += 1;
-    }
-    Ok(())
+        if visitor.yield_now() {
+            break Ok(Reading::Yielded);
+        }
+    };
+    *mem_vcpu_out = mem_vcpu;
+    result
 }
 
 fn corrupt(offset: u64, message: String) -> QemuError {

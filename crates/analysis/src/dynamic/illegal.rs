@@ -11,7 +11,7 @@ use bottlenose_decode::{isa_needs, DecodedInst, Encoding, Isa};
 const QEMU: &str = "QEMU 7.2";
 
 /// Explains the last instruction QEMU executed before the guest's SIGILL.
-pub(super) fn explain_illegal(last: &DecodedInst, code: &impl Symbolize, isa: Isa) -> String {
+pub(crate) fn explain_illegal(last: &DecodedInst, code: &impl Symbolize, isa: Isa) -> String {
     let addr = last.address;
     if isa == Isa::Aarch64 {
         return explain_a64(last, code);

@@ -1,23 +1,16 @@
-//! Dynamic analysis: one functional stream (decoded once, caches and
-//! predictors simulated once) drives several timing variants in parallel.
+//! The parts of a dynamic run besides its assembly (`crate::program`): its
+//! options, the plan of its variants, its report types, sampling (SMARTS) and
+//! the attribution of cycles to code.
 
-mod access_span;
-mod driver;
-mod front;
-mod illegal;
-mod options;
-mod pipeline;
-mod plan;
-mod processes;
-mod report;
-mod roi;
+pub(crate) mod illegal;
+pub(crate) mod options;
+pub(crate) mod plan;
+pub(crate) mod report;
+mod schedule;
 pub mod sampling;
-mod source;
-mod statics;
-mod strings;
-mod symbolize;
+pub(crate) mod symbolize;
 
-pub use processes::{run_program, ProcessRow, ProcessTotal};
+pub use crate::program::processes::{run_program, ProcessRow, ProcessTotal};
 pub use options::{DynamicOptions, IdealizeLevel, SAMPLE_WINDOW_INSTRUCTIONS};
 pub use report::{
     AppliedAcceleration, DynamicError, DynamicReport, HotInstruction, HotspotRow, LoopReport, LoopTableRow, RoiReport, SamplingReport, StaticInstruction,
@@ -26,4 +19,4 @@ pub use bottlenose_simulate::engine::{Batch, BatchCycles, DynRecord, Sampling, V
 // the engine is the simulate crate's; `dynamic::engine` stays a path to it
 pub(crate) use bottlenose_simulate::engine;
 pub use symbolize::FileShare;
-pub use roi::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};
+pub use bottlenose_trace_source::{Roi, RoiPlacement, RoiTracker, MARKER_BEGIN, MARKER_END};

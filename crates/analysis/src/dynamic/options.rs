@@ -1,6 +1,6 @@
 //! What a dynamic run is asked to do: [`DynamicOptions`] and the run's fixed sizes.
 
-use super::roi::{Roi, RoiPlacement};
+use bottlenose_trace_source::{Roi, RoiPlacement};
 use super::sampling::{LiveEstimate, SamplingOptions};
 use bottlenose_functional::{Idealization, Prefetcher};
 use std::ffi::OsString;
@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// Instructions per batch handed to the timing engines.
-pub(super) const BATCH: usize = 1 << 12;
+pub(crate) use bottlenose_trace_source::BATCH;
 
 pub struct DynamicOptions {
     pub program: PathBuf,

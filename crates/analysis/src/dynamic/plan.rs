@@ -3,7 +3,7 @@
 
 use bottlenose_simulate::engine::{Batch, VariantEngine};
 use super::options::DynamicOptions;
-use super::pipeline::IdealStream;
+use bottlenose_trace_source::IdealStream;
 use crate::accounting::Ideal;
 use bottlenose_machine::Machine;
 use super::report::{AppliedAcceleration, DynamicError};
@@ -11,22 +11,22 @@ use bottlenose_simulate::{DefaultKnobs, Plan, PlanRequest};
 use bottlenose_timing::CoreConfig;
 
 /// The timing variants of a run's baseline stream.
-pub(super) struct Variants {
+pub(crate) struct Variants {
     /// The baseline core (with the run's own accelerations), then one core per
     /// knob set and weight, then the 1-cycle ALU if idealizations run.
-    pub(super) configs: Vec<CoreConfig>,
+    pub(crate) configs: Vec<CoreConfig>,
     /// Each sensitivity variant's resources and weight (`configs[1..]`, in order).
-    pub(super) labels: Vec<(Vec<String>, f64)>,
+    pub(crate) labels: Vec<(Vec<String>, f64)>,
     /// What the baseline itself accelerates (`run --accelerate`).
-    pub(super) acceleration: Vec<AppliedAcceleration>,
+    pub(crate) acceleration: Vec<AppliedAcceleration>,
     /// The index in `configs` of the 1-cycle ALU variant.
-    pub(super) alu1_variant: Option<usize>,
+    pub(crate) alu1_variant: Option<usize>,
     /// The idealized streams, each with its engine on the baseline core.
-    pub(super) ideal: Vec<IdealStream>,
+    pub(crate) ideal: Vec<IdealStream>,
 }
 
 /// Plans the variants: checks the weights and the baseline's accelerations.
-pub(super) fn variants(machine: &Machine, opts: &DynamicOptions) -> Result<Variants, DynamicError> {
+pub(crate) fn variants(machine: &Machine, opts: &DynamicOptions) -> Result<Variants, DynamicError> {
     let request = PlanRequest {
         weights: &opts.weights,
         resources: opts.resources.as_deref(),

@@ -1,61 +1,11 @@
-//! The guest's mappings during a run, and after it the attribution of every
-//! static instruction's cycles to `dso!symbol`, source lines and loops.
+//! After a run, the attribution of every static instruction's cycles to
+//! `dso!symbol`, source lines and loops, from the guest's mappings.
 
 use super::report::{HotspotRow, LoopReport, LoopTableRow, StaticInstruction};
-use bottlenose_attribution::{attribute, AddressSpace, GuestMapping, InsnStat, LoopInfo, Symbolize};
+use bottlenose_attribution::{attribute, AddressSpace, InsnStat, LoopInfo, Symbolize};
 use bottlenose_views::InstructionCost;
 use bottlenose_machine::Machine;
-use bottlenose_trace::TraceVisitor;
-use std::cell::RefCell;
-use std::rc::Rc;
 pub use bottlenose_report_model::run::FileShare;
-
-/// The mappings reported so far, in order (shared by the stream's visitor,
-/// which appends, and the pipeline, which reads at each new static instruction).
-pub(crate) type MappingLog = Rc<RefCell<Vec<GuestMapping>>>;
-
-/// A trace visitor that logs MAP records and hands everything else on.
-pub(crate) struct WithMappings<V> {
-    pub inner: V,
-    pub log: MappingLog,
-}
-
-impl<V: TraceVisitor> TraceVisitor for WithMappings<V> {
-    #[inline]
-    fn tb_def(&mut self, id: u32, insns: &[(u64, &[u8])]) {
-        self.inner.tb_def(id, insns);
-    }
-    #[inline]
-    fn tb_exec(&mut self, id: u32, vcpu: u16) {
-        self.inner.tb_exec(id, vcpu);
-    }
-    #[inline]
-    fn mem(&mut self, vcpu: u16, insn_index: u16, vaddr: u64, size: u8, is_store: bool) {
-        self.inner.mem(vcpu, insn_index, vaddr, size, is_store);
-    }
-    fn map(&mut self, start: u64, end: u64, offset: u64, path: &[u8]) {
-        let path = String::from_utf8_lossy(path).into_owned();
-        self.log.borrow_mut().push(GuestMapping { start, end, offset, path });
-    }
-    fn end(&mut self) {
-        self.inner.end();
-    }
-    fn exec(&mut self, program: &[u8]) {
-        self.inner.exec(program);
-    }
-    fn exit(&mut self, code: i32) {
-        self.inner.exit(code);
-    }
-    fn note(&mut self, text: &[u8]) {
-        self.inner.note(text);
-    }
-    fn pause(&mut self) -> bottlenose_trace::Resume {
-        self.inner.pause()
-    }
-    fn skipped(&mut self, id: u32, executions: u64) {
-        self.inner.skipped(id, executions);
-    }
-}
 
 /// The address objdump shows for `addr` in its file (hex digits, as objdump
 /// and `analyze` print them), or the guest address for code outside every
@@ -162,7 +112,7 @@ pub(crate) fn attribute_run(machine: &Machine, space: &AddressSpace, statics: &[
         for addr in &l.instructions {
             let Some(&(i, n, own_cycles)) = by_addr.get(addr) else { continue };
             let s = &statics[i];
-            let usage = crate::usage::per_instruction_load(machine, &s.timing)
+            let usage = crate::block::usage::per_instruction_load(machine, &s.timing)
                 .into_iter()
                 .map(|(g, u)| (machine.groups[g as usize].name.clone(), u * n as f64 / (machine.group_capacity(g) * cycles)))
                 .collect();

@@ -1,7 +1,7 @@
 //! The loop a verdict's actions point at: its instructions, the port groups
 //! they occupy, and its longest loop-carried register recurrence.
 
-use crate::usage::per_instruction_load;
+use crate::block::usage::per_instruction_load;
 use bottlenose_decode::{reg_name, BranchKind, DecodedInst, RegId, NUM_REGS};
 use bottlenose_machine::{GroupId, Machine};
 use bottlenose_timing::InstrTiming;

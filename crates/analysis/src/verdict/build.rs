@@ -9,7 +9,7 @@ use crate::accounting::AccountingReport;
 use crate::dynamic::{DynamicReport, StaticInstruction};
 use bottlenose_views::InstructionCost;
 use bottlenose_simulate::SensitivityPoint;
-use crate::static_loop::BlockReport;
+use crate::block::BlockReport;
 use bottlenose_attribution::LoopInfo;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;

@@ -31,7 +31,7 @@ use super::{
     Agreement, Cause, CountedEvent, CounterEvidence, Evidence, Finding, Gain, GainSource, HotspotKind, HotspotVerdict, Verdict, View,
 };
 use crate::dynamic::DynamicReport;
-use crate::static_loop::{analyze_block, StaticOptions};
+use crate::block::{analyze_block, StaticOptions};
 use bottlenose_attribution::LoopInfo;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;

@@ -11,7 +11,7 @@ use bottlenose_timing::CoreKnob;
 pub const SIGNIFICANT: f64 = 0.03;
 
 /// Usage from which a port group counts as saturated (as for automatic combinations).
-pub use crate::static_loop::SATURATED;
+pub use crate::block::SATURATED;
 
 /// Sets of knobs accelerated together speak for a cause only up to this size:
 /// beyond it (every port at once) the set says nothing about one cause.

@@ -1,99 +1,46 @@
-//! `bottlenose run`: a real program under QEMU, every executed instruction
-//! decoded once, simulated once by the functional layer, and timed by the
-//! baseline core plus every sensitivity variant in one pass. This file wires
-//! one process's run together and assembles its report; the parts are
-//! `options`, `plan` (the variants), `source` (the trace and its process),
-//! `pipeline` with `front` and `statics` (instructions into batches), and
-//! `report`.
+//! `bottlenose run`, one process: plan -> source -> engine -> views ->
+//! attribution. The plan ([`crate::dynamic::plan`]) gives the timing variants
+//! and idealized streams; the process's trace is a [`TraceSource`]
+//! (`bottlenose-trace-source`: decoding, the functional layer, the region of
+//! interest, sampling's fast-forward) that the [`VariantEngine`] pulls batches
+//! from with the same `drive` loop static analysis uses; the views listen on the
+//! baseline; the cycles are then attributed to code ([`crate::dynamic::symbolize`])
+//! and the report assembled. [`processes`] runs the program and every process
+//! it starts, each through this.
 
-use bottlenose_simulate::engine::{Batch, Sampling, VariantEngine, VariantOutcome, VariantsTime};
-use super::front::{Executed, Front};
-use super::options::{DynamicOptions, BATCH, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
-use super::pipeline::Pipeline;
-use super::plan::{variants, Variants};
-use super::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
-use super::roi::RoiTracker;
-use super::sampling::{self, unit_costs::UnitCosts, Sampler};
-use super::source::{ending, Ending, Source, Stopper};
-use super::strings::StringCollapser;
-use super::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm, MappingLog, WithMappings};
+pub mod processes;
+
+use bottlenose_simulate::engine::{Sampling, VariantEngine, VariantOutcome};
+use crate::dynamic::options::{DynamicOptions, EXACT_VIEW_BATCHES, SAMPLE_WINDOW_INSTRUCTIONS};
+use crate::dynamic::plan::{variants, Variants};
+use crate::dynamic::report::{DynamicError, DynamicReport, HotInstruction, RoiReport, SamplingReport};
+use crate::dynamic::sampling::{self, unit_costs::UnitCosts, Sampler};
+use crate::dynamic::symbolize::{attribute_run, cycles_by_file, dso_name, objdump_address, objdump_asm};
+use bottlenose_trace_source::{Ending, TraceEnd, TraceOptions, TraceSource, BATCH};
 use crate::accounting::{AccountingReport, BuildAccounting, Ideal};
-use bottlenose_simulate::rank;
-use crate::static_loop::UnsupportedSummary;
-use bottlenose_functional::FunctionalCounts;
+use bottlenose_simulate::{drive, rank};
+use crate::block::UnsupportedSummary;
 use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter, ViewParams};
 use bottlenose_machine::Machine;
-use bottlenose_trace::{ExecutedInsn, GuestExit, InsnSink, InstructionStream, ProcessEvents, Resume};
-use bottlenose_timing::BatchPart;
+use bottlenose_trace::{ProcessEvents, ProcessTrace};
 use std::collections::HashMap;
-use std::num::NonZeroU64;
-use std::sync::atomic::Ordering;
 
-/// What the trace's instructions go to: the pipeline, with progress, the
-/// interrupt and fast-forward's pauses around it.
-struct Consumer<'a, 'm> {
-    pipe: &'a mut Pipeline<'m>,
-    stopper: &'a mut Stopper,
-    interrupted: &'a mut bool,
-    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
-    on_estimate: Option<Box<dyn FnMut(u64, sampling::LiveEstimate) + Send>>,
-    next_progress: u64,
-}
-
-impl Consumer<'_, '_> {
-    /// Progress, the live estimate and the interrupt, every 2^20 instructions.
-    #[inline(always)]
-    fn after(&mut self) {
-        let pipe = &mut *self.pipe;
-        if pipe.executed >= self.next_progress {
-            self.next_progress = (pipe.executed >> 20 << 20) + (1 << 20);
-            if let Some(p) = &mut self.progress {
-                p(pipe.executed, pipe.simulated);
-            }
-            if let (Some(f), Some(live)) = (&mut self.on_estimate, pipe.sampler.as_ref().and_then(|s| s.live(pipe.simulated))) {
-                f(pipe.simulated, live);
-            }
-            if self.interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
-                *self.interrupted = true;
-                pipe.stopped = true;
-            }
-        }
-        if pipe.stopped {
-            self.stopper.stop();
-        }
-    }
-}
-
-impl InsnSink for Consumer<'_, '_> {
-    #[inline(always)]
-    fn insn(&mut self, insn: &ExecutedInsn<'_>) {
-        self.pipe.on_insn(insn);
-        self.after();
-    }
-
-    fn pause(&mut self) -> Resume {
-        self.pipe.on_pause()
-    }
-
-    fn skipped(&mut self, insn: &ExecutedInsn<'_>, executions: u64) {
-        self.pipe.on_skipped(insn, executions);
-        self.after();
-    }
-}
+/// The listeners on the baseline: stall causes and per-instruction cost, the
+/// accounting views, and a sampled run's unit costs.
+type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
 
 /// Simulates one process of a run from `source` and returns its report
 /// (partial if it crashed or was stopped) and what its stream said about it.
 /// `opts.program` and `opts.args` name what it runs; its code is named from the
 /// guest's mappings.
-pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Source) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
+pub(crate) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: ProcessTrace) -> Result<(DynamicReport, ProcessEvents), DynamicError> {
     let Variants { configs, labels, acceleration, alu1_variant, ideal } = variants(machine, opts)?;
     let with_views = opts.accounting_views;
     let view_params = ViewParams::new(machine, &configs[0]);
     let facts = SharedFacts::new();
     let views = AccountingViews::with_shared(view_params.clone(), facts.clone());
     let smarts = opts.sampling.clone();
-    let listeners = (
+    let listeners: Views = (
         (StallCauseCounter::new(machine), InstructionCost::new()),
         (
             match (with_views, opts.sample_views) {
@@ -107,102 +54,32 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
         ),
     );
     let sampling = opts.sample_every.filter(|&n| n >= 2 && configs.len() > 1 && smarts.is_none());
-    let engine = match (sampling, &smarts) {
+    let mut engine = match (sampling, &smarts) {
         (Some(n), _) => VariantEngine::sampled(configs, listeners, Sampling { window: 16, period: 16 * n as u64 }),
         (None, Some(_)) => VariantEngine::with_feedback(configs, listeners, opts.threads),
         (None, None) => VariantEngine::new(configs, listeners, opts.threads),
     };
     // the timing cores beside the baseline's, which a sampled run times on a sub-sample of its windows
     let variant_cores = labels.len() + alu1_variant.is_some() as usize + ideal.iter().map(|st| st.sets.len()).sum::<usize>();
-    let front = Front::new(machine, opts.idealization, opts.prefetcher);
-    // what ran, not the option's name: `machine` reads as `next-line + stream 63 lines ahead`
-    let prefetcher = front.functional.caches.prefetcher_description();
-    let mut pipe = Pipeline {
-        machine,
-        engine,
-        front,
-        ideal,
-        facts,
-        roi: RoiTracker::new(opts.roi.clone()),
+    let trace_opts = TraceOptions {
+        roi: opts.roi.clone(),
         warm: opts.warm,
-        was_in_roi: false,
-        roi_counts: FunctionalCounts::default(),
-        by_static_id: Vec::new(),
-        statics: Vec::new(),
-        unknown: Vec::new(),
-        strings: StringCollapser::new(),
-        batch: Batch::default(),
-        executed: 0,
-        simulated: 0,
-        limit: opts.max_instructions.map_or(u64::MAX, NonZeroU64::get),
-        stopped: false,
-        last_index: u32::MAX,
-        maps: MappingLog::default(),
-        maps_seen: 0,
+        max_instructions: opts.max_instructions,
         roi_placement: opts.roi_placement.take(),
-        maps_known: Vec::new(),
-        sampler: smarts.map(|o| Sampler::new(o, BATCH as u64).with_variant_cores(variant_cores)),
-        part: Some(BatchPart::Whole),
-        fast_forwarded: 0,
-        variants: VariantsTime::Same,
-        untimed: Vec::new(),
-    };
-    let maps = pipe.maps.clone();
-    if let Some(s) = &mut pipe.sampler {
-        pipe.part = s.next_batch(0);
-        pipe.variants = s.variants_time();
-    }
-
-    let mut stopper = Stopper::of(&source);
-    let interrupt = opts.interrupt.clone();
-    let mut interrupted = false;
-    let consumer = Consumer {
-        pipe: &mut pipe,
-        stopper: &mut stopper,
-        interrupted: &mut interrupted,
-        interrupt: interrupt.clone(),
+        idealization: opts.idealization,
+        prefetcher: opts.prefetcher,
+        interrupt: opts.interrupt.clone(),
         progress: opts.progress.take(),
         on_estimate: opts.on_estimate.take(),
-        next_progress: 1 << 20,
     };
-    let stream = InstructionStream::new(consumer);
-    let mut stream = WithMappings { inner: stream, log: maps.clone() };
-    let (exit, summary) = source.read(&mut stream)?;
-    let exit = exit.unwrap_or(match stream.inner.events().exit_code {
-        Some(c) => GuestExit::Code(c),
-        None => GuestExit::Signal { signal: 0, core_dumped: false },
-    });
-    if !summary.complete {
-        stream.inner.finish();
-    }
-    let events = stream.inner.events().clone();
-    drop(stream);
-    if interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
-        interrupted = true;
-    }
-    // a string instruction cut off by the end of the trace ran that far
-    for run in pipe.strings.finish() {
-        pipe.step(run.index, run.vcpu, Executed::String(&run));
-    }
-    if pipe.part.is_none() && pipe.fast_forwarded > 0 {
-        if let Some(s) = &mut pipe.sampler {
-            s.end_batch(pipe.fast_forwarded as u64, None); // cut off between windows
-        }
-    }
-    pipe.flush();
-
-    let limit_hit = pipe.simulated >= pipe.limit;
-    let executed = pipe.executed;
-    let simulated = pipe.simulated;
-    let killed = stopper.stopped;
-    let complete = summary.complete && !killed;
-    let Ending { stop_reason, exit_text, exit_code, signal } = ending(complete, interrupted, limit_hit, &events, &exit, &stopper);
-    if !pipe.was_in_roi {
-        let counts = pipe.roi_counts;
-        pipe.front.functional.restore_counts(counts); // after the region: not counted
-    }
-    let Pipeline { engine, front, ideal, roi, statics, unknown, last_index, maps_known, sampler, untimed, .. } = pipe;
-    let functional = front.functional;
+    let sampler = smarts.map(|o| Sampler::new(o, BATCH as u64).with_variant_cores(variant_cores));
+    let mut source = TraceSource::new(machine, trace, trace_opts, engine.take_returns(), ideal, facts, sampler);
+    // what ran, not the option's name: `machine` reads as `next-line + stream 63 lines ahead`
+    let prefetcher = source.prefetcher_description();
+    drive(&mut source, &mut engine);
+    let TraceEnd { executed, simulated, complete, interrupted, killed, exit, ending, events, functional, ideal, roi, statics, unknown, last_index, maps_known, maps, sampler, untimed } =
+        source.finish()?;
+    let Ending { stop_reason, exit_text, exit_code, signal } = ending;
     let (mut outcomes, ((causes, mut cost), (views, mut unit_costs))) = engine.finish();
     let mut ideal_outcomes: Vec<(Vec<Vec<Ideal>>, Vec<VariantOutcome>)> = ideal.into_iter().map(|st| (st.sets, st.engine.finish().0)).collect();
     // a sampled run: every total becomes the estimate from its units
@@ -331,7 +208,7 @@ pub(super) fn simulate(machine: &Machine, opts: &mut DynamicOptions, source: Sou
     };
     if exit.signal() == Some(libc::SIGILL) && !killed {
         if let Some(last) = statics.get(last_index as usize) {
-            let why = super::illegal::explain_illegal(&last.inst, &space, machine.isa);
+            let why = crate::dynamic::illegal::explain_illegal(&last.inst, &space, machine.isa);
             report.stop_reason = Some(format!("{exit}: {why}"));
         }
     }

@@ -2,9 +2,9 @@
 //! fetch blocks, BTB resteers and taken-branch bubbles), data accesses and
 //! branch prediction through the functional layer, written into its `DynInfo`.
 
-use super::access_span::AccessSpan;
-use super::report::StaticInstruction;
-use super::strings::{StringRun, StringSpan};
+use crate::access_span::AccessSpan;
+use crate::statics::StaticInstruction;
+use crate::strings::{StringRun, StringSpan};
 use bottlenose_decode::BranchKind;
 use bottlenose_functional::{FunctionalLayer, Idealization, MemLevel, Prefetcher};
 use bottlenose_machine::Machine;
@@ -13,8 +13,8 @@ use bottlenose_timing::{DynInfo, StringWork};
 use std::num::NonZeroU64;
 
 /// The functional side of one stream: caches, TLBs, predictors and the fetch state.
-pub(super) struct Front {
-    pub(super) functional: FunctionalLayer,
+pub(crate) struct Front {
+    pub(crate) functional: FunctionalLayer,
     last_fetch_line: u64,
     /// The last fetched line missed L1I (a next-line miss then continues a stream).
     last_line_missed: bool,
@@ -25,7 +25,7 @@ pub(super) struct Front {
     /// mispredicted (the resteer covers it), and that of the instruction last filled:
     /// what a perfect branch predictor adds back ([`bottlenose_simulate::Ideal::apply`]).
     pending_missed_bubble: f64,
-    pub(super) bubble_if_predicted: f32,
+    pub(crate) bubble_if_predicted: f32,
     l1_fetch: f64,
     last_window: u64,
     prev_taken: bool,
@@ -42,7 +42,7 @@ struct TakenBubbles {
 }
 
 impl Front {
-    pub(super) fn new(machine: &Machine, idealization: Idealization, prefetcher: Prefetcher) -> Self {
+    pub(crate) fn new(machine: &Machine, idealization: Idealization, prefetcher: Prefetcher) -> Self {
         let functional = FunctionalLayer::with_prefetcher(&machine.params, idealization, prefetcher);
         let l1_fetch = functional.fetch_latency(MemLevel::L1);
         Front {
@@ -101,7 +101,7 @@ impl Front {
     }
 
     #[inline(always)]
-    pub(super) fn fill_executed(&mut self, executed: &Executed<'_, '_>, stat: &StaticInstruction, info: &mut DynInfo) {
+    pub(crate) fn fill_executed(&mut self, executed: &Executed<'_, '_>, stat: &StaticInstruction, info: &mut DynInfo) {
         match executed {
             Executed::Plain(insn) => self.fill(insn, stat, info),
             Executed::String(run) => self.fill_string(run, stat, info),
@@ -231,12 +231,12 @@ impl Front {
 }
 
 /// What executed: one report of QEMU's, or a string instruction collapsed from its reports.
-pub(super) enum Executed<'a, 'b> {
+pub(crate) enum Executed<'a, 'b> {
     Plain(&'a ExecutedInsn<'b>),
     String(&'a StringRun),
 }
 
-pub(super) fn level_index(l: MemLevel) -> u8 {
+pub(crate) fn level_index(l: MemLevel) -> u8 {
     match l {
         MemLevel::L1 => 0,
         MemLevel::L2 => 1,

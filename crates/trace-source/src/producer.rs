@@ -1,80 +1,86 @@
 //! One process's executed instructions through the region of interest, the
 //! functional layer and into batches for the timing engines, exact or sampled:
-//! the baseline's, and each idealized stream's (the baseline's records masked).
+//! the baseline's (handed out by the trace source), and each idealized
+//! stream's (the baseline's records masked, fed to its own engine here).
 
-use bottlenose_simulate::engine::{Batch, DynRecord, VariantEngine, VariantsTime};
-use super::front::{Executed, Front};
-use super::options::BATCH;
-use super::report::StaticInstruction;
-use super::roi::{RoiPlacement, RoiTracker};
-use super::sampling::{unit_costs::UnitCosts, Sampler, Warming, UNIT_BATCHES, WARM_UP_BATCHES};
-use super::strings::{Fed, StringCollapser};
-use super::symbolize::MappingLog;
-use crate::accounting::Ideal;
+use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantEngine, VariantsTime};
+use crate::front::{Executed, Front};
+use crate::mappings::MappingLog;
+use crate::roi::{RoiPlacement, RoiTracker};
+use crate::statics::StaticInstruction;
+use crate::strings::{Fed, StringCollapser};
+use crate::source::Schedule;
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer};
-use bottlenose_views::{AccountingViews, InstructionCost, SharedFacts, StallCauseCounter};
+use bottlenose_simulate::Ideal;
+use bottlenose_views::SharedFacts;
 use bottlenose_machine::Machine;
 use bottlenose_trace::{ExecutedInsn, Resume};
 use bottlenose_timing::{BatchPart, DynInfo, UnknownForm};
+use std::collections::VecDeque;
 
-pub(super) type Views = ((StallCauseCounter, InstructionCost), (AccountingViews, UnitCosts));
+/// Instructions per batch handed to the timing engines.
+pub const BATCH: usize = 1 << 12;
 
 /// An idealized stream: the baseline's records with `masks` applied, on timing core(s) of its own.
-pub(super) struct IdealStream {
-    pub(super) masks: Vec<Ideal>,
+pub struct IdealStream {
+    pub masks: Vec<Ideal>,
     /// The idealizations of each timing variant of the stream (variant 1, if any, adds the 1-cycle ALU).
-    pub(super) sets: Vec<Vec<Ideal>>,
-    pub(super) engine: VariantEngine<()>,
-    pub(super) batch: Batch,
+    pub sets: Vec<Vec<Ideal>>,
+    pub engine: VariantEngine<()>,
+    pub batch: Batch,
 }
 
-pub(super) struct Pipeline<'m> {
-    pub(super) machine: &'m Machine,
-    pub(super) engine: VariantEngine<Views>,
-    pub(super) front: Front,
-    pub(super) ideal: Vec<IdealStream>,
-    pub(super) facts: SharedFacts,
-    pub(super) roi: RoiTracker,
-    pub(super) warm: bool,
+/// Turns one process's executed instructions into batches.
+pub(crate) struct Producer<'m, S> {
+    pub(crate) machine: &'m Machine,
+    /// Emptied record buffers and the baseline's cycles, back from the baseline's engine.
+    pub(crate) returns: Returns,
+    /// Filled batches of the baseline stream, in order, waiting to be handed out.
+    pub(crate) ready: VecDeque<Batch>,
+    pub(crate) front: Front,
+    pub(crate) ideal: Vec<IdealStream>,
+    pub(crate) facts: SharedFacts,
+    pub(crate) roi: RoiTracker,
+    pub(crate) warm: bool,
     /// Whether the previous instruction was in the region of interest.
-    pub(super) was_in_roi: bool,
+    pub(crate) was_in_roi: bool,
     /// The functional layer's counters of the region so far, kept while the code
     /// around the region warms the caches and predictors without being counted.
-    pub(super) roi_counts: FunctionalCounts,
+    pub(crate) roi_counts: FunctionalCounts,
     /// static id (QEMU) -> index into `statics` (u32::MAX: not decoded yet)
-    pub(super) by_static_id: Vec<u32>,
-    pub(super) statics: Vec<StaticInstruction>,
-    pub(super) unknown: Vec<UnknownForm>,
+    pub(crate) by_static_id: Vec<u32>,
+    pub(crate) statics: Vec<StaticInstruction>,
+    pub(crate) unknown: Vec<UnknownForm>,
     /// Repeated string instructions collapsed into one execution each.
-    pub(super) strings: StringCollapser,
-    pub(super) batch: Batch,
-    pub(super) executed: u64,
-    pub(super) simulated: u64,
-    pub(super) limit: u64,
-    pub(super) stopped: bool,
+    pub(crate) strings: StringCollapser,
+    pub(crate) batch: Batch,
+    pub(crate) executed: u64,
+    pub(crate) simulated: u64,
+    pub(crate) limit: u64,
+    pub(crate) stopped: bool,
     /// The static instruction QEMU reported last (the faulting one when the guest dies of SIGILL).
-    pub(super) last_index: u32,
+    pub(crate) last_index: u32,
     /// The guest's mappings so far, and how many of them were looked at.
-    pub(super) maps: MappingLog,
-    pub(super) maps_seen: usize,
-    pub(super) roi_placement: Option<RoiPlacement>,
+    pub(crate) maps: MappingLog,
+    pub(crate) maps_seen: usize,
+    pub(crate) roi_placement: Option<RoiPlacement>,
     /// Per static instruction: how many mappings were known when it was first seen.
-    pub(super) maps_known: Vec<u32>,
+    pub(crate) maps_known: Vec<u32>,
     /// A sampled run's schedule; the batch being filled is timed as `part`, or
     /// not at all (fast-forward: `None`), `fast_forwarded` instructions into it.
-    pub(super) sampler: Option<Sampler>,
-    pub(super) part: Option<BatchPart>,
-    pub(super) fast_forwarded: usize,
+    pub(crate) sampler: Option<S>,
+    pub(crate) part: Option<BatchPart>,
+    pub(crate) fast_forwarded: usize,
     /// What the variants and idealized streams do with the batch being filled
     /// (a sampled run's sub-sample), fixed when the batch begins.
-    pub(super) variants: VariantsTime,
+    pub(crate) variants: VariantsTime,
     /// Executions and mispredictions the timing model did not see, by static index.
-    pub(super) untimed: Vec<(u64, u64)>,
+    pub(crate) untimed: Vec<(u64, u64)>,
 }
 
-impl Pipeline<'_> {
+impl<S: Schedule> Producer<'_, S> {
     #[inline]
-    pub(super) fn on_insn(&mut self, insn: &ExecutedInsn<'_>) {
+    pub(crate) fn on_insn(&mut self, insn: &ExecutedInsn<'_>) {
         if self.stopped {
             return;
         }
@@ -96,7 +102,7 @@ impl Pipeline<'_> {
     /// One executed instruction through the region of interest, the functional layer
     /// and into the batches.
     #[inline(always)]
-    pub(super) fn step(&mut self, index: usize, vcpu: u16, executed: Executed<'_, '_>) {
+    pub(crate) fn step(&mut self, index: usize, vcpu: u16, executed: Executed<'_, '_>) {
         if self.stopped {
             return;
         }
@@ -145,7 +151,7 @@ impl Pipeline<'_> {
         }
     }
 
-    pub(super) fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         if self.sampler.is_some() && self.batch.records.is_empty() {
             return; // the end of a sampled run between windows: nothing to time
         }
@@ -156,7 +162,11 @@ impl Pipeline<'_> {
         if let Some(s) = &mut self.sampler {
             s.note_batch(part, &self.batch.records);
         }
-        hand_over(&mut self.batch, &mut self.engine, part, variants);
+        let next = Batch { records: self.returns.buffer(BATCH), ..Default::default() };
+        let mut filled = std::mem::replace(&mut self.batch, next);
+        filled.part = part;
+        filled.variants = variants;
+        self.ready.push_back(filled);
         for st in &mut self.ideal {
             match variants {
                 VariantsTime::Same => hand_over(&mut st.batch, &mut st.engine, part, VariantsTime::Same),
@@ -174,7 +184,7 @@ impl Pipeline<'_> {
     fn end_batch(&mut self, len: u64) {
         let Some(s) = &mut self.sampler else { return };
         s.end_batch(len, self.part);
-        self.engine.take_feedback(|b| s.on_cycles(b.part, b.cycles));
+        self.returns.take_feedback(|b| s.on_cycles(b.part, b.cycles));
         self.part = s.next_batch(self.simulated);
         self.variants = s.variants_time();
     }
@@ -222,17 +232,17 @@ const MIN_SKIP: u64 = 1 << 18;
 /// How far ahead a pause looks for the next window (batches).
 const MAX_LOOK_AHEAD: u64 = 1 << 22;
 
-impl Pipeline<'_> {
+impl<S: Schedule> Producer<'_, S> {
     /// Fast-forward: the plugin asks what comes next. Between windows, skip to
     /// the functional warm-up before the next window, then stream the warm-up
     /// and the window; in the exact prefix or a window, stream on.
-    pub(super) fn on_pause(&mut self) -> Resume {
+    pub(crate) fn on_pause(&mut self) -> Resume {
         let batch = BATCH as u64;
         let Some(s) = &self.sampler else { return Resume::FULL };
-        let Warming::Window { instructions: warm } = s.opts.warming else { return Resume::FULL };
-        let window = (WARM_UP_BATCHES + UNIT_BATCHES + 1) * batch;
+        let Some(warm) = s.warming_window() else { return Resume::FULL };
+        let window = (s.window_batches() + 1) * batch;
         if !s.sampling() {
-            return Resume { skip: 0, full: s.opts.exact_below.saturating_sub(self.simulated).max(batch) };
+            return Resume { skip: 0, full: s.exact_below().saturating_sub(self.simulated).max(batch) };
         }
         if self.part.is_some() {
             return Resume { skip: 0, full: window };
@@ -253,7 +263,7 @@ impl Pipeline<'_> {
 
     /// Fast-forward: static instruction `insn` ran `executions` times unseen.
     /// They count in the totals and in the sampled population (fast-forwarded batches).
-    pub(super) fn on_skipped(&mut self, insn: &ExecutedInsn<'_>, executions: u64) {
+    pub(crate) fn on_skipped(&mut self, insn: &ExecutedInsn<'_>, executions: u64) {
         if self.stopped {
             return;
         }
@@ -288,7 +298,7 @@ impl Pipeline<'_> {
 /// Entering the region of interest puts back its counters; leaving it keeps
 /// them, so that the report counts the region only, warm or cold.
 #[cold]
-pub(super) fn roi_boundary(functional: &mut FunctionalLayer, roi_counts: &mut FunctionalCounts, entering: bool) {
+pub(crate) fn roi_boundary(functional: &mut FunctionalLayer, roi_counts: &mut FunctionalCounts, entering: bool) {
     if entering {
         functional.restore_counts(*roi_counts);
     } else {

@@ -1,10 +1,14 @@
 //! Static analysis of a block or loop body: iterate it to steady state, report
 //! cycles per iteration, IPC, resource usage, sensitivity and bottlenecks.
 
+
+pub mod loops;
+pub mod usage;
+
 use bottlenose_simulate::sensitivity::{explain_slower, points};
 use bottlenose_simulate::{rank, run_loop, steady_iterations, BlockRun, DefaultKnobs, IdealizeLevel, Knob, Plan, PlanRequest, Variants};
 use bottlenose_timing::CoreKnob;
-use crate::usage::{global_usage, per_instruction_load};
+use usage::{global_usage, per_instruction_load};
 use crate::AnalysisError;
 use bottlenose_decode::DecodedInst;
 use bottlenose_machine::Machine;

@@ -14,7 +14,7 @@
 //! `if` inside the loop count). An outer loop's figure is then what one of its
 //! iterations costs around its inner loops.
 
-use crate::static_loop::{analyze_block, StaticOptions};
+use super::{analyze_block, StaticOptions};
 use crate::AnalysisError;
 use bottlenose_attribution::{natural_loops, NaturalLoop};
 use bottlenose_decode::{BranchKind, DecodedInst};

@@ -6,14 +6,14 @@
 //! and execs); the report details the process with the most cycles and lists
 //! every one with the total.
 
-use super::driver::simulate;
-use super::options::DynamicOptions;
-use super::report::{DynamicError, DynamicReport};
-use super::roi::Roi;
-use super::sampling::Warming;
-use super::source::Source;
+use super::simulate;
+use crate::dynamic::options::DynamicOptions;
+use crate::dynamic::report::{DynamicError, DynamicReport};
+use bottlenose_trace_source::Roi;
+use crate::dynamic::sampling::Warming;
+
 use bottlenose_machine::Machine;
-use bottlenose_trace::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, QemuCommand};
+use bottlenose_trace::{resolve_command, ChildTrace, Hub, Killer, Origin, ProcessEvents, ProcessTrace, QemuCommand};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -75,7 +75,7 @@ pub fn run_program(machine: &Machine, mut opts: DynamicOptions) -> Result<Dynami
         });
         // a panic in the root's simulation must still end the collector (which waits for
         // `root_done`), or the scope would wait for it forever: it becomes an error
-        let root = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(machine, &mut opts, Source::Root(run))))
+        let root = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(machine, &mut opts, ProcessTrace::root(run))))
             .unwrap_or_else(|_| Err(thread_panicked(root_pid)));
         root_done.store(true, Ordering::Relaxed);
         let (children, untraced) = collector.map(|c| c.join().unwrap_or_default()).unwrap_or_default();
@@ -133,7 +133,7 @@ fn collect_children<'scope, 'env>(
         let mut opts = template.for_child();
         opts.program = PathBuf::from(&image.program);
         opts.args = image.args.iter().map(Into::into).collect();
-        let handle = scope.spawn(move || simulate(machine, &mut opts, Source::Child(stream)));
+        let handle = scope.spawn(move || simulate(machine, &mut opts, ProcessTrace::child(stream)));
         started.push((pid, parent, origin, image, control, Killer::of(pid).ok(), handle));
     }
     // processes still running when the first one ended (daemons, background

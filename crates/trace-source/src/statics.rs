@@ -2,17 +2,24 @@
 //! execution (with fallbacks for bytes QEMU reports short or the decoder
 //! cannot read), and timed by the machine's tables.
 
-use super::pipeline::Pipeline;
-use super::report::StaticInstruction;
+use crate::producer::Producer;
+use crate::source::Schedule;
 use bottlenose_decode::{decode_one_for, decode_one_vl, DecodedInst, Isa};
 use bottlenose_views::StaticFacts;
 use bottlenose_trace::ExecutedInsn;
-use bottlenose_timing::{resolve, UnknownForm};
+use bottlenose_timing::{resolve, InstrTiming, UnknownForm};
 
-impl Pipeline<'_> {
+/// A static instruction of the run: decoded, and timed by the machine's tables.
+#[derive(Debug, Clone)]
+pub struct StaticInstruction {
+    pub inst: DecodedInst,
+    pub timing: InstrTiming,
+}
+
+impl<S: Schedule> Producer<'_, S> {
     /// The index into `statics` of `insn`'s static instruction, decoded on its first execution.
     #[inline(always)]
-    pub(super) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
+    pub(crate) fn statics_index(&mut self, insn: &ExecutedInsn<'_>) -> usize {
         // once per executed instruction: the lookup inline, the first sight's decoding out of line
         match self.by_static_id.get(insn.static_id as usize) {
             Some(&known) if known != u32::MAX => known as usize,
@@ -74,7 +81,7 @@ impl Pipeline<'_> {
 /// QEMU 7.2 sometimes reports an instruction's bytes without its trailing
 /// immediate or displacement. Timing depends on prefixes, opcode and ModRM
 /// only, so decode with the missing tail zero-filled.
-pub(super) fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bottlenose_decode::DecodeError> {
+pub(crate) fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bottlenose_decode::DecodeError> {
     let mut bytes = [0u8; 15];
     let n = insn.bytes.len().min(15);
     bytes[..n].copy_from_slice(&insn.bytes[..n]);
@@ -87,7 +94,7 @@ pub(super) fn decode_padded(insn: &ExecutedInsn<'_>) -> Result<DecodedInst, bott
 
 /// Bytes the decoder cannot decode (QEMU executed them, so they are valid somewhere;
 /// on AArch64, SVE): time them as the machine's default form and report them.
-pub(super) fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
+pub(crate) fn undecodable(isa: Isa, insn: &ExecutedInsn<'_>) -> DecodedInst {
     let nop: &[u8] = match isa {
         Isa::X86_64 => &[0x90],
         Isa::Aarch64 => &[0x1f, 0x20, 0x03, 0xd5],
