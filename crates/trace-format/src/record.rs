@@ -6,6 +6,9 @@
 //! inside a record are [`WireError::Incomplete`] (saying how many bytes the
 //! record needs so far, so that a streaming reader can read more and try
 //! again), bytes that break the format are the other [`WireError`]s.
+//!
+//! One file past the usual size on purpose: each record's encoder sits beside
+//! its decoder, so that a layout change is made, and reviewed, in one place.
 
 use std::fmt;
 
