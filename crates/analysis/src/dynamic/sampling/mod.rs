@@ -53,7 +53,12 @@ use bottlenose_simulate::engine::DynRecord;
 use std::time::{Duration, Instant};
 
 /// Below this many instructions a run is timed exactly (the default threshold).
-pub const DEFAULT_EXACT_BELOW: u64 = 200_000_000;
+/// With the full default analysis (26 sensitivity variants, the 1-cycle ALU and
+/// the idealized cores on every batch) an exact run goes at about 0.3 M
+/// instructions a second here: 20 M is about a minute (measured: 62 s wall, 119
+/// CPU s on the first 20 M of bench/programs/long.c); 200 M, the first
+/// threshold, took ten (bench/notes/sampling.md).
+pub const DEFAULT_EXACT_BELOW: u64 = 20_000_000;
 /// Default target: ±3 % on the total cycles at 99.7 % confidence.
 pub const DEFAULT_TARGET: f64 = 0.03;
 /// Batches of detailed warm-up before each unit, and batches per unit.
