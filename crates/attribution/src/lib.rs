@@ -1,7 +1,7 @@
 //! Aggregation of per-instruction statistics of a run to basic blocks, loops,
 //! functions and source lines, and the hotspot tables built from them.
 //!
-//! Input comes from the dynamic driver as one [`InsnStat`] per static
+//! Input comes from a program run (analysis's `program.rs`) as one [`InsnStat`] per static
 //! instruction that executed. Names, lines and bytes come from a
 //! [`Symbolize`]: the [`AddressSpace`] of a run (every file the guest mapped,
 //! see [`GuestMapping`]) or one [`Program`] (an ELF file analyzed statically).

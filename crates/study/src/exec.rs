@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// The stop reason (crates/analysis, dynamic driver) of a run that used up its `max_instructions`: a complete
+/// The stop reason (crates/analysis, `program.rs`) of a run that used up its `max_instructions`: a complete
 /// result for the budget the study asked for.
 const BUDGET_STOP: &str = "instruction limit";
 

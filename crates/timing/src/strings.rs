@@ -3,7 +3,7 @@
 //! then a byte or element rate (the machine's `[strings]`), bounded by the fills of the
 //! lines it touches and by the drain of its stores into L1 (see `model/string_op.rs`).
 //!
-//! QEMU reports a repeated string instruction once per element; the dynamic driver
+//! QEMU reports a repeated string instruction once per element; the trace source
 //! collapses those reports into one execution with its element count and the line
 //! transfers it caused ([`StringWork`]). A static block has no count: it is timed with
 //! [`ASSUMED_STATIC_BYTES`] and the report says so.
@@ -32,7 +32,7 @@ pub struct StringTiming {
     pub streaming_bytes_per_cycle: f64,
 }
 
-/// What one execution of a string instruction did: filled in by the dynamic driver from
+/// What one execution of a string instruction did: filled in by the trace source from
 /// the collapsed per-element reports, by static analysis from an assumed count.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StringWork {
