@@ -69,6 +69,41 @@ fn signature_of(entries: &[UnitEntry]) -> Option<u32> {
     signature(entries.iter().map(|e| (e.index, e.count)))
 }
 
+/// Each static instruction's signature: the one it ran under most (ties: the lowest).
+fn home_signatures(units: &[Vec<UnitEntry>]) -> HashMap<u32, u32> {
+    let mut under: HashMap<(u32, u32), u64> = HashMap::new();
+    for u in units {
+        let Some(sig) = signature_of(u) else { continue };
+        for e in u {
+            *under.entry((e.index, sig)).or_default() += e.count as u64;
+        }
+    }
+    let mut home: HashMap<u32, (u32, u64)> = HashMap::new();
+    for (&(index, sig), &count) in &under {
+        let best = home.entry(index).or_insert((sig, count));
+        if count > best.1 || (count == best.1 && sig < best.0) {
+            *best = (sig, count);
+        }
+    }
+    home.into_iter().map(|(index, (sig, _))| (index, sig)).collect()
+}
+
+/// The classes (signatures) seen in at least [`MIN_CLASS_UNITS`] units, in order.
+fn own_classes(units: &[Vec<UnitEntry>], home: &HashMap<u32, u32>) -> Vec<u32> {
+    let mut units_of: HashMap<u32, usize> = HashMap::new();
+    let mut seen: Vec<u32> = Vec::new();
+    for u in units {
+        seen.clear();
+        seen.extend(u.iter().filter_map(|e| home.get(&e.index).copied()));
+        seen.sort_unstable();
+        seen.dedup();
+        seen.iter().for_each(|&c| *units_of.entry(c).or_default() += 1);
+    }
+    let mut own: Vec<u32> = units_of.into_iter().filter(|&(_, k)| k >= MIN_CLASS_UNITS).map(|(c, _)| c).collect();
+    own.sort_unstable();
+    own
+}
+
 /// The code-mix estimate from the measured `units` (stream order, one per
 /// measured unit of `design`) and `executions`, every static instruction's
 /// executions in the sampled part (units, warm-ups and fast-forward). `None`:
@@ -81,39 +116,13 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], z
     // Horvitz-Thompson weight of each unit: its stratum's units over those measured
     let mut weight = vec![0.0; n];
     for s in &design.strata {
-        let w = s.instructions as f64 / design.unit_instructions.max(1) as f64 / s.units.max(1) as f64;
+        let w = design.population(s) / s.units.max(1) as f64;
         weight[s.first_unit..s.first_unit + s.units].iter_mut().for_each(|x| *x = w);
     }
-    let signatures: Vec<Option<u32>> = units.iter().map(|u| signature_of(u)).collect();
-    // each static instruction's class: the signature it ran under most
-    let mut under: HashMap<(u32, u32), u64> = HashMap::new();
-    for (u, sig) in units.iter().zip(&signatures) {
-        let Some(sig) = *sig else { continue };
-        for e in u {
-            *under.entry((e.index, sig)).or_default() += e.count as u64;
-        }
-    }
-    let mut home: HashMap<u32, (u32, u64)> = HashMap::new();
-    for (&(index, sig), &count) in &under {
-        let best = home.entry(index).or_insert((sig, count));
-        if count > best.1 || (count == best.1 && sig < best.0) {
-            *best = (sig, count);
-        }
-    }
-    // classes seen in enough units get a ratio of their own, numbered in order of first appearance
-    let mut units_of: HashMap<u32, usize> = HashMap::new();
-    let mut seen: Vec<u32> = Vec::new();
-    for u in units {
-        seen.clear();
-        seen.extend(u.iter().filter_map(|e| home.get(&e.index).map(|h| h.0)));
-        seen.sort_unstable();
-        seen.dedup();
-        seen.iter().for_each(|&c| *units_of.entry(c).or_default() += 1);
-    }
-    let mut own: Vec<u32> = units_of.iter().filter(|(_, &k)| k >= MIN_CLASS_UNITS).map(|(&c, _)| c).collect();
-    own.sort_unstable();
+    let home = home_signatures(units);
+    let own = own_classes(units, &home);
     let rest = own.len();
-    let class_of = |index: u32| -> usize { home.get(&index).and_then(|h| own.binary_search(&h.0).ok()).unwrap_or(rest) };
+    let class_of = |index: u32| -> usize { home.get(&index).and_then(|h| own.binary_search(h).ok()).unwrap_or(rest) };
     let classes = rest + 1;
     // exact executions per class, and Horvitz-Thompson totals of executions and cycles
     let mut exact = vec![0.0; classes];

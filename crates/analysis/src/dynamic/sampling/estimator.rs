@@ -65,7 +65,8 @@ impl Design {
         self.strata.iter().map(|s| s.units).sum()
     }
 
-    fn population(&self, s: &Stratum) -> f64 {
+    /// The units stratum `s` holds (measured or not).
+    pub(super) fn population(&self, s: &Stratum) -> f64 {
         s.instructions as f64 / self.unit_instructions.max(1) as f64
     }
 

@@ -132,7 +132,7 @@ pub struct Sampler {
     batch_instructions: u64,
     schedule: Option<WindowSchedule>,
     sampling_since: Option<Instant>,
-    /// Baseline cycles of the exact prefix's batches, then of the units.
+    /// Baseline cycles of the exact prefix.
     prefix_cycles: f64,
     units: Running,
     /// The units received so far by stratum (feedback arrives in unit order).
@@ -147,7 +147,15 @@ pub struct Sampler {
     /// Timing cores beside the baseline's, which time a sub-sample of the windows.
     variant_cores: usize,
     signatures: SignatureLog,
+    /// The units' spread within signatures for the progress line, recomputed
+    /// when the units have grown by a sixteenth since (it is a pass over all
+    /// of them; the progress line asks every 2^20 instructions).
+    live_spread: Spread,
+    live_spread_at: usize,
 }
+
+/// The units' cycles' spread within signatures and each unit's residual ([`signatures::within`]).
+type Spread = (Running, Vec<f64>);
 
 impl Sampler {
     pub fn new(opts: SamplingOptions, batch_instructions: u64) -> Self {
@@ -170,6 +178,8 @@ impl Sampler {
             windows: (Duration::ZERO, 0),
             variant_cores: 0,
             signatures: SignatureLog::default(),
+            live_spread: Spread::default(),
+            live_spread_at: 2,
         }
     }
 
@@ -222,6 +232,11 @@ impl Sampler {
     /// The baseline's cycles of a batch timed in full or of a unit (engine feedback).
     pub fn on_cycles(&mut self, part: BatchPart, cycles: f64) {
         self.signatures.on_cycles(part, cycles);
+        let signed = self.signatures.units().len();
+        if signed >= self.live_spread_at {
+            self.live_spread = signatures::within(self.signatures.units());
+            self.live_spread_at = signed + signed / 16 + 1;
+        }
         match part {
             BatchPart::Whole => {
                 self.prefix_cycles += cycles;
@@ -335,7 +350,7 @@ impl Sampler {
         // the spread the code-mix estimate will have: of unit cycles within the code they ran
         // (the units', or before the first units the exact prefix's batches)
         let Some(units) = self.signatures.planning_spread() else { return MIN_PERIOD };
-        let (cycles, variance) = self.so_far(simulated);
+        let (cycles, variance) = self.so_far(&signatures::within(self.signatures.units()));
         let window_seconds = if self.windows.1 > 0 { self.windows.0.as_secs_f64() / self.windows.1 as f64 } else { 0.0 };
         let ff = if self.fast_forward.1 > 0 { self.fast_forward.0.as_secs_f64() / self.fast_forward.1 as f64 } else { 0.0 };
         let state = State {
@@ -356,13 +371,13 @@ impl Sampler {
     /// stratum from the units received so far (a stratum without units yet
     /// borrows the mean and variance of all units). The variance is of the
     /// cycles within the code the units ran ([`signatures`]), as the code-mix
-    /// estimate's is.
-    fn so_far(&self, _simulated: u64) -> (f64, f64) {
+    /// estimate's is: `spread`, of the units so far or of most of them.
+    fn so_far(&self, spread: &Spread) -> (f64, f64) {
         let Some(s) = &self.schedule else { return (self.prefix_cycles, 0.0) };
         if self.units.n == 0 {
             return (self.prefix_cycles, 0.0);
         }
-        let (spread, residuals) = signatures::within(self.signatures.units());
+        let (spread, residuals) = spread;
         let unit = (self.batch_instructions * UNIT_BATCHES) as f64;
         let (mut total, mut variance) = (self.prefix_cycles, 0.0);
         for (h, st) in s.design().strata.iter().enumerate() {
@@ -385,7 +400,7 @@ impl Sampler {
         if self.units.n < 2 {
             return None;
         }
-        let (cycles, variance) = self.so_far(simulated);
+        let (cycles, variance) = self.so_far(&self.live_spread);
         let relative = if cycles > 0.0 { self.target.z * variance.sqrt() / cycles } else { 0.0 };
         // the half-width shrinks as 1/sqrt(units): units wanted, at the units' rate so far
         let eta_to_target = (relative > self.target.relative_half_width).then(|| {

@@ -7,21 +7,13 @@
 use super::controller::{variants_every, VariantLoad, CORE_COST, MIN_VARIANT_UNITS, VARIANT_COST_SHARE};
 use super::estimator::{Design, Interval, Subsample, Z_99_7};
 use super::report::{summarize, Inputs, Measured};
+use super::synthetic_tests::salted_noise as noise;
 use super::schedule::{WindowSchedule, WindowStep};
 use super::{Sampler, SamplingOptions, Warming, UNIT_BATCHES, WARM_UP_BATCHES};
 use bottlenose_simulate::engine::VariantsTime;
 use bottlenose_timing::BatchPart;
 
 const BATCH: u64 = 4096;
-
-/// A deterministic noise in [-1, 1) per batch and salt.
-fn noise(b: u64, salt: u64) -> f64 {
-    let mut z = (b ^ salt.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z ^= z >> 29;
-    z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z ^= z >> 32;
-    (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-}
 
 /// One sampled run: a unit every `period` batches, the variant timing one
 /// window in `every`, stratum by stratum (`strata`: from which batch on, its

@@ -35,6 +35,15 @@ pub(super) fn noise(b: u64) -> f64 {
     (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
 
+/// A deterministic noise in [-1, 1) per batch and salt.
+pub(super) fn salted_noise(b: u64, salt: u64) -> f64 {
+    let mut z = (b ^ salt.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z ^= z >> 29;
+    z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z ^= z >> 32;
+    (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+}
+
 /// Over `trials` seeds: the mean relative error and how often the interval covered the truth.
 fn trials(cost: &dyn Fn(u64) -> f64, batches: u64, period: u64, trials: u64) -> (f64, u64) {
     let t = truth(cost, batches);

@@ -5,6 +5,7 @@
 use super::estimator::{Interval, Series, Z_99_7};
 use super::schedule::{WindowSchedule, WindowStep};
 use super::topdown::node_intervals;
+use super::synthetic_tests::salted_noise as noise;
 use bottlenose_report_model::accounting::TopDownNode;
 use bottlenose_report_model::sampling::TopDownDerivation;
 use bottlenose_views::{TopDownTally as T, WindowTally};
@@ -81,15 +82,6 @@ fn two_phases_worked_by_hand() {
     let one = node_intervals(&windows[..1], &tree, &cycles, 1.0);
     assert!(!one.iter().find(|n| n.path == "Backend_Bound.Memory_Bound").unwrap().value.known());
     assert!(close(one.iter().find(|n| n.path == "Retiring").unwrap().value.half_width, 0.0275));
-}
-
-/// A deterministic noise in [-1, 1) per batch and salt.
-fn noise(b: u64, salt: u64) -> f64 {
-    let mut z = (b ^ salt.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z ^= z >> 29;
-    z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z ^= z >> 32;
-    (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
 
 /// One batch of a population with two phases alternating (37 batches of A, 53
