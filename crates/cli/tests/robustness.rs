@@ -305,3 +305,64 @@ fn html_and_csv_name_the_process_they_detail() {
     assert!(!records.is_empty(), "{csv}");
     assert!(records.iter().all(|r| &r[0] == pid && &r[1] == program), "{csv}");
 }
+
+/// The pids of `parent`'s children whose command name starts with `comm`.
+fn children_named(parent: u32, comm: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // pid (comm) state ppid ...: comm may hold spaces, so split after its closing parenthesis
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+        let ppid = stat[close + 1..].split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(parent) && stat[open + 1..close].starts_with(comm) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Whether `pid` still runs (a zombie waiting for a reaper does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.rfind(')').and_then(|c| s[c + 1..].split_whitespace().next().map(|st| st != "Z" && st != "X")).unwrap_or(false))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_killed_run_takes_its_qemu_with_it() {
+    // SIGKILL (the OOM killer, a `pkill`) gives bottlenose no chance to stop QEMU itself; the
+    // guest must not be left running, or blocked forever on a trace nobody reads
+    ensure_plugin();
+    let d = tempfile::tempdir().unwrap();
+    let busy = compile(d.path(), "busy", "#include <stdio.h>\nint main(void) { volatile long s = 0; for (long i = 0; i < 4000000000L; i++) s += i; printf(\"%ld\\n\", s); return 0; }\n", &["-O1"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bottlenose")).env("BOTTLENOSE_MACHINE", "skylake")
+        .args(["run", "--quiet", "--no-sensitivity", "--no-idealize", "--format", "json", "--output"])
+        .arg(d.path().join("k.json"))
+        .arg("--")
+        .arg(&busy)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let qemu = loop {
+        if let Some(&q) = children_named(child.id(), "qemu").first() {
+            break q;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "no QEMU child appeared");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while alive(qemu) {
+        if killed.elapsed() > Duration::from_secs(10) {
+            // SAFETY: our grandchild, which the test must not leave behind.
+            unsafe { libc::kill(qemu as i32, libc::SIGKILL) };
+            panic!("QEMU (pid {qemu}) still ran 10 s after bottlenose was killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

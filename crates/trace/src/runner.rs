@@ -291,10 +291,23 @@ impl QemuCommand {
         if let Some(s) = self.stderr.take() {
             cmd.stderr(s);
         }
-        // SAFETY: only async-signal-safe calls (fcntl, dup2) between fork
+        // QEMU dies with us: a SIGKILLed bottlenose (OOM killer, `pkill`) cannot stop it, and
+        // it would run on, or block forever on a trace nobody reads. The signal comes when the
+        // *thread* that forked exits, so spawn from a thread that outlives the run (every caller
+        // waits for the child before its thread returns).
+        // SAFETY: getpid only reads our own pid.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: only async-signal-safe calls (fcntl, dup2, prctl, getppid) between fork
         // and exec.
         unsafe {
             cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // we may have died between fork and prctl
+                if libc::getppid() != parent {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
                 // Move both out of the way first (copies are close-on-exec),
                 // so neither target clobbers the other's source.
                 let sock = libc::fcntl(theirs_fd, libc::F_DUPFD_CLOEXEC, 10);
