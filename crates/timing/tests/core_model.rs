@@ -190,6 +190,30 @@ fn a_load_of_a_prefetched_line_waits_until_it_arrives() {
 }
 
 #[test]
+fn a_store_to_a_prefetched_line_drains_after_it_arrives() {
+    let m = machine();
+    // a load that starts a DRAM prefetch of `line`, then more stores into that line than the
+    // store buffer (4) holds: the fifth can dispatch only when the first has drained
+    let b = block(&m, "mov rcx, [rsi]\nmov [rdi], rax\nmov [rdi], rax\nmov [rdi], rax\nmov [rdi], rax\nmov [rdi], rax");
+    let cfg = CoreConfig::new(&m, &Acceleration::nominal(&m));
+    let line = 0x4000u64;
+    let store = DynInfo { store_addr: NonZeroU64::new(line + 8), ..Default::default() };
+    let mut with = vec![DynInfo { load_addr: NonZeroU64::new(0x1000), prefetch_line: NonZeroU64::new(line), prefetch_level: 3, ..Default::default() }];
+    with.extend([store; 5]);
+    let mut without = with.clone();
+    without[0] = DynInfo { load_addr: NonZeroU64::new(0x1000), ..Default::default() };
+    let plain = run(&m, &Acceleration::nominal(&m), &b, &without);
+    let t = run(&m, &Acceleration::nominal(&m), &b, &with);
+    let dram = cfg.level_extra_latency[3];
+    assert!(dram > 20.0, "{dram}");
+    // without the prefetch the stores drain one a cycle and the fifth barely waits
+    assert!(plain[5].dispatch < 10.0, "{}", plain[5].dispatch);
+    // with it the first store's entry frees only when the line has come from DRAM
+    assert!(t[5].dispatch >= t[0].dispatch + dram, "{} vs {} + {dram}", t[5].dispatch, t[0].dispatch);
+    assert_eq!(t[5].dispatch_cause, DispatchCause::StoreBuffer);
+}
+
+#[test]
 fn load_op_waits_for_its_load() {
     let m = machine();
     let b = block(&m, "add rax, [rsi]");

@@ -1,7 +1,8 @@
 //! Commit: in order, `commit_width` uops per cycle, no earlier than the cycle
 //! in which the instruction completes; then the ROB and load buffer entries
 //! free, and a store drains into L1 behind the older ones (after its
-//! write-allocate fill) before its store-buffer entry frees.
+//! write-allocate fill, or the arrival of its line's late prefetch) before its
+//! store-buffer entry frees.
 
 use super::{fmax, Core, EPS};
 use crate::calendar::{ceil_pos, floor_pos};
@@ -50,6 +51,14 @@ impl Core {
                 let level = (dy.store_level as usize).min(3);
                 let filled = self.fill_line(level, commit);
                 self.store_drain = fmax(self.store_drain, filled + self.cfg.level_extra_latency[level]);
+            } else if let Some(a) = dy.store_addr {
+                // a hit on a line the prefetcher asked for that is still on its way: the store
+                // cannot drain before it arrives (as a load waits for it). Without this a store
+                // stream ran at store width while its prefetches piled up on the DRAM calendar,
+                // and the next demand miss paid the whole backlog at once.
+                if let Some((arrives, _)) = self.prefetched.arrival(a.get() >> self.cfg.line_shift) {
+                    self.store_drain = fmax(self.store_drain, arrives);
+                }
             }
             if !it.loads && dy.lines.has_writebacks() {
                 self.book_writebacks(dy.lines, commit);
