@@ -20,8 +20,10 @@
 //! instruction-cache miss (`icache`) or a branch misprediction (`bpred`), by
 //! the same rule as the issue-stage CPI stack (an empty scheduler is charged
 //! to why dispatch stalled); otherwise instructions came but none was FP:
-//! `non_fp`, the instruction mix (also the cycles before the first FP
-//! instruction). `non_fp` is not a frontend stall: Top-Down's Frontend_Bound
+//! `non_fp`, the instruction mix. The rule is the same in every cycle, from
+//! the first (it does not wait for a first FP instruction), so a stretch of
+//! the run is charged alike whatever ran before it: a sampled run's windows
+//! count what the exact run counts there. `non_fp` is not a frontend stall: Top-Down's Frontend_Bound
 //! can be near zero while `non_fp` is most of the stack. More FP instructions
 //! issuing in a cycle than there are FP units (a port layout wider than
 //! `fp_units`) carry over to the next cycle.
@@ -106,8 +108,8 @@ impl FpIssue {
         let fmax = if p.fma { 2.0 } else { 1.0 };
         let peak = p.fp_units * (p.max_bits / 64.0) * fmax;
         let total = p.fp_units * clocks;
-        // cycles before the first FP instruction were not finalized as FP-idle:
-        // whatever is not accounted for had no FP instruction to issue
+        // what the sweep did not charge (cycles not swept, rounding) had no FP
+        // instruction to issue
         let i = |c: IdleFp| idle.idle[c as usize];
         let known = self.base + self.non_fma + self.narrow + idle.idle.iter().sum::<f64>() - i(IdleFp::NonFp);
         let non_fp = (total - known).max(0.0);

@@ -180,7 +180,7 @@ impl Picture {
     fn restart(&mut self, d: &StageDetails) {
         self.restart_pending = false;
         self.ring.clear();
-        self.sweep = SweepState { fp_seen: self.sweep.fp_seen, ..Default::default() };
+        self.sweep = SweepState::default();
         let c = floor_i(d.slot);
         self.fin = c;
         self.waiting_from = c;
@@ -374,7 +374,6 @@ impl Picture {
 
         // ---- the oldest waiting FP instruction (FLOPS stack) -------------------
         if f.is_fp {
-            self.sweep.fp_seen = true;
             let a = dispatch_c.max(self.fp_waiting_from);
             if issue_c > a {
                 let op = floor_i(d.operands).max(a).min(issue_c);

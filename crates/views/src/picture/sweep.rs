@@ -43,8 +43,6 @@ pub(crate) struct SweepState {
     pub(crate) dispatch_stall: Option<Component>,
     /// Why the FP units would be idle: the oldest waiting FP instruction's wait.
     pub(crate) fp_waiting: IdleFp,
-    /// Some FP instruction was booked (the FLOPS stack counts idle units from then on).
-    pub(crate) fp_seen: bool,
     pub(crate) issue_carry: IssueCarry,
     pub(crate) fp_carry: FpUnitCarry,
 }
@@ -117,9 +115,7 @@ pub(crate) fn sweep(ring: &mut Ring, from: i64, to: i64, k: &SweepConstants, st:
         };
         uops.count(&run, k, &mut counts.topdown);
         issue.count(&run, k, &mut s.issue_carry, &mut counts.cpi);
-        if s.fp_seen {
-            idle.count(&run, k, &mut s.fp_carry, &mut counts.flops);
-        }
+        idle.count(&run, k, &mut s.fp_carry, &mut counts.flops);
         c += n;
     }
     issue.flush(&mut counts.cpi);
