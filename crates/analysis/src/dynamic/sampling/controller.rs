@@ -95,9 +95,11 @@ pub fn choose_period(target: &Target, state: &State) -> u64 {
 /// sampled run (the model alone), as the cost model below counts it. Measured,
 /// they cost about 1.4 times what it counts (each variant's thread takes its
 /// batches and its static instructions apart from the baseline's), and the views
-/// add up to a tenth: with 0.3 the full default analysis stays within 1.5x of the
-/// model alone (bench/notes/sampling.md; with 0.5 it took 1.7-1.9x).
-pub const VARIANT_COST_SHARE: f64 = 0.3;
+/// add about a sixth: 1.4 · 0.2 + 0.17 keeps the full default analysis within 1.5x
+/// of the model alone (bench/notes/sampling.md: 0.5 gave 1.7-1.9x; 0.3 gave
+/// 1.26-1.42x, then 1.55-1.65x once the model alone had become faster). Halving
+/// the share widens the variants' intervals by sqrt(2).
+pub const VARIANT_COST_SHARE: f64 = 0.2;
 /// A timing core's cost per instruction relative to the functional layer's
 /// (caches, TLBs, predictors): on `bench/programs/speed.c`, the sampled model
 /// timing half its batches took 5.9 CPU s against 3.5 for the functional layer

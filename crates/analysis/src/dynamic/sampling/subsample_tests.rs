@@ -136,15 +136,15 @@ fn strata_sub_sampled_at_different_rates_are_weighted() {
 }
 
 /// The rate follows the cost model: 30 cores on a window of 2 batches in 4
-/// under functional warming: `30 · 2 · 1.4 / (0.3 · (4 + 2 · 1.4))` = 41.2, so
-/// one window in 42; under fast-forward with 2 Mi instructions of warming
-/// (512 batches) at a period of 4096: 84 / (0.3 · 514.8) = 0.54, every window.
+/// under functional warming: `30 · 2 · 1.4 / (0.2 · (4 + 2 · 1.4))` = 61.8, so
+/// one window in 62; under fast-forward with 2 Mi instructions of warming
+/// (514 functional batches) at a period of 4096: 84 / (0.2 · 516.8) = 0.81, every window.
 #[test]
 fn the_rate_keeps_the_variants_within_their_share() {
     let load = |cores, period, functional, planned| VariantLoad { cores, period, window_batches: 2, functional_batches: functional, units_before: 0.0, units_planned: planned };
     assert_eq!(CORE_COST, 1.4);
-    assert_eq!(VARIANT_COST_SHARE, 0.3);
-    assert_eq!(variants_every(&load(30, 4, 4.0, 1e6)), 42);
+    assert_eq!(VARIANT_COST_SHARE, 0.2);
+    assert_eq!(variants_every(&load(30, 4, 4.0, 1e6)), 62);
     assert_eq!(variants_every(&load(30, 4096, 514.0, 1e6)), 1);
     assert_eq!(variants_every(&load(0, 4, 4.0, 1e6)), 1);
     // a short stratum: no sparser than leaves 30 units (300 planned: 1 in 10)
@@ -195,8 +195,9 @@ fn the_sampler_sub_samples_within_the_budget() {
     let variants_cost = cores as f64 * CORE_COST * variant_timed as f64;
     let baseline_cost = batches as f64 + CORE_COST * timed as f64;
     let share = variants_cost / baseline_cost;
-    // the floor's denser first strata add a little over a run of 50 000 units
-    assert!(share <= VARIANT_COST_SHARE * 1.05, "variants cost {share} of the baseline");
+    // the floor's denser first strata add a little over a run of 50 000 units (about 0.013
+    // of the baseline whatever the share: the first stratum's 32 units at 1 in 8)
+    assert!(share <= VARIANT_COST_SHARE * 1.1, "variants cost {share} of the baseline");
     assert!(share >= VARIANT_COST_SHARE * 0.8, "variants cost {share} of the baseline: sparser than the budget needs");
     assert!(sub.units.len() as f64 >= MIN_VARIANT_UNITS);
     // (the last window may be cut off by the end)
@@ -206,7 +207,7 @@ fn the_sampler_sub_samples_within_the_budget() {
     // the first stratum (1024 batches, 256 units) is sub-sampled for the floor: 1 in 8
     assert_eq!(strata[0].variants_every, 8);
     assert_eq!(strata.iter().map(|s| s.variant_units).sum::<usize>(), sub.units.len());
-    // then the budget: 1 in 42 (the_rate_keeps_the_variants_within_their_share)
-    assert!(strata.last().unwrap().variants_every == 42, "{:?}", strata.iter().map(|s| s.variants_every).collect::<Vec<_>>());
+    // then the budget: 1 in 62 (the_rate_keeps_the_variants_within_their_share)
+    assert!(strata.last().unwrap().variants_every == 62, "{:?}", strata.iter().map(|s| s.variants_every).collect::<Vec<_>>());
     assert_eq!(design.measured_units(), strata.iter().map(|s| s.units).sum::<usize>());
 }
