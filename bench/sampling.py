@@ -93,19 +93,30 @@ def programs(tmp: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-def run(bn: str, machine: str, mode: list[str], cmd: list[str], out: Path) -> tuple[dict, float]:
-    args = ["setarch", "x86_64", "-R", bn, "run", "--machine", machine, "-q", "--format", "json", "-o", str(out),
-            "--no-idealize", "--weights", WEIGHT, "--resources", SWEEP, *mode, "--", *cmd]
+def host_name(bn: str) -> str:
+    """The CPU as `bottlenose machines host` names it, with the number of CPUs."""
+    r = subprocess.run([bn, "machines", "host", "--format", "json"], capture_output=True, text=True)
+    cpu = json.loads(r.stdout).get("cpu", "unknown CPU") if r.returncode == 0 else "unknown CPU"
+    return f"{cpu}, {os.cpu_count()} CPUs"
+
+
+def timed_run(bn: str, machine: str, flags: list[str], cmd: list[str], out: Path) -> tuple[dict, float, float]:
+    """`bottlenose run` under `setarch -R` with the JSON report to `out`: the report, its CPU
+    seconds (user + sys of the whole run) and its wall seconds."""
+    args = ["setarch", "x86_64", "-R", bn, "run", "--machine", machine, "-q", "--format", "json", "-o", str(out), *flags, "--", *cmd]
     t0 = time.monotonic()
     r = subprocess.run(["/usr/bin/time", "-f", "%U %S", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise SystemExit(f"failed: {' '.join(args)}\n{r.stderr[-2000:]}")
     user, system = r.stderr.strip().splitlines()[-1].split()
-    wall = time.monotonic() - t0
+    return json.loads(out.read_text()), float(user) + float(system), time.monotonic() - t0
+
+
+def run(bn: str, machine: str, mode: list[str], cmd: list[str], out: Path) -> tuple[dict, float]:
+    d, cpu, wall = timed_run(bn, machine, ["--no-idealize", "--weights", WEIGHT, "--resources", SWEEP, *mode], cmd, out)
     log(f"  {' '.join(mode)} {' '.join(cmd)}: {wall:.0f} s wall")
-    d = json.loads(out.read_text())
     d["_wall"] = wall
-    return d, float(user) + float(system)
+    return d, cpu
 
 
 LEVEL1 = ("frontend_bound", "bad_speculation", "backend_bound", "retiring")
@@ -197,9 +208,7 @@ def main() -> None:
     wanted = set(a.only.split(",")) if a.only else None
     chosen = [(n, c) for n, c in progs if wanted is None or n.split()[0] in wanted]
     skipped = [n for n, _ in progs if (n, _) not in chosen]
-    host = subprocess.run([a.bin, "machines", "host", "--format", "json"], capture_output=True, text=True)
-    host = json.loads(host.stdout).get("cpu", "unknown CPU") if host.returncode == 0 else "unknown CPU"
-    host = f"{host}, {os.cpu_count()} CPUs"
+    host = host_name(a.bin)
 
     def one(i_prog):
         i, (name, cmd) = i_prog

@@ -217,19 +217,13 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         Self { workers, instructions: 0, returns: Returns { spare, feedback: feedback.then_some(feedback_rx) }, spare_tx: None }
     }
 
-    /// The baseline's batch cycles that came back since the last call.
-    pub fn take_feedback(&self, f: impl FnMut(BatchCycles)) {
-        self.returns.take_feedback(f)
-    }
-
     /// An empty record buffer (see [`Returns::buffer`]).
     pub fn buffer(&self, capacity: usize) -> Vec<DynRecord> {
         self.returns.buffer(capacity)
     }
 
     /// Hands what comes back from the workers to the producer of the batches;
-    /// the engine's own [`VariantEngine::buffer`] and
-    /// [`VariantEngine::take_feedback`] then return nothing.
+    /// the engine's own [`VariantEngine::buffer`] then returns no used buffer.
     pub fn take_returns(&mut self) -> Returns {
         let (_, spare) = sync_channel(0);
         std::mem::replace(&mut self.returns, Returns { spare, feedback: None })

@@ -162,10 +162,7 @@ impl<S: Schedule> Producer<'_, S> {
         if let Some(s) = &mut self.sampler {
             s.note_batch(part, &self.batch.records);
         }
-        let next = Batch { records: self.returns.buffer(BATCH), ..Default::default() };
-        let mut filled = std::mem::replace(&mut self.batch, next);
-        filled.part = part;
-        filled.variants = variants;
+        let filled = swap_out(&mut self.batch, self.returns.buffer(BATCH), part, variants);
         self.ready.push_back(filled);
         for st in &mut self.ideal {
             match variants {
@@ -175,9 +172,7 @@ impl<S: Schedule> Producer<'_, S> {
                 VariantsTime::Skip => debug_assert!(st.batch.records.is_empty()),
             }
         }
-        if self.sampler.is_some() {
-            self.end_batch(len);
-        }
+        self.end_batch(len);
     }
 
     /// The batch being filled is over (timed or fast-forwarded): plan the next one.
@@ -219,11 +214,18 @@ impl<S: Schedule> Producer<'_, S> {
 /// variants beside the baseline, as `variants` says) and leaves an empty one in
 /// its place, at full size: no regrowth per batch on the hot path.
 fn hand_over<L: bottlenose_timing::Listener + Send + 'static>(slot: &mut Batch, engine: &mut VariantEngine<L>, part: BatchPart, variants: VariantsTime) {
-    let next = Batch { records: engine.buffer(BATCH), ..Default::default() };
-    let mut filled = std::mem::replace(slot, next);
+    let filled = swap_out(slot, engine.buffer(BATCH), part, variants);
+    engine.feed(filled);
+}
+
+/// The filled batch in `slot`, labelled `part` and `variants`, with an empty one
+/// on `records` (a reused buffer) left in its place.
+#[inline]
+fn swap_out(slot: &mut Batch, records: Vec<DynRecord>, part: BatchPart, variants: VariantsTime) -> Batch {
+    let mut filled = std::mem::replace(slot, Batch { records, ..Default::default() });
     filled.part = part;
     filled.variants = variants;
-    engine.feed(filled);
+    filled
 }
 
 /// Skips shorter than this stream in full instead: a switch costs two plugin
