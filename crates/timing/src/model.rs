@@ -179,6 +179,7 @@ impl Core {
     }
 
     /// The step; with `DETAILS` (and only then) `details_out` is given and filled.
+    #[inline(always)]
     fn step_impl<const DETAILS: bool>(&mut self, it: &InstrTiming, dy: &DynInfo, details_out: Option<&mut StageDetails>) -> StageTimes {
         let thinned;
         let dy = match &mut self.thinning {

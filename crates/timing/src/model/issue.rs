@@ -210,8 +210,8 @@ impl Core {
                 remaining -= amount;
                 let mut full = None;
                 if let [g] = u.targets[..] {
-                    // one calendar: its earliest open cycle is the answer
-                    let e = self.calendars[g as usize].earliest(at, base);
+                    // one calendar: its earliest open cycle is the answer, booked at once
+                    let e = self.calendars[g as usize].book_earliest(at, amount, base);
                     if e > at {
                         at = e;
                         full = Some(g);
@@ -234,9 +234,9 @@ impl Core {
                         }
                         k = if k + 1 == n { 0 } else { k + 1 };
                     }
-                }
-                for &g in &u.targets {
-                    self.calendars[g as usize].take(at, amount, base);
+                    for &g in &u.targets {
+                        self.calendars[g as usize].take(at, amount, base);
+                    }
                 }
                 self.scheduler.push(floor_pos(at) + 1.0);
                 if first {

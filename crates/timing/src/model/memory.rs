@@ -141,8 +141,7 @@ impl Core {
             let own = link < 2 && self.cfg.writeback_lines_per_cycle[link].is_some();
             let c = if own { &mut self.writeback_paths[link] } else { &mut self.fills[link + 1] };
             for _ in 0..lines.writebacks(link) {
-                let at = c.earliest(t, self.base);
-                c.take(at, 1.0, self.base);
+                c.book_earliest(t, 1.0, self.base);
             }
         }
     }

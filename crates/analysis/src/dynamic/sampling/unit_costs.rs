@@ -75,7 +75,8 @@ impl UnitCosts {
 
     /// An instruction of static index `index` committed at `commit`: the cycles
     /// since the commit before are its own (as [`bottlenose_listeners::InstructionCost`] counts them).
-    #[inline]
+    /// Out of line: an exact run leaves the listener off, and its check is then all it costs.
+    #[inline(never)]
     fn record(&mut self, index: usize, commit: f64) {
         let cycles = if commit > self.last_commit { commit - std::mem::replace(&mut self.last_commit, commit) } else { 0.0 };
         match self.part {
@@ -193,7 +194,7 @@ impl UnitCosts {
 impl Listener for UnitCosts {
     const DETAILS: bool = false;
 
-    #[inline]
+    #[inline(always)]
     fn on_instruction(&mut self, index: usize, t: &StageTimes) {
         if self.on {
             self.record(index, t.commit);
