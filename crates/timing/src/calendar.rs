@@ -100,6 +100,12 @@ impl Calendar {
     /// lookup of the slot found instead of two: the single-group uses of the hot path.
     #[inline]
     pub fn book_earliest(&mut self, t: f64, amount: f64, base: i64) -> f64 {
+        self.book_earliest_noting(t, amount, base, |_| {})
+    }
+
+    /// [`Calendar::book_earliest`], calling `filled` with each cycle the booking fills.
+    #[inline]
+    pub(crate) fn book_earliest_noting(&mut self, t: f64, amount: f64, base: i64, mut filled: impl FnMut(i64)) -> f64 {
         let c0 = t as i64;
         let mut c = c0.max(self.first_open).max(base);
         let m = self.mask;
@@ -111,11 +117,14 @@ impl Calendar {
                 // inside the ring and no overdraft: book here; else as `take` would
                 if c - base < self.slots.len() as i64 && u <= self.cap + EPS {
                     self.slots[c as usize & m] = Slot { tag: c, used: u };
-                    if c == self.first_open.max(base) && u >= self.cap - EPS {
-                        self.advance_first_open(base);
+                    if u >= self.cap - EPS {
+                        filled(c);
+                        if c == self.first_open.max(base) {
+                            self.advance_first_open(base);
+                        }
                     }
                 } else {
-                    self.take_with_carry(c, amount, base);
+                    self.take_with_carry(c, amount, base, &mut filled);
                 }
                 return if c == c0 { t } else { c as f64 };
             }
@@ -127,6 +136,12 @@ impl Calendar {
     /// overdraft into the following cycles.
     #[inline]
     pub fn take(&mut self, t: f64, amount: f64, base: i64) {
+        self.take_noting(t, amount, base, |_| {})
+    }
+
+    /// [`Calendar::take`], calling `filled` with each cycle the booking fills.
+    #[inline]
+    pub(crate) fn take_noting(&mut self, t: f64, amount: f64, base: i64, mut filled: impl FnMut(i64)) {
         let c = (t as i64).max(base);
         // fast path: the cycle is inside the ring and the booking fits
         if c - base < self.slots.len() as i64 {
@@ -138,17 +153,20 @@ impl Calendar {
             let u = s.used + amount;
             if u <= self.cap + EPS {
                 s.used = u;
-                if c == self.first_open.max(base) && u >= self.cap - EPS {
-                    self.advance_first_open(base);
+                if u >= self.cap - EPS {
+                    filled(c);
+                    if c == self.first_open.max(base) {
+                        self.advance_first_open(base);
+                    }
                 }
                 return;
             }
         }
-        self.take_with_carry(c, amount, base);
+        self.take_with_carry(c, amount, base, &mut filled);
     }
 
     #[cold]
-    fn take_with_carry(&mut self, mut c: i64, mut amount: f64, base: i64) {
+    fn take_with_carry(&mut self, mut c: i64, mut amount: f64, base: i64, filled: &mut impl FnMut(i64)) {
         loop {
             self.ensure(c, base);
             let cap = self.cap;
@@ -159,13 +177,23 @@ impl Calendar {
             }
             s.used += amount;
             if s.used <= cap + EPS {
+                if s.used >= cap - EPS {
+                    filled(c);
+                }
                 break;
             }
             amount = s.used - cap;
             s.used = cap;
+            filled(c);
             c += 1;
         }
         self.advance_first_open(base);
+    }
+
+    /// The cycles from `base` on that are full, in no particular order.
+    pub(crate) fn full_cycles(&self, base: i64) -> impl Iterator<Item = i64> + '_ {
+        let cap = self.cap;
+        self.slots.iter().filter(move |s| s.tag >= base && s.used >= cap - EPS).map(|s| s.tag)
     }
 
     #[inline]

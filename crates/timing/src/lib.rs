@@ -13,6 +13,7 @@ mod config;
 mod events;
 mod knob;
 mod model;
+mod ports;
 mod prefetched;
 mod resolve;
 mod shadow;

@@ -18,6 +18,7 @@
 //! latency classes of [`classes`]).
 
 use crate::calendar::Calendar;
+use crate::ports::PortCalendars;
 use crate::config::CoreConfig;
 use crate::events::{DynInfo, LatencyClass, StageDetails, StageTimes};
 use crate::prefetched::PrefetchedLines;
@@ -50,7 +51,8 @@ fn fmax(a: f64, b: f64) -> f64 {
 #[derive(Clone)]
 pub struct Core {
     cfg: CoreConfig,
-    calendars: Vec<Calendar>,
+    /// The port groups' calendars.
+    ports: PortCalendars,
     dispatch_next: f64,
     commit_next: f64,
     last_dispatch: f64,
@@ -94,7 +96,7 @@ impl Core {
     pub fn new(cfg: CoreConfig) -> Self {
         let fill_rates = cfg.fill_lines_per_cycle;
         let writeback_paths = cfg.writeback_lines_per_cycle.map(|r| Calendar::new(r.unwrap_or(f64::INFINITY)));
-        let calendars = cfg.group_capacity.iter().map(|&c| Calendar::new(c)).collect();
+        let ports = PortCalendars::new(&cfg.group_capacity);
         let thinning = Thinning::from_weights(cfg.rate_weights);
         Self {
             thinning,
@@ -102,7 +104,7 @@ impl Core {
             load_buffer: FifoWindow::new(cfg.load_buffer),
             store_buffer: FifoWindow::new(cfg.store_buffer),
             scheduler: Scheduler::new(cfg.scheduler),
-            calendars,
+            ports,
             cfg,
             dispatch_next: 0.0,
             commit_next: 0.0,
@@ -140,9 +142,7 @@ impl Core {
     /// sensitivity starts its variants this way at each sampling window).
     pub fn fork(&self, cfg: CoreConfig) -> Core {
         let mut c = self.clone();
-        for (cal, &cap) in c.calendars.iter_mut().zip(&cfg.group_capacity) {
-            cal.set_capacity(cap);
-        }
+        c.ports.set_capacities(&cfg.group_capacity, c.base);
         for (l, fill) in c.fills.iter_mut().enumerate().skip(1) {
             fill.set_capacity(cfg_fill(&cfg.fill_lines_per_cycle, l));
         }

@@ -4,6 +4,7 @@
 //! registers it waits for. Done once per static instruction; the per-execution
 //! model only reads the result.
 
+use crate::ports::group_mask;
 use crate::strings::StringTiming;
 use bottlenose_decode::{BranchKind, DecodedInst, RegId};
 use bottlenose_machine::{Form, GroupId, Machine};
@@ -18,6 +19,9 @@ pub struct Use {
     pub count: f64,
     #[serde(skip)]
     pub targets: Vec<GroupId>,
+    /// `targets` as a bit mask (0 where a group is beyond what a mask names).
+    #[serde(skip)]
+    pub mask: u64,
 }
 
 /// Per-static-instruction timing facts for one machine.
@@ -126,7 +130,7 @@ pub fn resolve(machine: &Machine, inst: &DecodedInst, prev: Option<&DecodedInst>
     let loads = inst.loads() || form.load;
     let stores = inst.stores() || form.store;
     let group_in = |names: &[String], g: GroupId| names.iter().any(|n| machine.groups[g as usize].name == *n);
-    let mk = |g: GroupId, count: f64| Use { group: g, count, targets: machine.supersets(g).to_vec() };
+    let mk = |g: GroupId, count: f64| Use { group: g, count, targets: machine.supersets(g).to_vec(), mask: group_mask(machine.supersets(g)) };
 
     let mut load_uses = Vec::new();
     let mut sta = Vec::new();

@@ -211,31 +211,34 @@ impl Core {
                 let mut full = None;
                 if let [g] = u.targets[..] {
                     // one calendar: its earliest open cycle is the answer, booked at once
-                    let e = self.calendars[g as usize].book_earliest(at, amount, base);
+                    let e = self.ports.book_earliest(g, at, amount, base);
                     if e > at {
                         at = e;
                         full = Some(g);
                     }
                 } else {
-                    // several: move to each one's next open cycle, round and round,
-                    // until all agree, which is once a whole round has not moved (a
-                    // calendar is open at the cycle it just answered)
-                    let n = u.targets.len();
-                    let (mut k, mut unmoved) = (0, 0);
-                    while unmoved < n {
-                        let g = u.targets[k];
-                        let e = self.calendars[g as usize].earliest(at, base);
-                        if e > at {
-                            at = e;
-                            full = Some(g);
-                            unmoved = 1;
-                        } else {
-                            unmoved += 1;
+                    // several: all open at `at` (one lookup), or move to each one's next
+                    // open cycle, round and round, until all agree, which is once a whole
+                    // round has not moved (a calendar is open at the cycle it just answered)
+                    let c = at as i64;
+                    if u.mask == 0 || c < base || !self.ports.all_open(c, u.mask) {
+                        let n = u.targets.len();
+                        let (mut k, mut unmoved) = (0, 0);
+                        while unmoved < n {
+                            let g = u.targets[k];
+                            let e = self.ports.earliest(g, at, base);
+                            if e > at {
+                                at = e;
+                                full = Some(g);
+                                unmoved = 1;
+                            } else {
+                                unmoved += 1;
+                            }
+                            k = if k + 1 == n { 0 } else { k + 1 };
                         }
-                        k = if k + 1 == n { 0 } else { k + 1 };
                     }
                     for &g in &u.targets {
-                        self.calendars[g as usize].take(at, amount, base);
+                        self.ports.take(g, at, amount, base);
                     }
                 }
                 self.scheduler.push(floor_pos(at) + 1.0);
