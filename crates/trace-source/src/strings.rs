@@ -171,10 +171,8 @@ mod tests {
 
     /// A report of the string instruction at `AT` with these accesses, continuing at `next`.
     fn report(mem: &[(u64, bool)], size: u8, next: u64, vcpu: u16) -> ExecutedInsn<'static> {
-        let mut inline = [MemAccess::default(); MAX_MEM_PER_INSN];
-        for (slot, &(vaddr, is_store)) in inline.iter_mut().zip(mem) {
-            *slot = MemAccess { vaddr, size, is_store };
-        }
+        assert!(mem.len() <= MAX_MEM_PER_INSN);
+        let accesses: Vec<MemAccess> = mem.iter().map(|&(vaddr, is_store)| MemAccess { vaddr, size, is_store }).collect();
         ExecutedInsn {
             vaddr: AT,
             bytes: REP_MOVSB,
@@ -182,8 +180,7 @@ mod tests {
             index_in_tb: 0,
             static_id: 0,
             vcpu,
-            mem_inline: inline,
-            mem_len: mem.len() as u8,
+            mem_accesses: accesses.leak(),
             mem_overflow: 0,
             next_vaddr: Some(next),
         }

@@ -66,9 +66,10 @@ pub struct ExecutedInsn<'a> {
     /// Retranslations of the same address get new ids.
     pub static_id: u32,
     pub vcpu: u16,
-    /// The first `mem_len` entries are valid; see [`ExecutedInsn::mem`].
-    pub mem_inline: [MemAccess; MAX_MEM_PER_INSN],
-    pub mem_len: u8,
+    /// Its memory accesses (at most [`MAX_MEM_PER_INSN`]); see [`ExecutedInsn::mem`].
+    /// Lent from the reader, not copied: the copy's 16-byte loads of entries the reader had
+    /// just written field by field could not be served from the store buffer, and waited.
+    pub mem_accesses: &'a [MemAccess],
     /// Accesses beyond [`MAX_MEM_PER_INSN`] that were dropped.
     pub mem_overflow: u32,
     /// Address of the instruction executed next on this vCPU: the next one
@@ -82,7 +83,7 @@ impl<'a> ExecutedInsn<'a> {
     /// The memory accesses of this execution, in program order.
     #[inline]
     pub fn mem(&self) -> &[MemAccess] {
-        &self.mem_inline[..self.mem_len as usize]
+        self.mem_accesses
     }
 }
 
@@ -232,8 +233,13 @@ impl<F: InsnSink> InstructionStream<F> {
         if i >= upto {
             return;
         }
-        let mut mem_len = st.mem_len;
+        let first = i;
+        let mut mem_len = st.mem_len as usize;
         let mut overflow = st.overflow;
+        st.cur = upto;
+        st.mem_len = 0;
+        st.overflow = 0;
+        let mem = &self.vcpus[v].mem;
         let statics = &self.statics[tb.first as usize..tb.first as usize + tb.n as usize];
         while i < upto {
             let s = statics[i as usize];
@@ -248,8 +254,7 @@ impl<F: InsnSink> InstructionStream<F> {
                 index_in_tb: i,
                 static_id: tb.first + i as u32,
                 vcpu: v as u16,
-                mem_inline: st.mem,
-                mem_len,
+                mem_accesses: &mem[..mem_len],
                 mem_overflow: overflow,
                 next_vaddr,
             };
@@ -258,10 +263,7 @@ impl<F: InsnSink> InstructionStream<F> {
             overflow = 0;
             i += 1;
         }
-        self.executed += (i - st.cur) as u64;
-        st.cur = i;
-        st.mem_len = 0;
-        st.overflow = 0;
+        self.executed += (i - first) as u64;
     }
 }
 
@@ -368,8 +370,7 @@ impl<F: InsnSink> TraceVisitor for InstructionStream<F> {
                 index_in_tb: i,
                 static_id: tb.first + i as u32,
                 vcpu: 0,
-                mem_inline: [MemAccess::default(); MAX_MEM_PER_INSN],
-                mem_len: 0,
+                mem_accesses: &[],
                 mem_overflow: 0,
                 next_vaddr: None,
             };

@@ -121,7 +121,10 @@ pub struct CacheHierarchy {
     /// Write-backs per link (L1D->L2, L2->L3, L3->DRAM): since the start, and since
     /// [`CacheHierarchy::take_writebacks`] last read them.
     writebacks: [u64; 3],
-    pending_writebacks: [u8; 3],
+    /// Per link, and a fourth byte unused: read and cleared as one 4-byte word once per
+    /// instruction (three bytes were a 2-byte and a 1-byte store, which the next read of
+    /// them, one 4-byte load, could not take from the store buffer: it waited for both).
+    pending_writebacks: [u8; 4],
 }
 
 /// Prefetched lines waiting for the timing model: at most a few per
@@ -233,7 +236,7 @@ impl CacheHierarchy {
             prefetch_dram: 0,
             pending: PendingPrefetches::default(),
             writebacks: [0; 3],
-            pending_writebacks: [0; 3],
+            pending_writebacks: [0; 4],
         }
     }
 
@@ -336,8 +339,8 @@ impl CacheHierarchy {
     pub fn take_writebacks(&mut self) -> [u8; 3] {
         // a copy and a clear, as `take_prefetches` (`mem::take` built the default out of line)
         let taken = self.pending_writebacks;
-        self.pending_writebacks = [0; 3];
-        taken
+        self.pending_writebacks = [0; 4];
+        [taken[0], taken[1], taken[2]]
     }
 
     #[inline]
