@@ -37,7 +37,9 @@
 //!   and the cycle the model takes to write the store's data.
 //! - `memory.memory_renaming` (1 or 0) and `memory.renamed_forward_latency`: the same chain
 //!   storing to `[rdi+520]`, the load's own address expression, clearly faster (Zen 2 and
-//!   later rename such a load to the stored register): its round minus the add.
+//!   later rename such a load to the stored register): its round minus the add. Where the
+//!   first chain already runs at the add's pace (Zen 5: the load is renamed whatever the
+//!   store's naming), that is renaming, and no forwarding latency is written.
 //! - `core.icache_misses_in_flight`: cycles per 64-byte line of straight-line 8-byte nops
 //!   4 x L1I long (streamed from L2), as (L2 latency - L1I latency) / cycles per line, the
 //!   way the model delivers a sequential icache miss stream; written only with the L2

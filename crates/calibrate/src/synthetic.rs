@@ -57,6 +57,9 @@ pub struct TrueMachine {
     /// Memory renaming: a load naming the same address expression as the store gets its
     /// data this long after the add (a round: this + 1); `None`: no renaming.
     pub renamed_forward_latency: Option<f64>,
+    /// The renaming also catches a store that names the address another way (as the Zen 5
+    /// these sessions ran on does): both chains run at the renamed pace.
+    pub renames_any_naming: bool,
     /// L1I size and latency; cycles per 64-byte line of straight-line code in the L1I
     /// (decode), and the L1I misses the front end keeps in flight streaming code from L2
     /// (then a line takes the L2's extra latency over the L1I's divided by them).
@@ -114,6 +117,7 @@ impl Default for TrueMachine {
             ],
             store_forward_latency: 7.0,
             renamed_forward_latency: Some(0.0),
+            renames_any_naming: false,
             l1i_bytes: 32 << 10,
             l1i_latency: 1.0,
             code_l1_line_cycles: 2.0,
@@ -201,7 +205,7 @@ impl SyntheticTimer {
                     fa.2.max(fb.2)
                 }
             }
-            Bench::StoreForward { renamed } => match (renamed, m.renamed_forward_latency) {
+            Bench::StoreForward { renamed } => match (*renamed || m.renames_any_naming, m.renamed_forward_latency) {
                 (true, Some(r)) => r + 1.0,
                 _ => m.store_forward_latency + 2.0,
             },

@@ -30,10 +30,13 @@ fn the_standard_set_on_this_host_is_plausible() {
     let imul = cal.forms.iter().find(|f| f.form == "imul r64, r64").unwrap();
     assert!((imul.latency.unwrap() - 3.0).abs() < 0.3, "{imul:?}");
     // a load-add-store round through memory: forwarding takes a few cycles on every core
-    let fwd = cal.value("memory.store_forward_latency").expect("store forwarding");
-    assert!((0.5..=20.0).contains(&fwd), "store forwarding {fwd}");
+    // (a core that renames the load whatever the store's naming, as Zen 5, shows no forwarding)
     let renaming = cal.value("memory.memory_renaming").expect("memory renaming");
     assert!(renaming == 0.0 || renaming == 1.0);
+    match cal.value("memory.store_forward_latency") {
+        Some(fwd) => assert!((0.5..=20.0).contains(&fwd), "store forwarding {fwd}"),
+        None => assert_eq!(renaming, 1.0, "no forwarding figure, and no renaming either"),
+    }
     let streams = cal.value("core.icache_misses_in_flight").expect("code streaming from L2");
     assert!((1.0..=32.0).contains(&streams), "icache misses in flight {streams}");
     let div = cal.forms.iter().find(|f| f.form == "div r64").unwrap();

@@ -284,6 +284,20 @@ fn a_core_without_memory_renaming_turns_it_off() {
 }
 
 #[test]
+fn a_core_that_renames_any_naming_keeps_the_base_forwarding() {
+    // both chains at the add's pace (as the Zen 5 here): renaming, and no forwarding figure
+    // (a round of 1 would read as -1 cycles of forwarding, clamped to a wrong 0)
+    let truth = TrueMachine { renamed_forward_latency: Some(0.0), renames_any_naming: true, ..TrueMachine::default() };
+    let plan = Plan { builtin_forms: false, only: vec!["forwarding".into()], ..Plan::standard(geometry(&truth)) };
+    let skylake = bottlenose_machine::load_builtin("skylake").unwrap().unwrap();
+    let (cal, _) = run_on(truth, &plan, &skylake);
+    near(&cal, "memory.memory_renaming", 1.0, 0.0);
+    near(&cal, "memory.renamed_forward_latency", 0.0, 0.05);
+    assert!(cal.value("memory.store_forward_latency").is_none(), "{:?}", cal.get("memory.store_forward_latency"));
+    assert!(cal.get("memory.memory_renaming").unwrap().method.contains("whatever the naming"));
+}
+
+#[test]
 fn code_streaming_rides_on_the_l2_latency_it_was_derived_with() {
     // another L2 latency and fewer misses in flight: (20 - 1) / 2 = 9.5 cycles per line
     let truth = TrueMachine { latency: [5.0, 20.0, 50.0], icache_misses_in_flight: 2.0, ..TrueMachine::default() };

@@ -15,6 +15,20 @@ impl Engine<'_> {
         let same = self.try_measure(&Bench::StoreForward { renamed: true })?;
         (self.progress)("store forwarding", 2, 2);
         let Some(a) = aliased else { return Ok(()) };
+        if an::renamed_across_namings(a.cycles) {
+            // renamed even when the store names the address another way: no chain here shows
+            // the forwarding latency, so the base's stays; the renaming is what loads see
+            let m = format!(
+                "{} rounds of `mov rax, [rdi+520]; add rax, r13; mov [rcx+528], rax` (rcx = rdi - 8: the same quadword named another way): {:.2} cycles per round, the add's pace: the core renames the load to the stored register whatever the naming (store forwarding itself not observable here: the base's latency stays)",
+                bench::FORWARD_BODY,
+                a.cycles
+            );
+            self.push("memory.memory_renaming", 1.0, m, &[a]);
+            let renamed = same.unwrap_or(a);
+            let m = format!("load-add-store chain renamed: {:.2} cycles per round minus the add (1)", renamed.cycles);
+            self.push("memory.renamed_forward_latency", an::renamed_forward_latency(renamed.cycles), m, &[renamed]);
+            return Ok(());
+        }
         let m = format!(
             "{} rounds of `mov rax, [rdi+520]; add rax, r13; mov [rcx+528], rax` (rcx = rdi - 8: the same quadword named another way, so no renaming): {:.2} cycles per round, minus the add (1) and the store's write (1) that the model adds",
             bench::FORWARD_BODY,
