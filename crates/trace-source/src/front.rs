@@ -3,7 +3,7 @@
 //! branch prediction through the functional layer, written into its `DynInfo`.
 
 use crate::access_span::AccessSpan;
-use crate::statics::StaticInstruction;
+use crate::statics::FrontFacts;
 use crate::strings::{StringRun, StringSpan};
 use bottlenose_decode::BranchKind;
 use bottlenose_functional::{FunctionalLayer, Idealization, MemLevel, Prefetcher};
@@ -69,7 +69,7 @@ impl Front {
     /// the stall and bubble left by the instruction before, the fetch of its line (once
     /// per line) and whether it starts a fetch block.
     #[inline(always)]
-    fn fetch(&mut self, vaddr: u64, stat: &StaticInstruction, info: &mut DynInfo) {
+    fn fetch(&mut self, vaddr: u64, stat: &FrontFacts, info: &mut DynInfo) {
         *info = DynInfo {
             fetch_stall: self.pending_fetch_stall as f32,
             btb_stall: self.pending_fetch_stall as f32,
@@ -94,14 +94,14 @@ impl Front {
             self.last_line_missed = missed;
         }
         // fetch blocks end at taken branches and at the machine's window boundaries
-        let window = stat.timing.fetch_window;
+        let window = stat.fetch_window;
         info.new_fetch_block = self.prev_taken || window != self.last_window;
         self.last_window = window;
         self.prev_taken = false;
     }
 
     #[inline(always)]
-    pub(crate) fn fill_executed(&mut self, executed: &Executed<'_, '_>, stat: &StaticInstruction, info: &mut DynInfo) {
+    pub(crate) fn fill_executed(&mut self, executed: &Executed<'_, '_>, stat: &FrontFacts, info: &mut DynInfo) {
         match executed {
             Executed::Plain(insn) => self.fill(insn, stat, info),
             Executed::String(run) => self.fill_string(run, stat, info),
@@ -115,7 +115,7 @@ impl Front {
     /// page's translation delays it: the walks for the pages after it find their page-table
     /// entries in lines the walk before brought in, and overlap with the transfers.
     #[inline(never)]
-    fn fill_string(&mut self, run: &StringRun, stat: &StaticInstruction, info: &mut DynInfo) {
+    fn fill_string(&mut self, run: &StringRun, stat: &FrontFacts, info: &mut DynInfo) {
         self.fetch(run.vaddr, stat, info);
         let shift = self.functional.caches.data_line_shift();
         let mut fills = [0u32; 3];
@@ -160,8 +160,8 @@ impl Front {
     /// `DynInfo` copied into the batch made the copy's loads wait for the
     /// field-by-field stores that built it, the hottest spot of the producer).
     #[inline]
-    fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &StaticInstruction, info: &mut DynInfo) {
-        let inst = &stat.inst;
+    fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &FrontFacts, info: &mut DynInfo) {
+        let inst = stat;
         self.fetch(insn.vaddr, stat, info);
         // QEMU reports a wide access in pieces (a ymm load as 8-byte reads), so a line split
         // is judged on the instruction's contiguous span of loads and of stores

@@ -7,7 +7,7 @@ use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantEngine, Vari
 use crate::front::{Executed, Front};
 use crate::mappings::MappingLog;
 use crate::roi::{RoiPlacement, RoiTracker};
-use crate::statics::StaticInstruction;
+use crate::statics::{FrontFacts, StaticInstruction};
 use crate::strings::{Fed, StringCollapser};
 use crate::source::Schedule;
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer};
@@ -50,6 +50,8 @@ pub(crate) struct Producer<'m, S> {
     /// static id (QEMU) -> index into `statics` (u32::MAX: not decoded yet)
     pub(crate) by_static_id: Vec<u32>,
     pub(crate) statics: Vec<StaticInstruction>,
+    /// What the frontend reads of each, by the same index (hot: read per execution).
+    pub(crate) front_facts: Vec<FrontFacts>,
     pub(crate) unknown: Vec<UnknownForm>,
     /// Repeated string instructions collapsed into one execution each.
     pub(crate) strings: StringCollapser,
@@ -89,7 +91,7 @@ impl<S: Schedule> Producer<'_, S> {
         }
         let index = self.statics_index(insn);
         self.last_index = index as u32;
-        if let Some(op) = self.statics[index].inst.string_op {
+        if let Some(op) = self.front_facts[index].string_op {
             // QEMU reports every element: time the instruction once, when it is done
             if let Fed::Done(run) = self.strings.feed(insn, index, op.repeats()) {
                 self.step(index, run.vcpu, Executed::String(&run));
@@ -107,9 +109,8 @@ impl<S: Schedule> Producer<'_, S> {
             return;
         }
         self.executed += 1;
-        let stat = &self.statics[index];
-        let inst = &stat.inst;
-        let in_roi = self.roi.step(inst, vcpu);
+        let stat = &self.front_facts[index];
+        let in_roi = self.roi.step(&self.statics[index].inst, vcpu);
         if in_roi != self.was_in_roi {
             roi_boundary(&mut self.front.functional, &mut self.roi_counts, in_roi);
             self.was_in_roi = in_roi;
@@ -188,7 +189,7 @@ impl<S: Schedule> Producer<'_, S> {
     /// execution (and misprediction) counted for the report.
     #[inline(always)]
     fn fast_forward(&mut self, index: usize, executed: Executed<'_, '_>) {
-        let stat = &self.statics[index];
+        let stat = &self.front_facts[index];
         let mut scratch = DynInfo::default();
         self.front.fill_executed(&executed, stat, &mut scratch);
         let mispredicted = scratch.mispredicted as u64;

@@ -62,11 +62,14 @@ impl RoiTracker {
     }
 
     /// Whether `inst` (about to execute on guest thread `vcpu`) belongs to the region.
-    #[inline]
+    /// The whole run's answer inline (it was a call per instruction), the others not.
+    #[inline(always)]
     pub fn step(&mut self, inst: &DecodedInst, vcpu: u16) -> bool {
-        if matches!(self.roi, Roi::Whole) {
-            return true;
-        }
+        matches!(self.roi, Roi::Whole) || self.step_in_region(inst, vcpu)
+    }
+
+    #[inline(never)]
+    fn step_in_region(&mut self, inst: &DecodedInst, vcpu: u16) -> bool {
         let v = vcpu as usize;
         if v >= self.threads.len() {
             self.threads.resize(v + 1, ThreadState::default());

@@ -249,6 +249,7 @@ impl<'m, S: Schedule> TraceSource<'m, S> {
             roi_counts: FunctionalCounts::default(),
             by_static_id: Vec::new(),
             statics: Vec::new(),
+            front_facts: Vec::new(),
             unknown: Vec::new(),
             strings: StringCollapser::new(),
             batch: Batch::default(),

@@ -4,7 +4,7 @@
 
 use crate::producer::Producer;
 use crate::source::Schedule;
-use bottlenose_decode::{decode_one_for, decode_one_vl, DecodedInst, Isa};
+use bottlenose_decode::{decode_one_for, decode_one_vl, BranchKind, DecodedInst, Isa, StringOp};
 use bottlenose_views::StaticFacts;
 use bottlenose_trace::ExecutedInsn;
 use bottlenose_timing::{resolve, InstrTiming, UnknownForm};
@@ -14,6 +14,24 @@ use bottlenose_timing::{resolve, InstrTiming, UnknownForm};
 pub struct StaticInstruction {
     pub inst: DecodedInst,
     pub timing: InstrTiming,
+}
+
+/// What the frontend reads of a static instruction on every execution, in a table of
+/// its own: a few bytes, where [`StaticInstruction`] spreads them over several cache
+/// lines of hundreds of bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FrontFacts {
+    pub(crate) string_op: Option<StringOp>,
+    pub(crate) branch: BranchKind,
+    pub(crate) len: u8,
+    /// [`InstrTiming::fetch_window`].
+    pub(crate) fetch_window: u64,
+}
+
+impl FrontFacts {
+    fn new(s: &StaticInstruction) -> Self {
+        FrontFacts { string_op: s.inst.string_op, branch: s.inst.branch, len: s.inst.len, fetch_window: s.timing.fetch_window }
+    }
 }
 
 impl<S: Schedule> Producer<'_, S> {
@@ -59,7 +77,9 @@ impl<S: Schedule> Producer<'_, S> {
             st.batch.new_instructions.push(timing.clone());
         }
         self.batch.new_instructions.push(timing.clone());
-        self.statics.push(StaticInstruction { inst, timing });
+        let stat = StaticInstruction { inst, timing };
+        self.front_facts.push(FrontFacts::new(&stat));
+        self.statics.push(stat);
         self.by_static_id[sid] = index as u32;
         index
     }
