@@ -405,7 +405,15 @@ def section_sampling() -> str:
     return (f"{SAMPLING_TITLE}\n\n`python3 bench/sampling.py`: the issue's bars (cycles within 3 %, the 99.7 % interval "
             "covering the exact cycles in 9 programs of 10, Top-Down level 1 and the stacks' components within 2 points, the sensitivity top 3 the same):\n\n"
             + table + "\n\n`python3 bench/sampling_cost.py`: the full default analysis against the sampled model alone (the issue's bar: at most 1.5x):\n\n"
-            + cost + "\n\n" + (notes.read_text() if notes.exists() else ""))
+            + cost + "\n\n" + (notes_in_section(notes.read_text()) if notes.exists() else ""))
+
+
+def notes_in_section(notes: str) -> str:
+    """Hand-written notes placed inside a `## ` section: their `## ` headings become `### `
+    (and deeper ones follow), or the next regeneration would stop at the first of them and
+    leave the rest behind, to be appended again."""
+    top = min((len(m.group(1)) for m in re.finditer(r"^(#+) ", notes, flags=re.M)), default=3)
+    return demote(notes, max(0, 3 - top))
 
 
 def replace_section(md: str, title: str, new: str, before: str) -> str:
@@ -473,7 +481,15 @@ def main() -> None:
         return
     if a.only == "sampling":
         out = Path(a.out)
-        out.write_text(replace_section(out.read_text(), SAMPLING_TITLE, section_sampling(), "## Accuracy against this host"))
+        md = out.read_text()
+        # the copies of the notes' own `## ` sections that earlier regenerations left behind
+        for title in re.findall(r"^## (.+)$", (NOTES / "sampling.md").read_text() if (NOTES / "sampling.md").exists() else "", flags=re.M):
+            lines = md.splitlines(keepends=True)
+            while (start := next((i for i, l in enumerate(lines) if l == f"## {title}\n"), None)) is not None:
+                end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+                del lines[start:end]
+            md = "".join(lines)
+        out.write_text(replace_section(md, SAMPLING_TITLE, section_sampling(), "## Accuracy against this host"))
         log(f"updated the sampled-simulation section of {a.out}")
         return
     sh(["cargo", "build", "--release", "-q", "-p", "bottlenose", "-p", "bottlenose-qemu-plugin"])
