@@ -101,6 +101,42 @@ fn a_weighted_unit_counts_its_weight_over_the_views_period() {
     assert_eq!((o.report.windows, o.report.period, o.report.exact_instructions), (1, 4, 0));
 }
 
+/// Fed as the driver feeds a batch the views skip (the cheap step, no details).
+fn pass(s: &mut Sampled<Toy>, n: usize) {
+    for i in 0..n {
+        s.on_instruction(i, &times());
+    }
+}
+
+/// One unit in 2 counted (units 0 and 2), each standing for 2 x 8 / 4 = 4 of the
+/// views' windows: 8 instructions and 8 cycles each, counted 4 times, 64 in all. Unit 1
+/// is not counted but warms the views up (unit 2 might follow it at once); the warm-up
+/// batch before it and the one after unit 2 (whose unit 3 is not counted) are skipped.
+#[test]
+fn a_sub_sample_of_units_counts_one_in_k_at_k_times_the_weight() {
+    let mut s = Sampled::exact(Toy::default()).sampled(4, 0).on_units_every(2);
+    assert_eq!(s.begin_part(8, BatchPart::WarmUp), Details::From(0));
+    feed(&mut s, 8);
+    assert_eq!(s.begin_part(8, BatchPart::Unit { weight: 8.0 }), Details::All);
+    feed(&mut s, 8);
+    assert_eq!(s.begin_part(8, BatchPart::WarmUp), Details::None);
+    pass(&mut s, 8);
+    assert_eq!(s.begin_part(8, BatchPart::Unit { weight: 8.0 }), Details::From(0));
+    feed(&mut s, 8);
+    assert_eq!(s.begin_part(8, BatchPart::WarmUp), Details::From(0));
+    feed(&mut s, 8);
+    assert_eq!(s.begin_part(8, BatchPart::Unit { weight: 8.0 }), Details::All);
+    feed(&mut s, 8);
+    assert_eq!(s.begin_part(8, BatchPart::WarmUp), Details::None);
+    pass(&mut s, 8);
+    let (views, outcome) = s.into_parts();
+    let o = outcome.expect("sampled");
+    assert_eq!(views.counts.0, 64.0);
+    assert_eq!((o.counted_instructions, o.swept_cycles), (64, 64.0));
+    assert_eq!(o.tallies.iter().map(|t| (t.weight, t.cycles)).collect::<Vec<_>>(), vec![(4.0, 8.0), (4.0, 8.0)]);
+    assert_eq!(o.report.windows, 2);
+}
+
 /// A run that ends within the exact prefix (2 batches here) was counted
 /// exactly: no sampling outcome, every instruction in the counts.
 #[test]
