@@ -43,10 +43,11 @@ fn forms_of_a_block_become_an_overlay() {
             assert!(written, "stable {form} not written: {text}");
             let lat = f["latency"].as_f64().unwrap();
             // every x86-64 core of the last decade: imul r64 3 cycles; scalar FP add 2-5
+            // (Zen 5: 2, measured 1.99993: the bounds allow the measurement's own error)
             if form.starts_with("imul") {
                 assert!((lat - 3.0).abs() < 0.3, "imul latency {lat}");
             } else {
-                assert!((2.0..=5.2).contains(&lat), "addsd latency {lat}");
+                assert!((1.9..=5.2).contains(&lat), "addsd latency {lat}");
             }
             used.push(lat);
         } else {

@@ -170,16 +170,17 @@ pub struct Sampled<V: Windowed> {
     skipping: bool,
     /// Instructions still to pass unseen before a warm-up (the head of its batch).
     ignore: usize,
-    /// A sampled run's units: the views count one in `unit_every` (and warm up before
-    /// it), the others they skip; `units_seen` counts them.
+    /// A sampled run's units: the views count the first `units_all` and then one in
+    /// `unit_every` (and warm up before it), the others they skip; `units_seen` counts them.
     unit_every: u64,
+    units_all: u64,
     units_seen: u64,
 }
 
 impl<V: Windowed> Sampled<V> {
     /// Counts every instruction.
     pub fn exact(views: V) -> Self {
-        Sampled { views, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_seen: 0 }
+        Sampled { views, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_all: 0, units_seen: 0 }
     }
 
     /// Counted exactly on the first `exact_batches` batches of a dynamic run,
@@ -205,12 +206,15 @@ impl<V: Windowed> Sampled<V> {
         self
     }
 
-    /// In a sampled run, count the views on one unit in `k` only (a systematic
-    /// sub-sample: each counted unit stands for `k` times its weight), warming
-    /// them up before it; they skip the others. The views then cost about `1 / k`
-    /// of what they cost on every unit, their intervals widen by about `sqrt(k)`.
-    pub fn on_units_every(mut self, k: u64) -> Self {
+    /// In a sampled run, count the views on every one of the first `all` units, then
+    /// on one unit in `k` only (a systematic sub-sample: each counted unit stands for
+    /// `k` times its weight), warming them up before it; they skip the others. Past
+    /// the first `all`, the views cost about `1 / k` of what they cost on every unit,
+    /// and their intervals widen by about `sqrt(k)`; a short run keeps every unit (its
+    /// intervals' strata keep enough windows each).
+    pub fn on_units_every(mut self, k: u64, all: u64) -> Self {
         self.unit_every = k.max(1);
+        self.units_all = all;
         self
     }
 
@@ -355,7 +359,7 @@ impl<V: Windowed> Listener for Sampled<V> {
             return Details::None;
         }
         // the units this one's (`units_seen`) sub-sample counts, and whether the next is one
-        let counted = |u: u64| u % self.unit_every == 0;
+        let counted = |u: u64| u < self.units_all || (u - self.units_all) % self.unit_every == 0;
         match part {
             BatchPart::Whole => self.next_batch(len, None),
             // a warm-up leads to the next unit
@@ -368,7 +372,8 @@ impl<V: Windowed> Listener for Sampled<V> {
                     // a unit stands for `weight` batches (times the sub-sample's `k`), a
                     // window of the views' own for their period
                     let own = self.schedule.as_ref().map_or(1, |s| s.period) as f64;
-                    self.next_batch(len, Some((Phase::Count, weight * self.unit_every as f64 / own)))
+                    let k = if u < self.units_all { 1.0 } else { self.unit_every as f64 };
+                    self.next_batch(len, Some((Phase::Count, weight * k / own)))
                 } else if counted(u + 1) {
                     // the next unit may follow at once, without a warm-up batch of its own
                     self.next_batch(len, Some((Phase::Warm, 1.0)))

@@ -114,7 +114,7 @@ fn pass(s: &mut Sampled<Toy>, n: usize) {
 /// batch before it and the one after unit 2 (whose unit 3 is not counted) are skipped.
 #[test]
 fn a_sub_sample_of_units_counts_one_in_k_at_k_times_the_weight() {
-    let mut s = Sampled::exact(Toy::default()).sampled(4, 0).on_units_every(2);
+    let mut s = Sampled::exact(Toy::default()).sampled(4, 0).on_units_every(2, 0);
     assert_eq!(s.begin_part(8, BatchPart::WarmUp), Details::From(0));
     feed(&mut s, 8);
     assert_eq!(s.begin_part(8, BatchPart::Unit { weight: 8.0 }), Details::All);
