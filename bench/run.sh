@@ -13,6 +13,7 @@
 #                                 analyze vs llvm-mca-19 on bench/blocks/aarch64/ (no Arm hardware)
 #   sampling.md / sampling.json   bench/sampling.py: sampled against exact runs of ten programs of
 #                                 10^8-10^9 instructions (issue 19's bars)
+#   exact_speed.md                bench/exact_speed.py: exact mode end to end (simulated instructions/s)
 #   sampling_cost.md              bench/sampling_cost.py: the full default analysis against the
 #                                 sampled model alone (issue 19: at most 1.5x)
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
@@ -59,6 +60,8 @@ echo "== sampled against exact runs (bench/sampling.py; about an hour of CPU)"
 python3 bench/sampling.py
 echo "== the full default analysis against the sampled model alone (bench/sampling_cost.py)"
 python3 bench/sampling_cost.py --bin target/release/bottlenose
+echo "== exact mode end to end (bench/exact_speed.py)"
+python3 bench/exact_speed.py --bin target/release/bottlenose
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"
