@@ -108,21 +108,13 @@ impl Calendar {
     pub(crate) fn book_earliest_noting(&mut self, t: f64, amount: f64, base: i64, mut filled: impl FnMut(i64)) -> f64 {
         let c0 = t as i64;
         let mut c = c0.max(self.first_open).max(base);
-        let m = self.mask;
         loop {
-            let s = self.slots[c as usize & m];
-            let used = if s.tag == c { s.used } else { 0.0 };
+            let used = self.usage(c);
             if used < self.cap - EPS {
                 let u = used + amount;
                 // inside the ring and no overdraft: book here; else as `take` would
                 if c - base < self.slots.len() as i64 && u <= self.cap + EPS {
-                    self.slots[c as usize & m] = Slot { tag: c, used: u };
-                    if u >= self.cap - EPS {
-                        filled(c);
-                        if c == self.first_open.max(base) {
-                            self.advance_first_open(base);
-                        }
-                    }
+                    self.book_in_slot(c, u, base, &mut filled);
                 } else {
                     self.take_with_carry(c, amount, base, &mut filled);
                 }
@@ -145,24 +137,26 @@ impl Calendar {
         let c = (t as i64).max(base);
         // fast path: the cycle is inside the ring and the booking fits
         if c - base < self.slots.len() as i64 {
-            let m = self.mask;
-            let s = &mut self.slots[c as usize & m];
-            if s.tag != c {
-                *s = Slot { tag: c, used: 0.0 };
-            }
-            let u = s.used + amount;
+            let u = self.usage(c) + amount;
             if u <= self.cap + EPS {
-                s.used = u;
-                if u >= self.cap - EPS {
-                    filled(c);
-                    if c == self.first_open.max(base) {
-                        self.advance_first_open(base);
-                    }
-                }
+                self.book_in_slot(c, u, base, &mut filled);
                 return;
             }
         }
         self.take_with_carry(c, amount, base, &mut filled);
+    }
+
+    /// Cycle `c` (in the ring) now holds usage `u` (within capacity); a cycle that fills
+    /// goes to `filled`, and moves `first_open` on if it was the first open one.
+    #[inline(always)]
+    fn book_in_slot(&mut self, c: i64, u: f64, base: i64, filled: &mut impl FnMut(i64)) {
+        self.slots[c as usize & self.mask] = Slot { tag: c, used: u };
+        if u >= self.cap - EPS {
+            filled(c);
+            if c == self.first_open.max(base) {
+                self.advance_first_open(base);
+            }
+        }
     }
 
     #[cold]

@@ -50,11 +50,11 @@ impl PortCalendars {
         for (cal, &cap) in self.groups.iter_mut().zip(capacities) {
             cal.set_capacity(cap);
         }
-        self.rows.iter_mut().for_each(|r| *r = EMPTY);
-        for g in 0..self.groups.len().min(MASK_GROUPS) {
-            let cycles: Vec<i64> = self.groups[g].full_cycles(base).collect();
-            for c in cycles {
-                self.note_full(c, 1 << g, base);
+        let Self { groups, rows, mask } = self;
+        rows.iter_mut().for_each(|r| *r = EMPTY);
+        for (g, cal) in groups.iter().enumerate() {
+            for c in cal.full_cycles(base) {
+                note(rows, mask, c, bit(g as GroupId), base);
             }
         }
     }
@@ -83,10 +83,6 @@ impl PortCalendars {
     pub(crate) fn book_earliest(&mut self, g: GroupId, t: f64, amount: f64, base: i64) -> f64 {
         let Self { groups, rows, mask } = self;
         groups[g as usize].book_earliest_noting(t, amount, base, |c| note(rows, mask, c, bit(g), base))
-    }
-
-    fn note_full(&mut self, c: i64, bit: u64, base: i64) {
-        note(&mut self.rows, &mut self.mask, c, bit, base);
     }
 
     /// Usage booked on group `g` in cycle `c` (tests).

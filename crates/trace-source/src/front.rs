@@ -161,7 +161,6 @@ impl Front {
     /// field-by-field stores that built it, the hottest spot of the producer).
     #[inline]
     fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &FrontFacts, info: &mut DynInfo) {
-        let inst = stat;
         self.fetch(insn.vaddr, stat, info);
         // QEMU reports a wide access in pieces (a ymm load as 8-byte reads), so a line split
         // is judged on the instruction's contiguous span of loads and of stores
@@ -204,18 +203,18 @@ impl Front {
                 }
             }
         }
-        if inst.branch != BranchKind::None && inst.branch != BranchKind::Other {
-            let fallthrough = insn.vaddr + inst.len as u64;
+        if stat.branch != BranchKind::None && stat.branch != BranchKind::Other {
+            let fallthrough = insn.vaddr + stat.len as u64;
             let next = insn.next_vaddr.unwrap_or(fallthrough);
             let taken = next != fallthrough;
             self.prev_taken = taken;
-            let o = self.functional.branch(insn.vaddr, inst.branch, taken, next, fallthrough);
+            let o = self.functional.branch(insn.vaddr, stat.branch, taken, next, fallthrough);
             info.mispredicted = o.mispredicted;
             if o.btb_miss && taken && !o.mispredicted {
                 self.pending_fetch_stall += self.bubbles.btb_miss;
             }
             if taken {
-                let bubble = match inst.branch {
+                let bubble = match stat.branch {
                     BranchKind::Return => self.bubbles.ret,
                     BranchKind::IndirectJump | BranchKind::IndirectCall => self.bubbles.indirect,
                     _ => 0.0,

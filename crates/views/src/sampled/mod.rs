@@ -218,6 +218,17 @@ impl<V: Windowed> Sampled<V> {
         self
     }
 
+    /// What a sampled run's unit `u` stands for in the views' sub-sample
+    /// ([`Sampled::on_units_every`]): 1 among the first units, `k` for one in `k` after
+    /// them, 0 for a unit the views skip.
+    fn sub_sample_weight(&self, u: u64) -> f64 {
+        match u.checked_sub(self.units_all) {
+            None => 1.0,
+            Some(r) if r % self.unit_every == 0 => self.unit_every as f64,
+            Some(_) => 0.0,
+        }
+    }
+
     /// The views and, when sampled past the exact prefix, what the windows measured
     /// (the real counts are back in the views).
     pub(crate) fn into_parts(mut self) -> (V, Option<SampleOutcome<V::Counts>>) {
@@ -358,23 +369,21 @@ impl<V: Windowed> Listener for Sampled<V> {
         if !self.views.is_on() {
             return Details::None;
         }
-        // the units this one's (`units_seen`) sub-sample counts, and whether the next is one
-        let counted = |u: u64| u < self.units_all || (u - self.units_all) % self.unit_every == 0;
         match part {
             BatchPart::Whole => self.next_batch(len, None),
             // a warm-up leads to the next unit
-            BatchPart::WarmUp if counted(self.units_seen) => self.next_batch(len, Some((Phase::Warm, 1.0))),
+            BatchPart::WarmUp if self.sub_sample_weight(self.units_seen) > 0.0 => self.next_batch(len, Some((Phase::Warm, 1.0))),
             BatchPart::WarmUp => self.next_batch(len, Some((Phase::Skip, 1.0))),
             BatchPart::Unit { weight } => {
                 let u = self.units_seen;
                 self.units_seen += 1;
-                if counted(u) {
-                    // a unit stands for `weight` batches (times the sub-sample's `k`), a
-                    // window of the views' own for their period
+                let k = self.sub_sample_weight(u);
+                if k > 0.0 {
+                    // a unit stands for `weight` batches (times the sub-sample's), a window
+                    // of the views' own for their period
                     let own = self.schedule.as_ref().map_or(1, |s| s.period) as f64;
-                    let k = if u < self.units_all { 1.0 } else { self.unit_every as f64 };
                     self.next_batch(len, Some((Phase::Count, weight * k / own)))
-                } else if counted(u + 1) {
+                } else if self.sub_sample_weight(u + 1) > 0.0 {
                     // the next unit may follow at once, without a warm-up batch of its own
                     self.next_batch(len, Some((Phase::Warm, 1.0)))
                 } else {
