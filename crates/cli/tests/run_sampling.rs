@@ -85,9 +85,11 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     assert!(sm.is_object(), "no sampling section");
     let (cycles, hw) = interval(&sm["cycles"]);
     assert_eq!(cycles, s["cycles"].as_f64().unwrap(), "the report's cycles are the estimate");
-    // (wide: the program's exit, a few thousand instructions of cold code at 10 times
-    // the loops' CPI, falls into one unit that stands for 8)
-    assert!(hw > 0.0 && hw < 0.3 * cycles, "half-width {hw} of {cycles}");
+    // the program's output and exit, a few thousand instructions of cold code at 10 to 25
+    // times the loops' CPI (2 % of the cycles), fall into one or two units that most
+    // windows miss: priced at the prefix's cold code, with that part's value as its
+    // half-width (counted at the loops' CPI it came out 2 % low, ±0.3 %, on half the offsets)
+    assert!(hw > 0.0 && hw < 0.05 * cycles, "half-width {hw} of {cycles}");
     assert!((cycles - exact_cycles).abs() <= hw, "exact {exact_cycles} outside {cycles} ± {hw}");
     // from the run's exact instruction mix: the two phases' loops are a class each at least
     assert!(sm["code_classes"].as_u64().is_some_and(|k| k >= 2), "{}", sm["code_classes"]);

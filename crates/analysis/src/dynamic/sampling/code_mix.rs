@@ -24,6 +24,18 @@
 //!   the same stratified formula as every other total, times `(n-1)/(n-1-p)`
 //!   for the `p` ratios fitted to the same units (capped at 2).
 //!
+//! Cold code is a class apart: instructions that ran at most
+//! [`COLD_EXECUTIONS`] times in the sampled part (start-up, error paths, the
+//! program's output and exit) miss in every cache and run at ten or more times
+//! a loop's CPI, but a unit rarely holds them. Seen in at least
+//! [`MIN_CLASS_UNITS`] units, they get a ratio of their own like any class.
+//! Seen in fewer, they are priced at the cycles per execution of the cold
+//! code the exact prefix timed and the units measured (pooled), and that part
+//! of the estimate is given a half-width of its whole value: nothing measured
+//! says how far it is off. Left in the loops' classes, a program's cold exit
+//! that no unit measured counted at the loops' CPI: the estimate came out 2 %
+//! low on a 14 M-instruction program with a ±0.3 % interval.
+//!
 //! When the units are all one class the estimate is the ratio estimator
 //! `X · Σy / Σx`; when units mix phases in proportion to the run it is close
 //! to the expansion; when they do not, it corrects their mix to the run's.
@@ -43,6 +55,17 @@ pub struct UnitEntry {
 /// A class (a signature) needs this many units to get a ratio of its own (the
 /// degrees of freedom its ratio takes are charged to the variance).
 pub const MIN_CLASS_UNITS: usize = 3;
+
+/// An instruction that ran at most this many times in the sampled part is cold code.
+pub const COLD_EXECUTIONS: u64 = 16;
+
+/// What the exact prefix says cold code costs: the cycles and executions of
+/// its instructions that ran at most [`COLD_EXECUTIONS`] times in it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ColdCode {
+    pub cycles: f64,
+    pub executions: f64,
+}
 
 /// The estimate of the sampled part's cycles (the exact prefix not included).
 #[derive(Debug, Clone)]
@@ -69,12 +92,13 @@ fn signature_of(entries: &[UnitEntry]) -> Option<u32> {
     signature(entries.iter().map(|e| (e.index, e.count)))
 }
 
-/// Each static instruction's signature: the one it ran under most (ties: the lowest).
-fn home_signatures(units: &[Vec<UnitEntry>]) -> HashMap<u32, u32> {
+/// Each static instruction's signature: the one it ran under most (ties: the
+/// lowest); cold code has none (it is a class of its own).
+fn home_signatures(units: &[Vec<UnitEntry>], is_cold: &impl Fn(u32) -> bool) -> HashMap<u32, u32> {
     let mut under: HashMap<(u32, u32), u64> = HashMap::new();
     for u in units {
         let Some(sig) = signature_of(u) else { continue };
-        for e in u {
+        for e in u.iter().filter(|e| !is_cold(e.index)) {
             *under.entry((e.index, sig)).or_default() += e.count as u64;
         }
     }
@@ -106,9 +130,9 @@ fn own_classes(units: &[Vec<UnitEntry>], home: &HashMap<u32, u32>) -> Vec<u32> {
 
 /// The code-mix estimate from the measured `units` (stream order, one per
 /// measured unit of `design`) and `executions`, every static instruction's
-/// executions in the sampled part (units, warm-ups and fast-forward). `None`:
-/// no unit, or units that do not match the design.
-pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], z: f64) -> Option<CodeMix> {
+/// executions in the sampled part (units, warm-ups and fast-forward); `prefix_cold`
+/// prices cold code no class measured. `None`: no unit, or units that do not match the design.
+pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], prefix_cold: ColdCode, z: f64) -> Option<CodeMix> {
     let n = design.measured_units();
     if n == 0 || units.len() != n {
         return None;
@@ -119,22 +143,39 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], z
         let w = design.population(s) / s.units.max(1) as f64;
         weight[s.first_unit..s.first_unit + s.units].iter_mut().for_each(|x| *x = w);
     }
-    let home = home_signatures(units);
+    let is_cold = |index: u32| executions.get(index as usize).is_some_and(|&x| x > 0 && x <= COLD_EXECUTIONS);
+    let home = home_signatures(units, &is_cold);
     let own = own_classes(units, &home);
     let rest = own.len();
-    let class_of = |index: u32| -> usize { home.get(&index).and_then(|h| own.binary_search(h).ok()).unwrap_or(rest) };
-    let classes = rest + 1;
+    // the cold class: a class of its own if enough units measured it, else priced
+    let cold = rest + 1;
+    let cold_units = units.iter().filter(|u| u.iter().any(|e| is_cold(e.index))).count();
+    let priced = cold_units < MIN_CLASS_UNITS;
+    let class_of = |index: u32| -> usize {
+        if is_cold(index) {
+            return cold;
+        }
+        home.get(&index).and_then(|h| own.binary_search(h).ok()).unwrap_or(rest)
+    };
+    let classes = cold + 1;
     // exact executions per class, and Horvitz-Thompson totals of executions and cycles
     let mut exact = vec![0.0; classes];
     for (i, &x) in executions.iter().enumerate().filter(|(_, &x)| x > 0) {
         exact[class_of(i as u32)] += x as f64;
     }
     let (mut x_ht, mut y_ht) = (vec![0.0; classes], vec![0.0; classes]);
+    // priced cold code: what the units measured of it, unweighted (each execution a measurement)
+    let (mut cold_cycles, mut cold_executions) = (prefix_cold.cycles, prefix_cold.executions);
     let mut by_unit: Vec<Vec<(usize, f64, f64)>> = Vec::with_capacity(n);
     for (u, &w) in units.iter().zip(&weight) {
         let mut parts: Vec<(usize, f64, f64)> = Vec::new();
         for e in u {
             let c = class_of(e.index);
+            if priced && c == cold {
+                cold_cycles += e.cycles as f64;
+                cold_executions += e.count as f64;
+                continue;
+            }
             match parts.iter_mut().find(|p| p.0 == c) {
                 Some(p) => {
                     p.1 += e.cycles as f64;
@@ -150,32 +191,44 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], z
         by_unit.push(parts);
     }
     let all_ratio = if x_ht.iter().sum::<f64>() > 0.0 { y_ht.iter().sum::<f64>() / x_ht.iter().sum::<f64>() } else { 0.0 };
-    let ratio: Vec<f64> = (0..classes).map(|c| if x_ht[c] > 0.0 { y_ht[c] / x_ht[c] } else { all_ratio }).collect();
+    let mut ratio: Vec<f64> = (0..classes).map(|c| if x_ht[c] > 0.0 { y_ht[c] / x_ht[c] } else { all_ratio }).collect();
+    if priced && cold_executions > 0.0 {
+        ratio[cold] = cold_cycles / cold_executions;
+    }
     let calibration: Vec<f64> = (0..classes).map(|c| if x_ht[c] > 0.0 { exact[c] / x_ht[c] } else { 0.0 }).collect();
     let value: f64 = (0..classes).map(|c| exact[c] * ratio[c]).sum();
     let residuals: Vec<f64> = by_unit.iter().map(|parts| parts.iter().map(|&(c, y, x)| calibration[c] * (y - ratio[c] * x)).sum()).collect();
+    // priced cold code: no spread measured, its whole value is the half-width
+    let unmeasured = if priced { exact[cold] * ratio[cold] } else { 0.0 };
     let total = if design.spread_known() {
         let fitted = (0..classes).filter(|&c| x_ht[c] > 0.0).count() as f64;
         let free = n as f64 - 1.0;
         let dof = if free > 0.0 { free / (free - fitted).max(free / 2.0) } else { 1.0 };
-        Interval { value, half_width: z * (design.variance_of(|i| residuals[i]) * dof).sqrt() }
+        let sampled = z * (design.variance_of(|i| residuals[i]) * dof).sqrt();
+        Interval { value, half_width: sampled.hypot(unmeasured) }
     } else {
         Interval::unknown(value)
     };
-    // per instruction: its unit cycles calibrated as its class's; a class no unit saw, at the overall ratio
+    // per instruction: its unit cycles calibrated as its class's; a class no unit saw
+    // at the overall ratio; priced cold code at its price
     let mut by_instruction = vec![0.0; executions.len()];
     for (u, &w) in units.iter().zip(&weight) {
         for e in u {
             let i = e.index as usize;
+            let c = class_of(e.index);
+            if priced && c == cold {
+                continue;
+            }
             if i >= by_instruction.len() {
                 by_instruction.resize(i + 1, 0.0);
             }
-            by_instruction[i] += w * e.cycles as f64 * calibration[class_of(e.index)];
+            by_instruction[i] += w * e.cycles as f64 * calibration[c];
         }
     }
-    for (i, &x) in executions.iter().enumerate() {
-        if x > 0 && x_ht[class_of(i as u32)] == 0.0 {
-            by_instruction[i] += x as f64 * all_ratio;
+    for (i, &x) in executions.iter().enumerate().filter(|(_, &x)| x > 0) {
+        let c = class_of(i as u32);
+        if x_ht[c] == 0.0 {
+            by_instruction[i] += x as f64 * ratio[c];
         }
     }
     Some(CodeMix { total, by_instruction, classes: rest })

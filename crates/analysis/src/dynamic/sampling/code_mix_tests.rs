@@ -32,7 +32,7 @@ fn the_runs_mix_corrects_the_samples() {
     let units: Vec<Vec<UnitEntry>> = (0..20).map(|k| if k % 2 == 0 { vec![entry(0, 4, 4.0)] } else { vec![entry(1, 4, 400.0)] }).collect();
     let plain: Vec<f64> = units.iter().map(|u| u[0].cycles as f64).collect();
     assert_eq!(design.total(Series { prefix: 0.0, units: &plain }), 50_500.0);
-    let m = estimate(&design, &units, &[900, 100], Z_99_7).unwrap();
+    let m = estimate(&design, &units, &[900, 100], ColdCode::default(), Z_99_7).unwrap();
     assert_eq!(m.classes, 2);
     assert!((m.total.value - 10_900.0).abs() < 1e-6, "{:?}", m.total);
     assert!(m.total.half_width < 1e-6, "{:?}", m.total);
@@ -49,7 +49,7 @@ fn the_variance_is_the_residuals_total_with_its_fitted_ratios() {
     let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 1000, first_unit: 0, units: 20 }] };
     let units: Vec<Vec<UnitEntry>> =
         (0..20).map(|k| if k % 2 == 0 { vec![entry(0, 4, 4.0)] } else { vec![entry(1, 4, if k % 4 == 1 { 380.0 } else { 420.0 })] }).collect();
-    let m = estimate(&design, &units, &[900, 100], 1.0).unwrap();
+    let m = estimate(&design, &units, &[900, 100], ColdCode::default(), 1.0).unwrap();
     assert!((m.total.value - 10_900.0).abs() < 1e-6, "{:?}", m.total);
     let var = 250.0f64.powi(2) * 0.92 * (160.0 / 19.0) / 20.0 * 19.0 / 17.0;
     assert!((m.total.half_width - var.sqrt()).abs() < 1e-6, "{} vs {}", m.total.half_width, var.sqrt());
@@ -61,7 +61,7 @@ fn the_variance_is_the_residuals_total_with_its_fitted_ratios() {
 fn code_no_unit_saw_counts_at_the_overall_ratio() {
     let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 1000, first_unit: 0, units: 20 }] };
     let units: Vec<Vec<UnitEntry>> = (0..20).map(|k| if k % 2 == 0 { vec![entry(0, 4, 4.0)] } else { vec![entry(1, 4, 400.0)] }).collect();
-    let m = estimate(&design, &units, &[900, 100, 50], 1.0).unwrap();
+    let m = estimate(&design, &units, &[900, 100, 50], ColdCode::default(), 1.0).unwrap();
     assert!((m.total.value - (10_900.0 + 50.0 * 50.5)).abs() < 1e-6, "{:?}", m.total);
     assert!((m.by_instruction[2] - 50.0 * 50.5).abs() < 1e-6);
 }
@@ -127,7 +127,7 @@ fn sampled(pop: &[Vec<UnitEntry>], executions: &[u64], period: u64, seed: u64) -
     let design = s.design();
     let plain: Vec<f64> = units.iter().map(|u| u.iter().map(|e| e.cycles as f64).sum()).collect();
     let expansion = design.total_interval(Series { prefix: 0.0, units: &plain }, Z_99_7);
-    (estimate(&design, &units, executions, Z_99_7).unwrap().total, expansion)
+    (estimate(&design, &units, executions, ColdCode::default(), Z_99_7).unwrap().total, expansion)
 }
 
 #[test]
@@ -148,4 +148,55 @@ fn on_a_phased_program_it_is_unbiased_covers_and_needs_far_fewer_units() {
     // the chase is 2 % of the instructions and 70 % of the cycles: where a unit
     // lands decides the expansion, not the code-mix estimate
     assert!(width * 4.0 < plain_width, "code mix ±{width}, expansion ±{plain_width}");
+}
+
+/// A loop (static 0: 1 cycle an execution, 1000 units of 4) and cold code at
+/// the end no unit measured (statics 5-7, once each): the loop's units give
+/// 4000 exact; the cold code is priced at the prefix's cold code, 600 cycles
+/// over 20 executions = 30 an execution: 90 cycles, and that part's half-width
+/// is its whole value. At the loop's ratio it was 3 cycles with no half-width.
+#[test]
+fn cold_code_no_unit_measured_is_priced_at_the_prefixs_cold_code() {
+    let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 4003, first_unit: 0, units: 10 }] };
+    let units: Vec<Vec<UnitEntry>> = (0..10).map(|_| vec![entry(0, 4, 4.0)]).collect();
+    let executions = [4000, 0, 0, 0, 0, 1, 1, 1];
+    let prior = ColdCode { cycles: 600.0, executions: 20.0 };
+    let m = estimate(&design, &units, &executions, prior, Z_99_7).unwrap();
+    assert!((m.total.value - 4090.0).abs() < 1e-9, "{:?}", m.total);
+    assert!((m.total.half_width - 90.0).abs() < 1e-9, "{:?}", m.total);
+    assert!((m.by_instruction[5] - 30.0).abs() < 1e-9, "{:?}", m.by_instruction);
+    // without a prefix: the loop's ratio, still not measured: its value as half-width
+    let m = estimate(&design, &units, &executions, ColdCode::default(), Z_99_7).unwrap();
+    assert!((m.total.value - 4003.0).abs() < 1e-9 && (m.total.half_width - 3.0).abs() < 1e-9, "{:?}", m.total);
+}
+
+/// Cold code one unit measured (a loop unit ending in the exit: 2 cold
+/// executions of 40 cycles each, weight 100) is priced, not expanded: pooled
+/// with the prefix's (600 over 20), (600 + 80) / 22 an execution, on the
+/// run's 2 cold executions; expanded at the unit's weight it stood for 100 exits.
+#[test]
+fn cold_code_in_too_few_units_is_pooled_not_expanded() {
+    let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 4002, first_unit: 0, units: 10 }] };
+    let mut units: Vec<Vec<UnitEntry>> = (0..10).map(|_| vec![entry(0, 4, 4.0)]).collect();
+    units[9] = vec![entry(0, 2, 2.0), entry(5, 1, 40.0), entry(6, 1, 40.0)];
+    let executions = [4000, 0, 0, 0, 0, 1, 1];
+    let m = estimate(&design, &units, &executions, ColdCode { cycles: 600.0, executions: 20.0 }, Z_99_7).unwrap();
+    let cold = 2.0 * 680.0 / 22.0;
+    assert!((m.total.value - (4000.0 + cold)).abs() < 1e-6, "{:?}", m.total);
+    assert!(m.total.half_width >= cold - 1e-9 && m.total.half_width < cold + 1.0, "{:?}", m.total);
+}
+
+/// Cold code in three units or more is a class with a ratio of its own:
+/// 3 units each with one cold execution of 50 cycles (weight 10 each: an
+/// estimated 30 cold executions for the run's 3), ratio 50, whatever the prefix says.
+#[test]
+fn cold_code_in_enough_units_is_a_class() {
+    let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 400, first_unit: 0, units: 10 }] };
+    let mut units: Vec<Vec<UnitEntry>> = (0..10).map(|_| vec![entry(0, 4, 4.0)]).collect();
+    for (k, u) in units.iter_mut().take(3).enumerate() {
+        *u = vec![entry(0, 3, 3.0), entry(5 + k as u32, 1, 50.0)];
+    }
+    let executions = [397, 0, 0, 0, 0, 1, 1, 1];
+    let m = estimate(&design, &units, &executions, ColdCode { cycles: 600.0, executions: 20.0 }, Z_99_7).unwrap();
+    assert!((m.total.value - (397.0 + 150.0)).abs() < 1e-6, "{:?}", m.total);
 }

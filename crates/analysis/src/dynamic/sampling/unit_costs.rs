@@ -9,7 +9,7 @@
 //! static instructions at most) and the exact prefix's per instruction; at the
 //! end they are summed per function and estimated like the total cycles.
 
-use super::code_mix::{self, CodeMix, UnitEntry};
+use super::code_mix::{self, CodeMix, ColdCode, UnitEntry, COLD_EXECUTIONS};
 use super::estimator::{Design, Interval, Series};
 use super::report::ShareInterval;
 use bottlenose_timing::{BatchPart, Details, Listener, StageTimes};
@@ -31,8 +31,9 @@ pub struct UnitCosts {
     on: bool,
     part: Part,
     last_commit: f64,
-    /// The exact prefix's cycles by static index.
+    /// The exact prefix's cycles and executions by static index.
     prefix: Vec<f64>,
+    prefix_count: Vec<u32>,
     /// The unit being measured: cycles and executions by static index, and the indices it touched.
     current: Vec<f64>,
     current_count: Vec<u32>,
@@ -51,6 +52,7 @@ impl UnitCosts {
             part: Part::Prefix,
             last_commit: -1.0,
             prefix: Vec::new(),
+            prefix_count: Vec::new(),
             current: Vec::new(),
             current_count: Vec::new(),
             touched: Vec::new(),
@@ -89,8 +91,10 @@ impl UnitCosts {
             Part::Prefix => {
                 if index >= self.prefix.len() {
                     self.prefix.resize((index + 1).next_power_of_two(), 0.0);
+                    self.prefix_count.resize(self.prefix.len(), 0);
                 }
                 self.prefix[index] += cycles;
+                self.prefix_count[index] += 1;
             }
             Part::Unit => {
                 if index >= self.current.len() {
@@ -126,7 +130,18 @@ impl UnitCosts {
         for e in self.units.iter().flatten() {
             executions[e.index as usize] += e.count as u64;
         }
-        code_mix::estimate(design, units, &executions, z)
+        code_mix::estimate(design, units, &executions, self.prefix_cold(), z)
+    }
+
+    /// The exact prefix's cold code: its instructions that ran at most
+    /// [`COLD_EXECUTIONS`] times there (the loader, the program's set-up).
+    fn prefix_cold(&self) -> ColdCode {
+        let mut cold = ColdCode::default();
+        for (&cycles, &n) in self.prefix.iter().zip(&self.prefix_count).filter(|(_, &n)| n > 0 && n as u64 <= COLD_EXECUTIONS) {
+            cold.cycles += cycles;
+            cold.executions += n as f64;
+        }
+        cold
     }
 
     /// The exact prefix's cycles of static instruction `index`.
@@ -320,5 +335,26 @@ mod tests {
         // prefix's vector, grown past instruction 1, is not looked up there)
         assert!((s[0].share.value - 0.6).abs() < 1e-9, "{:?}", s[0]);
         assert!((s[1].share.value - 0.4).abs() < 1e-9, "{:?}", s[1]);
+    }
+
+    /// The prefix's cold code: static 1 ran twice (30 cycles), static 0 ran
+    /// 17 times, once more than cold code does; static 2 only in a unit.
+    #[test]
+    fn the_prefixs_cold_code_is_what_ran_at_most_16_times_in_it() {
+        let mut u = UnitCosts::new(true);
+        u.begin_part(1, BatchPart::Whole);
+        let mut t = -1.0;
+        for _ in 0..17 {
+            t += 1.0;
+            u.record(0, t);
+        }
+        for c in [10.0, 20.0] {
+            t += c;
+            u.record(1, t);
+        }
+        u.begin_part(1, BatchPart::Unit { weight: 5.0 });
+        t += 100.0;
+        u.record(2, t);
+        assert_eq!(u.prefix_cold(), ColdCode { cycles: 30.0, executions: 2.0 });
     }
 }
