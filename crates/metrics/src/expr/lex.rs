@@ -206,33 +206,39 @@ impl<'a> Lexer<'a> {
     /// `pmu@event\,key\=val@` or `@event@` (perf syntax); `self.pos` is at '@'.
     fn at_form(&mut self, pmu: Option<String>, start: usize) -> Result<Tok, ParseError> {
         self.pos += 1;
-        let mut body = String::new();
+        // the terms between separators (`,` and `/`, escaped or not), collected as
+        // such: a sentinel character standing for a separator would also be one
+        // wherever the input holds it
+        let mut terms: Vec<String> = vec![String::new()];
         loop {
-            match self.bytes.get(self.pos) {
+            let ch = match self.bytes.get(self.pos) {
                 None => return Err(self.err(start, "unterminated '@' event")),
                 Some(b'@') => {
                     self.pos += 1;
                     break;
                 }
                 Some(b'\\') if self.pos + 1 < self.bytes.len() => {
-                    let ch = self.src[self.pos + 1..].chars().next().unwrap();
-                    // Keep escaped separators distinguishable from literal ones.
-                    body.push(if ch == ',' { '\u{1}' } else { ch });
-                    self.pos += 1 + ch.len_utf8();
+                    self.pos += 1;
+                    self.src[self.pos..].chars().next().unwrap()
                 }
-                Some(_) => {
-                    let ch = self.src[self.pos..].chars().next().unwrap();
-                    body.push(if ch == ',' { '\u{1}' } else { ch });
-                    self.pos += ch.len_utf8();
-                }
+                Some(_) => self.src[self.pos..].chars().next().unwrap(),
+            };
+            self.pos += ch.len_utf8();
+            match ch {
+                ',' | '/' => terms.push(String::new()),
+                _ => terms.last_mut().expect("one term at least").push(ch),
             }
         }
-        let mut parts = body.split(['\u{1}', '/']).filter(|p| !p.is_empty());
+        let mut parts = terms.iter().filter(|p| !p.is_empty());
         let head = parts.next().ok_or_else(|| self.err(start, "empty '@' event"))?;
         let mut segs = head.split(':');
         let name = segs.next().unwrap_or_default().to_string();
+        if name.is_empty() {
+            // (`@:mod@` would print as `@mod@`, another event)
+            return Err(self.err(start, "'@' event without a name"));
+        }
         let mut mods: Vec<String> = segs.map(str::to_string).collect();
-        mods.extend(parts.map(str::to_string));
+        mods.extend(parts.cloned());
         let mut more = self.modifiers();
         mods.append(&mut more);
         Ok(Tok::Ident { pmu, name, mods })

@@ -120,6 +120,9 @@ fn printing_is_normalized_and_round_trips() {
         ("1e9", "1000000000"),
         ("1e-7", "1e-7"),
         ("(a < b) < c", "(a < b) < c"),
+        // a control character inside `@...@` is part of the name, not a separator (it was
+        // the lexer's own separator mark: printed back as `,`, the name split in two)
+        ("cpu@a\u{1}b,c1@", "\"a\u{1}b\":c1"),
     ];
     for (src, want) in cases {
         let e = parse(src).unwrap();
@@ -140,6 +143,7 @@ fn errors_are_one_line_with_position() {
         ("a $ b", "col 3: unexpected character '$'"),
         ("4K_Aliasing", "col 1: a name cannot start with a digit"),
         ("cpu@x", "col 1: unterminated '@' event"),
+        ("cpu@:c1@", "col 1: '@' event without a name"),
     ];
     for (src, want) in cases {
         let err = parse(src).unwrap_err().to_string();
