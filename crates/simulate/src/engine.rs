@@ -13,8 +13,8 @@
 //! model's own speed).
 
 use crate::sink::Sink;
-use crate::worker::{SampledTiming, Timing};
-use bottlenose_timing::{BatchPart, CoreConfig, DynInfo, InstrTiming, Listener};
+use crate::worker::{SampledTiming, Snapshots, Timing};
+use bottlenose_timing::{BatchPart, Core, CoreConfig, DynInfo, InstrTiming, Listener};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -51,8 +51,10 @@ pub enum VariantsTime {
     /// baseline get the batch only when it brings new static instructions
     /// (their tables must stay complete).
     Skip,
-    /// Time it as a detailed warm-up, not as a measured unit: a unit of the
-    /// baseline's just before one of the variants' sub-sample.
+    /// A unit of the baseline's just before one of the variants' sub-sample:
+    /// the variants skip it (each of their units starts from a fork of the
+    /// baseline's core); an idealized stream's engine, fed it as its own
+    /// warm-up, times it as one.
     WarmUp,
 }
 
@@ -169,7 +171,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     pub fn inline(configs: Vec<CoreConfig>, listener: L) -> Self {
         assert!(!configs.is_empty(), "at least the baseline variant");
         let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
-        let timing = Timing::new(configs.into_iter().enumerate().collect(), Some(Sink::new(listener, Some(false))), None);
+        let timing = Timing::new(configs.into_iter().enumerate().collect(), Some(Sink::new(listener, Some(false))), None, Snapshots::Send(Vec::new()));
         Self { workers: vec![Worker::Inline(timing)], instructions: 0, returns: Returns { spare, feedback: None }, spare_tx: Some(spare_tx) }
     }
 
@@ -202,6 +204,9 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
         let (feedback_tx, feedback_rx) = channel::<BatchCycles>();
         let mut feedback_tx = feedback.then_some(feedback_tx);
+        // the baseline's worker (the first) sends its core to the others at each of the variants' units
+        let (senders, mut receivers): (Vec<_>, Vec<_>) = (1..buckets.len()).map(|_| channel::<Arc<Core>>()).unzip();
+        let mut senders = Some(senders);
         let workers = buckets
             .into_iter()
             .enumerate()
@@ -211,8 +216,9 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
                 let l = if baseline { listener.take().map(|l| Sink::new(l, own_thread)) } else { None };
                 let batches = Batches { rx, spare: spare_tx.clone() };
                 let feedback = if baseline { feedback_tx.take() } else { None };
+                let snapshots = if baseline { Snapshots::Send(senders.take().unwrap_or_default()) } else { Snapshots::Receive(receivers.remove(0)) };
                 let handle = spawn_named(format!("bn-timing-{k}"), move || {
-                    let mut timing = Timing::new(bucket, l, feedback);
+                    let mut timing = Timing::new(bucket, l, feedback, snapshots);
                     batches.each(|b| timing.take(b));
                     timing.finish()
                 });

@@ -6,7 +6,9 @@
 //! batches brings the pipeline's state back, then a unit of [`UNIT_BATCHES`]
 //! is measured; between windows it is not run at all (fast-forward). Every
 //! variant (sensitivity, idealizations) and the views are timed on the same
-//! windows, so their differences are paired per unit.
+//! windows, so their differences are paired per unit (a sensitivity variant
+//! forks from the baseline's core shortly before each of its units:
+//! `bottlenose_simulate::VARIANT_WARM_UP`).
 //!
 //! Runs start exact: the first [`DEFAULT_EXACT_BELOW`] instructions are timed in
 //! full as an exact run times them, so that a run that ends before is exactly
