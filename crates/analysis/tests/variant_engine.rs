@@ -244,3 +244,42 @@ fn a_variant_like_the_baseline_measures_every_unit_as_the_baseline_does() {
         }
     }
 }
+
+/// A sampled run's exact prefix: the baseline times it as it comes, the
+/// variants skip it; given to them afterwards (`Only`: a run that ended in the
+/// prefix), they take exactly what they take when they timed it along with the
+/// baseline, and the baseline takes nothing more.
+#[test]
+fn variants_given_the_prefix_afterwards_time_it_as_they_would_have() {
+    use bottlenose_analysis::dynamic::VariantsTime;
+    use bottlenose_timing::BatchPart;
+    let m = machine("skylake");
+    let (block, records) = jacobi_stream(&m, 6_000);
+    let mut configs = vec![CoreConfig::new(&m, &bottlenose_timing::Acceleration::nominal(&m))];
+    configs.push(CoreConfig::new(&m, &accelerate(&m, &[Knob::parse(&m, "latency").unwrap()], 2.0)));
+    configs.push(CoreConfig::new(&m, &accelerate(&m, &[Knob::parse(&m, "window").unwrap()], 2.0)));
+    let batch = |k: usize, chunk: &[DynRecord], variants| Batch {
+        new_instructions: if k == 0 { block.to_vec() } else { vec![] },
+        records: chunk.to_vec(),
+        part: BatchPart::Whole,
+        variants,
+        ..Default::default()
+    };
+    for threads in [1, 2] {
+        let mut together = VariantEngine::new(configs.clone(), (), threads);
+        let mut later = VariantEngine::new(configs.clone(), (), threads);
+        for (k, chunk) in records.chunks(4096).enumerate() {
+            together.feed(batch(k, chunk, VariantsTime::Same));
+            later.feed(batch(k, chunk, VariantsTime::Skip));
+        }
+        for chunk in records.chunks(4096) {
+            later.feed(Batch { records: chunk.to_vec(), part: BatchPart::Whole, variants: VariantsTime::Only, ..Default::default() });
+        }
+        let (a, b) = (together.finish().0, later.finish().0);
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!((x.cycles, x.instructions), (y.cycles, y.instructions), "{threads} threads");
+        }
+        assert_eq!(b[0].instructions, records.len() as u64);
+        assert!(b[1].cycles != b[0].cycles && b[2].cycles > 0.0);
+    }
+}

@@ -94,7 +94,9 @@ fn tuning_steps(src: &str, naive: (&str, &str), interchanged: (&str, &str), vect
     let vector = compile(d.path(), "vector", src, vector_flags);
     let step = |exe: &Path, (function, arg): (&str, &str)| {
         let roi = format!("function:{function}");
-        run(&["--roi", &roi, "--prefetcher", "stride", "--no-idealize"], exe, &[arg])
+        // (exact: the invariants below are an exact run's; the programs run past the 2 M
+        // instructions after which a run is sampled by default)
+        run(&["--exact", "--roi", &roi, "--prefetcher", "stride", "--no-idealize"], exe, &[arg])
     };
     let steps = [step(&scalar, naive), step(&scalar, interchanged), step(&vector, interchanged)];
     for (label, v) in labels.iter().zip(&steps) {

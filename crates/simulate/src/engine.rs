@@ -51,6 +51,10 @@ pub enum VariantsTime {
     /// baseline get the batch only when it brings new static instructions
     /// (their tables must stay complete).
     Skip,
+    /// The variants only: the baseline (and its listener) took the batch
+    /// before. A sampled run's exact prefix goes to the baseline alone, its
+    /// records kept; a run that ends in it gives them to the variants then.
+    Only,
     /// A unit of the baseline's just before one of the variants' sub-sample:
     /// the variants skip it (each of their units starts from a fork of the
     /// baseline's core); an idealized stream's engine, fed it as its own

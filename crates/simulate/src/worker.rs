@@ -86,6 +86,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
         let mut fork: Option<Arc<Core>> = None;
         for (k, (i, core)) in cores.iter_mut().enumerate() {
             let (timed, unit) = match (*i, batch.variants, batch.part, fork_at) {
+                (0, VariantsTime::Only, _, _) => continue,
                 (0, _, part, _) => (records, matches!(part, BatchPart::Unit { .. })),
                 (_, _, _, Some(at)) => {
                     let base = match (&fork, &*snapshots) {
@@ -100,7 +101,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
                     (&records[at..], false)
                 }
                 (_, VariantsTime::Skip | VariantsTime::WarmUp, _, None) | (_, VariantsTime::Same, BatchPart::WarmUp, None) => continue,
-                (_, VariantsTime::Same, part, None) => (records, matches!(part, BatchPart::Unit { .. })),
+                (_, VariantsTime::Same | VariantsTime::Only, part, None) => (records, matches!(part, BatchPart::Unit { .. })),
             };
             instructions[k] += timed.len() as u64;
             let before = core.cycles();

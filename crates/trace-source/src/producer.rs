@@ -78,6 +78,21 @@ pub(crate) struct Producer<'m, S> {
     pub(crate) variants: VariantsTime,
     /// Executions and mispredictions the timing model did not see, by static index.
     pub(crate) untimed: Vec<(u64, u64)>,
+    /// A sampled run's exact prefix, which the baseline times and the variants
+    /// wait on: its batches, kept while `keeping`, given to the variants and
+    /// idealized streams if the run ends in the prefix (they are then exact),
+    /// dropped when sampling begins.
+    pub(crate) kept: Vec<KeptBatch>,
+    pub(crate) kept_bubbles: Vec<f32>,
+    pub(crate) keeping: bool,
+}
+
+/// A batch of the exact prefix the variants have not timed yet: its records,
+/// and per record the taken-branch bubble an idealized predictor adds back
+/// (only with idealized streams).
+pub(crate) struct KeptBatch {
+    records: Vec<DynRecord>,
+    bubbles: Vec<f32>,
 }
 
 impl<S: Schedule> Producer<'_, S> {
@@ -143,6 +158,9 @@ impl<S: Schedule> Producer<'_, S> {
                 }
             }
         }
+        if self.keeping && !self.ideal.is_empty() {
+            self.kept_bubbles.push(self.front.bubble_if_predicted);
+        }
         self.simulated += 1;
         if self.batch.records.len() >= BATCH {
             self.flush();
@@ -163,6 +181,9 @@ impl<S: Schedule> Producer<'_, S> {
         if let Some(s) = &mut self.sampler {
             s.note_batch(part, &self.batch.records);
         }
+        if self.keeping {
+            self.kept.push(KeptBatch { records: self.batch.records.clone(), bubbles: std::mem::take(&mut self.kept_bubbles) });
+        }
         let filled = swap_out(&mut self.batch, self.returns.buffer(BATCH), part, variants);
         self.ready.push_back(filled);
         for st in &mut self.ideal {
@@ -170,10 +191,28 @@ impl<S: Schedule> Producer<'_, S> {
                 VariantsTime::Same => hand_over(&mut st.batch, &mut st.engine, part, VariantsTime::Same),
                 VariantsTime::WarmUp => hand_over(&mut st.batch, &mut st.engine, BatchPart::WarmUp, VariantsTime::Same),
                 // `step` copied nothing into a batch the variants skip
-                VariantsTime::Skip => debug_assert!(st.batch.records.is_empty()),
+                VariantsTime::Skip | VariantsTime::Only => debug_assert!(st.batch.records.is_empty()),
             }
         }
         self.end_batch(len);
+    }
+
+    /// The run ended in its exact prefix: the variants and the idealized streams
+    /// time the batches the baseline timed, as an exact run does.
+    pub(crate) fn give_kept_to_variants(&mut self) {
+        for KeptBatch { records, bubbles } in std::mem::take(&mut self.kept) {
+            for st in &mut self.ideal {
+                st.batch.records.extend(records.iter().zip(&bubbles).map(|(r, &bubble)| {
+                    let mut r = *r;
+                    for ideal in &st.masks {
+                        ideal.apply(&mut r.info, bubble);
+                    }
+                    r
+                }));
+                hand_over(&mut st.batch, &mut st.engine, BatchPart::Whole, VariantsTime::Same);
+            }
+            self.ready.push_back(Batch { records, part: BatchPart::Whole, variants: VariantsTime::Only, ..Default::default() });
+        }
     }
 
     /// The batch being filled is over (timed or fast-forwarded): plan the next one.
@@ -183,6 +222,10 @@ impl<S: Schedule> Producer<'_, S> {
         self.returns.take_feedback(|b| s.on_cycles(b.part, b.cycles));
         self.part = s.next_batch(self.simulated);
         self.variants = s.variants_time();
+        self.keeping = self.part == Some(BatchPart::Whole) && self.variants == VariantsTime::Skip;
+        if !self.keeping && !self.kept.is_empty() {
+            self.kept = Vec::new(); // sampling began: the variants estimate the prefix
+        }
     }
 
     /// One instruction between windows: the functional layer only, and its

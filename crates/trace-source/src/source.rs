@@ -267,11 +267,15 @@ impl<'m, S: Schedule> TraceSource<'m, S> {
             fast_forwarded: 0,
             variants: VariantsTime::Same,
             untimed: Vec::new(),
+            kept: Vec::new(),
+            kept_bubbles: Vec::new(),
+            keeping: false,
         };
         let maps = pipe.maps.clone();
         if let Some(s) = &mut pipe.sampler {
             pipe.part = s.next_batch(0);
             pipe.variants = s.variants_time();
+            pipe.keeping = pipe.part == Some(BatchPart::Whole) && pipe.variants == VariantsTime::Skip;
         }
         let consumer = Consumer {
             pipe,
@@ -316,6 +320,7 @@ impl<'m, S: Schedule> TraceSource<'m, S> {
                 }
             }
             pipe.flush();
+            pipe.give_kept_to_variants();
         }
         self.ended = Some(ended);
     }

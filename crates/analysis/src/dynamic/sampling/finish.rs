@@ -2,7 +2,7 @@
 //! totals, the executions the timing model did not see added back, and the
 //! report's `sampling` section.
 
-use super::estimator::{Design, Interval, Subsample};
+use super::estimator::{Design, Interval, Series, Subsample};
 use super::estimator::Z_99_7;
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
 use super::unit_costs::UnitCosts;
@@ -84,15 +84,24 @@ pub fn estimate<'a>(
     };
     baseline.prefix_cycles = Some(prefix_cycles(baseline));
     baseline.cycles = base;
-    let base_series = measured(baseline).series();
+    // the variants waited through the exact prefix (the producer keeps it for a run
+    // that ends there): their prefix is the baseline's at their ratio over the windows
+    let base_prefix = prefix_cycles(baseline);
+    let base_units = Series { prefix: 0.0, units: &baseline.units };
     for o in outcomes {
-        let estimate = if subsample.units.is_empty() {
-            total_without_units(&design, o)
-        } else {
-            base * subsample.variant_ratio(&design, base_series, measured(o).series(), 1.0).value
-        };
-        o.prefix_cycles = Some(prefix_cycles(o));
-        o.cycles = estimate;
+        let ratio = if subsample.units.is_empty() { None } else { Some(subsample.variant_ratio(&design, base_units, Series { prefix: 0.0, units: &o.units }, 1.0).value) };
+        match ratio {
+            Some(r) => {
+                o.prefix_cycles = Some(base_prefix * r);
+                o.cycles = base * r;
+            }
+            // no window of the variants: nothing says how they differ (the report gives
+            // their speedups no interval)
+            None => {
+                o.prefix_cycles = Some(base_prefix);
+                o.cycles = base;
+            }
+        }
     }
     for (i, &(n, m)) in untimed.iter().enumerate().filter(|(_, u)| u.0 > 0) {
         cost.add_untimed(i, n, m);

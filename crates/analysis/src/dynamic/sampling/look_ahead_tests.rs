@@ -46,3 +46,26 @@ fn the_look_ahead_matches_the_fast_forward_that_follows() {
     }
     assert!(exact > 100 && stopped > 0, "{exact} exact look-aheads, {stopped} stopped at decisions");
 }
+
+/// In the exact prefix the variants wait (the producer keeps the prefix for
+/// them), unless there are none; once sampling begins they time their windows.
+#[test]
+fn the_variants_wait_in_the_exact_prefix() {
+    let opts = SamplingOptions { exact_below: 3 * 100, period: Some(10), ..Default::default() };
+    let mut with = Sampler::new(opts.clone(), 100).with_variant_cores(2);
+    let mut without = Sampler::new(opts, 100);
+    for k in 0..3 {
+        assert_eq!(with.next_batch(k * 100), Some(BatchPart::Whole));
+        assert_eq!(with.variants_time(), VariantsTime::Skip, "batch {k}");
+        assert_eq!(without.next_batch(k * 100), Some(BatchPart::Whole));
+        assert_eq!(without.variants_time(), VariantsTime::Same, "batch {k}");
+    }
+    // past the prefix: a window of theirs within the first periods, fast-forward around it
+    let mut seen = Vec::new();
+    for k in 3..200 {
+        with.next_batch(k * 100);
+        seen.push(with.variants_time());
+        with.end_batch(100, None);
+    }
+    assert!(seen.contains(&VariantsTime::Same) && seen.contains(&VariantsTime::Skip), "{seen:?}");
+}

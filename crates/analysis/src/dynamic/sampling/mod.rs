@@ -11,9 +11,10 @@
 //! `bottlenose_simulate::VARIANT_WARM_UP`).
 //!
 //! Runs start exact: the first [`DEFAULT_EXACT_BELOW`] instructions are timed in
-//! full as an exact run times them, so that a run that ends before is exactly
+//! full as an exact run times them (the variants on kept records, at the end
+//! of a run that ends there), so that a run that ends before is exactly
 //! today's run; past it, sampling begins and the prefix counts as an exact
-//! stratum. Sampling from the first instruction is `exact_below: 0`.
+//! stratum of the baseline's. Sampling from the first instruction is `exact_below: 0`.
 //!
 //! * [`schedule`]: where the windows fall (random offset per period: no aliasing);
 //! * [`estimator`]: totals, ratios and their confidence intervals from the units;
@@ -55,12 +56,16 @@ use bottlenose_simulate::engine::DynRecord;
 use std::time::{Duration, Instant};
 
 /// Below this many instructions a run is timed exactly (the default threshold).
-/// With the full default analysis (26 sensitivity variants, the 1-cycle ALU and
-/// the idealized cores on every batch) an exact run goes at about 0.3 M
-/// instructions a second here: 20 M is about a minute (measured: 62 s wall, 119
-/// CPU s on the first 20 M of bench/programs/long.c); 200 M, the first
-/// threshold, took ten (bench/notes/sampling.md).
-pub const DEFAULT_EXACT_BELOW: u64 = 20_000_000;
+/// The baseline and the views time the prefix as it comes; the variants
+/// (sensitivity, the 1-cycle ALU, the idealized cores) wait, and the producer
+/// keeps the prefix's records (72 bytes each: 144 MB at most) to give them if
+/// the run ends there, so that a run below the threshold is the exact run. Past
+/// it, the variants' prefix is estimated at their ratio over the windows. With
+/// the variants timing the whole prefix as it came, the prefix cost 1.1-1.3 CPU s
+/// per million instructions, 25 times the sampled model's: 20 M (the threshold
+/// before) made a default run of 677 M instructions 5 times as costly as its
+/// model alone (bench/notes/sampling.md).
+pub const DEFAULT_EXACT_BELOW: u64 = 2_000_000;
 /// Default target: ±3 % on the total cycles at 99.7 % confidence.
 pub const DEFAULT_TARGET: f64 = 0.03;
 /// Batches of detailed warm-up before each unit, and batches per unit.
@@ -192,10 +197,14 @@ impl Sampler {
         self
     }
 
-    /// What the variants do with the batch just planned: time every batch of
-    /// the exact prefix as the baseline does, then the windows of their sub-sample.
+    /// What the variants do with the batch just planned: wait in the exact
+    /// prefix (the producer keeps its records and gives them to the variants if
+    /// the run ends there; past it, a variant's prefix is estimated at its ratio
+    /// to the baseline over the windows: [`finish::estimate`]), then time the
+    /// windows of their sub-sample.
     pub fn variants_time(&self) -> VariantsTime {
         match self.schedule.as_ref().map(|s| (s.variants_step(), self.last)) {
+            None if self.variant_cores > 0 => VariantsTime::Skip,
             None => VariantsTime::Same,
             Some((WindowStep::FastForward, _)) => VariantsTime::Skip,
             Some((WindowStep::WarmUp, WindowStep::Unit)) => VariantsTime::WarmUp,
