@@ -45,6 +45,20 @@ pub(crate) enum Snapshots {
     Receive(Receiver<Arc<Core>>),
 }
 
+impl Snapshots {
+    /// A copy of the baseline's `core` for this worker's variants, sent to the others.
+    fn share(&self, core: &Core) -> Arc<Core> {
+        let base = Arc::new(core.clone());
+        if let Snapshots::Send(others) = self {
+            for tx in others {
+                // a worker only stops early by panicking; finish() reports that
+                let _ = tx.send(base.clone());
+            }
+        }
+        base
+    }
+}
+
 impl<L: Listener + Send + 'static> Timing<L> {
     pub(crate) fn new(variants: Vec<(usize, CoreConfig)>, sink: Option<Sink<L>>, feedback: Option<Sender<BatchCycles>>, snapshots: Snapshots) -> Self {
         let n = variants.len();
@@ -107,16 +121,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
             let before = core.cycles();
             let last_commit = match (&mut *sink, *i) {
                 (Some(sink), 0) => {
-                    let mut at_fork = |base: &Core| {
-                        let base = Arc::new(base.clone());
-                        if let Snapshots::Send(others) = &*snapshots {
-                            for tx in others {
-                                // a worker only stops early by panicking; finish() reports that
-                                let _ = tx.send(base.clone());
-                            }
-                        }
-                        fork = Some(base);
-                    };
+                    let mut at_fork = |base: &Core| fork = Some(snapshots.share(base));
                     step_baseline(core, sink, batch, table, fork_at.map(|at| (at, &mut at_fork as &mut dyn FnMut(&Core))))
                 }
                 (None, 0) => {
@@ -124,13 +129,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
                     let at = fork_at.unwrap_or(records.len());
                     step_unobserved(core, &records[..at], table);
                     if fork_at.is_some() {
-                        let base = Arc::new(core.clone());
-                        if let Snapshots::Send(others) = &*snapshots {
-                            for tx in others {
-                                let _ = tx.send(base.clone());
-                            }
-                        }
-                        fork = Some(base);
+                        fork = Some(snapshots.share(core));
                     }
                     step_unobserved(core, &records[at..], table)
                 }
@@ -179,10 +178,13 @@ fn step_unobserved(core: &mut Core, records: &[DynRecord], table: &[InstrTiming]
     commit
 }
 
+/// Where in a batch the variants fork from the baseline, and what receives its core there.
+type ForkPoint<'a> = Option<(usize, &'a mut dyn FnMut(&Core))>;
+
 /// Times one batch on the baseline and hands the stage times to the listener;
 /// returns the last record's commit cycle. `fork`: before the record at that
 /// index, the core is shown to the callback (the variants fork from it).
-fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming], mut fork: Option<(usize, &mut dyn FnMut(&Core))>) -> f64 {
+fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming], mut fork: ForkPoint<'_>) -> f64 {
     let mut commit = f64::NAN;
     let records = &batch.records[..];
     let at = fork.as_ref().map_or(records.len(), |f| f.0.min(records.len()));
