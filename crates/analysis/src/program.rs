@@ -169,11 +169,14 @@ pub(crate) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: Proc
             let Some(s) = statics.get(i) else { return };
             g.extend(reported.iter().enumerate().filter(|(_, l)| l.instructions.binary_search(&s.inst.address).is_ok()).map(|(k, _)| k));
         };
-        let functions = sampling::finish::Groups { names: shown.clone(), of: function_of };
-        let loops = sampling::finish::Groups { names: loops.iter().map(|l| l.head.clone()).collect(), of: loop_of };
+        let function_groups = sampling::finish::Groups { names: shown.clone(), of: function_of };
+        let loop_groups = sampling::finish::Groups { names: loops.iter().map(|l| l.head.clone()).collect(), of: loop_of };
         let flops = accounting.flops_stack.as_ref().map(|f| (f, view_params.fp_units));
-        let mut summary = run.summary(&labels, &outcomes, &ideal_units, &windows, flops, simulated, unit_costs, functions, loops);
+        let mut summary = run.summary(&labels, &outcomes, &ideal_units, &windows, flops, simulated, unit_costs, function_groups, loop_groups);
         sampling::topdown::add_topdown(&mut summary, &windows, &accounting.topdown);
+        let cycles = summary.cycles;
+        sampling::groups::centre_group_shares(&mut summary.functions, |n| functions.iter().find(|f| f.function == n).map(|f| f.share), cycles);
+        sampling::groups::centre_group_shares(&mut summary.loops, |n| loops.iter().find(|l| l.head == n).map(|l| l.share), cycles);
         if let Some(stacks) = &accounting.cpi_stacks {
             sampling::stacks::centre_cpi_stacks(&mut summary, stacks);
         }

@@ -24,6 +24,7 @@
 //! * [`report`]: what the report says about the sample;
 //! * [`topdown`]: the intervals of every node of the Top-Down tree;
 //! * [`stacks`]: the CPI stacks' intervals, centred on the report's stacks;
+//! * [`groups`]: the functions' and loops' shares, centred on the report's;
 //! * [`finish`]: the units turned into the run's totals at its end;
 //! * [`unit_costs`]: the baseline's cycles per instruction unit by unit (per-function intervals).
 
@@ -31,6 +32,7 @@ pub mod code_mix;
 pub mod controller;
 pub mod estimator;
 pub mod finish;
+pub mod groups;
 pub mod report;
 pub mod schedule;
 pub mod signatures;
