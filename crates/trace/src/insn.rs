@@ -376,6 +376,6 @@ impl<F: InsnSink> TraceVisitor for InstructionStream<F> {
             };
             self.on_insn.skipped(&insn, executions);
         }
-        self.executed += tb.n as u64 * executions;
+        self.executed = self.executed.saturating_add(tb.n as u64 * executions);
     }
 }

@@ -267,6 +267,10 @@ fn records<R: Read, V: TraceVisitor + ?Sized>(
                 if let Some((id, _)) = blocks.iter().find(|&(id, _)| id as usize >= tb_len.len()) {
                     return Err(corrupt(at, format!("SKIPPED count of undefined block {id}")));
                 }
+                // (a count no run reaches: 2^48 executions of one block is days of QEMU)
+                if let Some((id, n)) = blocks.iter().find(|&(_, n)| n > MAX_SKIPPED_EXECUTIONS) {
+                    return Err(corrupt(at, format!("SKIPPED count {n} of block {id} is beyond any run")));
+                }
                 // the blocks that were executing are left: their next block is not known
                 current.iter_mut().for_each(|c| *c = NO_TB);
                 for (id, executions) in blocks.iter() {
@@ -303,6 +307,10 @@ fn records<R: Read, V: TraceVisitor + ?Sized>(
     *mem_vcpu_out = mem_vcpu;
     result
 }
+
+/// The most executions of one block a SKIPPED record may count: far beyond any run, far
+/// below what the instruction totals (block length times executions, summed) can hold.
+const MAX_SKIPPED_EXECUTIONS: u64 = 1 << 48;
 
 fn corrupt(offset: u64, message: String) -> QemuError {
     QemuError::Corrupt { offset, message }
