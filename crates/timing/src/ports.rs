@@ -7,7 +7,7 @@
 //! full groups answers "all open at this cycle?" in one lookup, and only when
 //! the answer is no do the calendars search, as before.
 
-use crate::calendar::Calendar;
+use crate::calendar::{Calendar, Filled};
 use bottlenose_machine::GroupId;
 
 /// One cycle's full groups (bit g: group g has no room left in cycle `tag`).
@@ -71,18 +71,32 @@ impl PortCalendars {
         self.groups[g as usize].earliest(t, base)
     }
 
-    /// Books `amount` of group `g` in the cycle containing `t`.
-    #[inline]
+    /// Books `amount` of group `g` in the cycle containing `t` (tests).
+    #[cfg(test)]
     pub(crate) fn take(&mut self, g: GroupId, t: f64, amount: f64, base: i64) {
-        let Self { groups, rows, mask } = self;
-        groups[g as usize].take_noting(t, amount, base, |c| note(rows, mask, c, bit(g), base));
+        self.take_in(g, crate::calendar::cycle_of(t).max(base), amount, base);
+    }
+
+    /// Books `amount` of group `g` in cycle `c` (>= `base`).
+    #[inline]
+    pub(crate) fn take_in(&mut self, g: GroupId, c: i64, amount: f64, base: i64) {
+        let filled = self.groups[g as usize].take_filling(c, amount, base);
+        self.note_filled(g, filled, base);
     }
 
     /// The earliest time from `t` at which group `g` has room, booked there.
     #[inline]
     pub(crate) fn book_earliest(&mut self, g: GroupId, t: f64, amount: f64, base: i64) -> f64 {
-        let Self { groups, rows, mask } = self;
-        groups[g as usize].book_earliest_noting(t, amount, base, |c| note(rows, mask, c, bit(g), base))
+        let (at, filled) = self.groups[g as usize].book_earliest_filling(t, amount, base);
+        self.note_filled(g, filled, base);
+        at
+    }
+
+    #[inline(always)]
+    fn note_filled(&mut self, g: GroupId, filled: Filled, base: i64) {
+        for c in filled {
+            note(&mut self.rows, &mut self.mask, c, bit(g), base);
+        }
     }
 
     /// Usage booked on group `g` in cycle `c` (tests).

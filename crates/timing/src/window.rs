@@ -2,6 +2,8 @@
 //! load/store buffers (freed in order at retirement) and the scheduler (freed
 //! out of order as uops issue).
 
+use crate::calendar::cycle_of;
+
 /// In-order window: entries are freed oldest first.
 ///
 /// The entries (time they free, how many) sit in a power-of-two ring with
@@ -134,7 +136,7 @@ impl Scheduler {
     #[inline]
     pub fn earliest(&mut self, t: f64, n: u32) -> f64 {
         let n = n.min(self.size);
-        self.advance_to(t as i64);
+        self.advance_to(cycle_of(t));
         if self.occupied + n <= self.size {
             return t;
         }
@@ -147,13 +149,13 @@ impl Scheduler {
         }
     }
 
-    /// Books one entry that frees at `free_at` (a whole cycle after the current one).
+    /// Books one entry that frees in cycle `free_at` (after the current one).
     #[inline]
-    pub fn push(&mut self, free_at: f64) {
+    pub fn push(&mut self, free_at: i64) {
         if self.occupied >= self.size {
             return;
         }
-        let c = (free_at as i64).max(self.cursor);
+        let c = free_at.max(self.cursor);
         if c - self.cursor >= self.frees.len() as i64 {
             self.grow(c);
         }
@@ -189,10 +191,10 @@ mod tests {
     #[test]
     fn scheduler_frees_out_of_order() {
         let mut s = Scheduler::new(2);
-        s.push(9.0);
-        s.push(2.0);
+        s.push(9);
+        s.push(2);
         assert_eq!(s.earliest(0.0, 1), 2.0);
-        s.push(5000.0);
+        s.push(5000);
         assert_eq!(s.earliest(2.0, 1), 9.0);
         assert_eq!(s.earliest(9.0, 2), 5000.0);
     }

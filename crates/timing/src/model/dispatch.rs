@@ -3,7 +3,7 @@
 //! the ROB, scheduler and load/store buffers have room for it.
 
 use super::{fmax, Core, EPS};
-use crate::calendar::floor_pos;
+use crate::calendar::{cycle_of, floor_pos};
 use crate::events::{DispatchCause, DynInfo};
 use crate::resolve::InstrTiming;
 
@@ -83,7 +83,7 @@ impl Core {
         };
         self.dispatch_next = t + it.fused_uops as f64 * gap;
         self.last_dispatch = dispatch;
-        self.base = dispatch as i64;
+        self.base = cycle_of(dispatch);
         Dispatched { dispatch, slot: t, resteer, fetched, block_stall, wrong_path, cause }
     }
 

@@ -3,7 +3,7 @@
 //! and the instruction complete, and what the critical uop waited for.
 
 use super::{fmax, Core, EPS};
-use crate::calendar::floor_pos;
+use crate::calendar::cycle_of;
 use crate::events::{DynInfo, IssueCause, LatencyClass};
 use crate::resolve::{InstrTiming, Use};
 use bottlenose_decode::BranchKind;
@@ -220,7 +220,7 @@ impl Core {
                     // several: all open at `at` (one lookup), or move to each one's next
                     // open cycle, round and round, until all agree, which is once a whole
                     // round has not moved (a calendar is open at the cycle it just answered)
-                    let c = at as i64;
+                    let c = cycle_of(at);
                     if u.mask == 0 || c < base || !self.ports.all_open(c, u.mask) {
                         let n = u.targets.len();
                         let (mut k, mut unmoved) = (0, 0);
@@ -237,11 +237,12 @@ impl Core {
                             k = if k + 1 == n { 0 } else { k + 1 };
                         }
                     }
+                    let c = cycle_of(at).max(base);
                     for &g in &u.targets {
-                        self.ports.take(g, at, amount, base);
+                        self.ports.take_in(g, c, amount, base);
                     }
                 }
-                self.scheduler.push(floor_pos(at) + 1.0);
+                self.scheduler.push(cycle_of(at) + 1);
                 if first {
                     first = false;
                     if at > start + EPS || (binding.is_none() && full.is_some() && at >= start) {
