@@ -126,7 +126,7 @@ impl Calendar {
     }
 
     /// [`Calendar::book_earliest`], and the cycles the booking filled.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn book_earliest_filling(&mut self, t: f64, amount: f64, base: i64) -> (f64, Filled) {
         let c0 = cycle_of(t);
         let mut c = c0.max(self.first_open).max(base);
@@ -154,7 +154,7 @@ impl Calendar {
     }
 
     /// [`Calendar::take`] in cycle `c` (>= `base`), and the cycles the booking filled.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take_filling(&mut self, c: i64, amount: f64, base: i64) -> Filled {
         // fast path: the cycle is inside the ring and the booking fits
         if c - base < self.slots.len() as i64 {

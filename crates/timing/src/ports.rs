@@ -78,14 +78,14 @@ impl PortCalendars {
     }
 
     /// Books `amount` of group `g` in cycle `c` (>= `base`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take_in(&mut self, g: GroupId, c: i64, amount: f64, base: i64) {
         let filled = self.groups[g as usize].take_filling(c, amount, base);
         self.note_filled(g, filled, base);
     }
 
     /// The earliest time from `t` at which group `g` has room, booked there.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn book_earliest(&mut self, g: GroupId, t: f64, amount: f64, base: i64) -> f64 {
         let (at, filled) = self.groups[g as usize].book_earliest_filling(t, amount, base);
         self.note_filled(g, filled, base);

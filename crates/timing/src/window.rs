@@ -41,6 +41,11 @@ impl FifoWindow {
     #[inline]
     pub fn earliest(&mut self, mut t: f64, n: u32) -> f64 {
         let n = n.min(self.size);
+        if self.occupied + n <= self.size {
+            // room without freeing anything (freeing only adds room): the frees wait
+            // until the window is full, then go in one run (times asked for only grow)
+            return t;
+        }
         loop {
             self.free_until(t);
             if self.occupied + n <= self.size {
@@ -65,7 +70,8 @@ impl FifoWindow {
         }
     }
 
-    /// Entries held (as of the last [`FifoWindow::free_until`] or [`FifoWindow::earliest`]).
+    /// Entries held, as of the last [`FifoWindow::free_until`] (or a call of
+    /// [`FifoWindow::earliest`] that found the window full).
     pub fn occupied(&self) -> u32 {
         self.occupied
     }

@@ -196,11 +196,24 @@ impl Core {
     }
 
     /// [`Self::place`] with every use's count multiplied by `times` (an access split in two).
-    #[inline]
+    #[inline(always)]
     pub(super) fn place_n(&mut self, uses: &[Use], t: f64, times: f64) -> (f64, Option<GroupId>) {
+        match uses {
+            // most parts are one uop on one use: booked here, without the general loop's call
+            [u] if u.count == 1.0 && times == 1.0 => {
+                let (at, full) = self.book_uop(u, t, 1.0);
+                let start = if at > t + EPS || (full.is_some() && at >= t) { fmax(t, at) } else { t };
+                (start, if start > t + EPS { full.or(Some(u.group)) } else { None })
+            }
+            _ => self.place_all(uses, t, times),
+        }
+    }
+
+    /// [`Self::place_n`] for any uses and counts.
+    #[inline(never)]
+    fn place_all(&mut self, uses: &[Use], t: f64, times: f64) -> (f64, Option<GroupId>) {
         let mut start = t;
         let mut binding = None;
-        let base = self.base;
         for u in uses {
             let mut at = t;
             let mut remaining = u.count * times;
@@ -208,41 +221,8 @@ impl Core {
             while remaining > EPS {
                 let amount = remaining.min(1.0);
                 remaining -= amount;
-                let mut full = None;
-                if let [g] = u.targets[..] {
-                    // one calendar: its earliest open cycle is the answer, booked at once
-                    let e = self.ports.book_earliest(g, at, amount, base);
-                    if e > at {
-                        at = e;
-                        full = Some(g);
-                    }
-                } else {
-                    // several: all open at `at` (one lookup), or move to each one's next
-                    // open cycle, round and round, until all agree, which is once a whole
-                    // round has not moved (a calendar is open at the cycle it just answered)
-                    let c = cycle_of(at);
-                    if u.mask == 0 || c < base || !self.ports.all_open(c, u.mask) {
-                        let n = u.targets.len();
-                        let (mut k, mut unmoved) = (0, 0);
-                        while unmoved < n {
-                            let g = u.targets[k];
-                            let e = self.ports.earliest(g, at, base);
-                            if e > at {
-                                at = e;
-                                full = Some(g);
-                                unmoved = 1;
-                            } else {
-                                unmoved += 1;
-                            }
-                            k = if k + 1 == n { 0 } else { k + 1 };
-                        }
-                    }
-                    let c = cycle_of(at).max(base);
-                    for &g in &u.targets {
-                        self.ports.take_in(g, c, amount, base);
-                    }
-                }
-                self.scheduler.push(cycle_of(at) + 1);
+                let (booked, full) = self.book_uop(u, at, amount);
+                at = booked;
                 if first {
                     first = false;
                     if at > start + EPS || (binding.is_none() && full.is_some() && at >= start) {
@@ -253,5 +233,50 @@ impl Core {
             }
         }
         (start, if start > t + EPS { binding } else { None })
+    }
+
+    /// Books `amount` of one uop of `u` at the earliest cycle >= `t` where all its
+    /// targets have room, and its scheduler entry. Returns that time and the group
+    /// that moved it, if one did.
+    #[inline(always)]
+    fn book_uop(&mut self, u: &Use, t: f64, amount: f64) -> (f64, Option<GroupId>) {
+        let base = self.base;
+        let mut at = t;
+        let mut full = None;
+        if let [g] = u.targets[..] {
+            // one calendar: its earliest open cycle is the answer, booked at once
+            let e = self.ports.book_earliest(g, at, amount, base);
+            if e > at {
+                at = e;
+                full = Some(g);
+            }
+        } else {
+            // several: all open at `at` (one lookup), or move to each one's next
+            // open cycle, round and round, until all agree, which is once a whole
+            // round has not moved (a calendar is open at the cycle it just answered)
+            let c = cycle_of(at);
+            if u.mask == 0 || c < base || !self.ports.all_open(c, u.mask) {
+                let n = u.targets.len();
+                let (mut k, mut unmoved) = (0, 0);
+                while unmoved < n {
+                    let g = u.targets[k];
+                    let e = self.ports.earliest(g, at, base);
+                    if e > at {
+                        at = e;
+                        full = Some(g);
+                        unmoved = 1;
+                    } else {
+                        unmoved += 1;
+                    }
+                    k = if k + 1 == n { 0 } else { k + 1 };
+                }
+            }
+            let c = cycle_of(at).max(base);
+            for &g in &u.targets {
+                self.ports.take_in(g, c, amount, base);
+            }
+        }
+        self.scheduler.push(cycle_of(at) + 1);
+        (at, full)
     }
 }
