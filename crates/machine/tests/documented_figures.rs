@@ -290,7 +290,8 @@ fn peers_are_named() {
         ("icelake-server", "icelake-server", "ICX", "icl"),
         ("zen3", "znver3", "ZEN3", "zen3"),
         ("zen4", "znver4", "ZEN4", "zen4"),
-        ("zen5", "znver5", "ZEN5", "zen5"),
+        // OSACA has no Zen 5 model (0.7.1 knows ZEN1-ZEN4): its closest
+        ("zen5", "znver5", "ZEN4", "zen5"),
     ] {
         let p = machine(name).peers;
         assert_eq!(p.llvm_mcpu.as_deref(), Some(mcpu), "{name}");
