@@ -13,7 +13,8 @@
 //!
 //! `inline` (the default) runs both halves on this thread and times each (thread
 //! CPU); `threaded` times on a worker thread as `run` does and reports wall time.
-//! Either prints the baseline's cycles, which must not change with a speed-up.
+//! Either prints the baseline's cycles and a digest of the functional layer's counters
+//! (caches, TLBs, predictors), which must not change with a speed-up.
 
 use bottlenose_machine::Machine;
 use bottlenose_simulate::{Source, VariantEngine};
@@ -84,16 +85,19 @@ fn main() {
         let (outcomes, _) = engine.finish();
         let (wall, cpu) = (wall.elapsed().as_secs_f64(), process_cpu() - cpu);
         let n = end.simulated as f64;
+        // the functional layer's counters, in a line that a change must leave as it was
+        let counts = format!("{:?}", end.functional.counts());
+        let digest = counts.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
         let rate = |s: f64| n / s / 1e6;
         if threaded {
             println!(
-                "{n:.0} instructions, {:.0} cycles: wall {wall:.3} s ({:.1} M/s), CPU {cpu:.3} s, producer thread {produce:.3} s",
+                "{n:.0} instructions, {:.0} cycles, functional counts {digest:016x}: wall {wall:.3} s ({:.1} M/s), CPU {cpu:.3} s, producer thread {produce:.3} s",
                 outcomes[0].cycles,
                 rate(wall)
             );
         } else {
             println!(
-                "{n:.0} instructions, {:.0} cycles: producer {produce:.3} s ({:.1} M/s), timing {time:.3} s ({:.1} M/s), both {cpu:.3} s CPU",
+                "{n:.0} instructions, {:.0} cycles, functional counts {digest:016x}: producer {produce:.3} s ({:.1} M/s), timing {time:.3} s ({:.1} M/s), both {cpu:.3} s CPU",
                 outcomes[0].cycles,
                 rate(produce),
                 rate(time)
