@@ -45,30 +45,71 @@ impl GlobalHistory {
 
 /// Width of the per-table fold.
 pub(crate) const FOLD_BITS: u32 = 48;
+const FOLD_MASK: u64 = (1 << FOLD_BITS) - 1;
 
-/// The newest `orig_len` history bits folded to `comp_len` bits.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct FoldedHistory {
-    pub comp: u64,
-    orig_len: u32,
-    comp_len: u32,
-    outpoint: u32,
-    mask: u64,
+/// Most tagged tables a predictor has (TAGE clamps its count to 30).
+pub(crate) const MAX_TABLES: usize = 32;
+
+/// The global history as a predictor's tables hash it: per table of history length
+/// `L`, the newest `L` bits folded to `min(L, FOLD_BITS)` bits.
+///
+/// A fold of `L <= FOLD_BITS` bits is no fold: it is the newest `L` bits themselves,
+/// newest in bit 0, which one 64-bit shift register holds for every such table at
+/// once (the table masks it). Only the longer histories keep a fold of their own,
+/// updated in O(1) per bit: the newest bit enters at position 0, the bit that falls
+/// out of the window is removed at position `L mod FOLD_BITS`, and the bit shifted
+/// past the top wraps around (Michaud's scheme from the PPM-like / TAGE papers). Half
+/// the tables of a usual TAGE and ITTAGE fit the register, and the fold updates were
+/// the predictors' largest cost.
+#[derive(Debug, Clone)]
+pub(crate) struct TableFolds {
+    hist: GlobalHistory,
+    /// The newest 64 bits, newest in bit 0.
+    recent: u64,
+    /// Per table: the mask of `recent` that is its history (0 for a folded one).
+    recent_mask: [u64; MAX_TABLES],
+    /// Per table: its fold (0 for one read from `recent`).
+    folded: [u64; MAX_TABLES],
+    /// The folded tables: (table, `L`, `L mod FOLD_BITS`).
+    long: Vec<(usize, u32, u32)>,
 }
 
-impl FoldedHistory {
-    pub fn new(orig_len: u32, comp_len: u32) -> Self {
-        let comp_len = comp_len.clamp(1, 63);
-        Self { comp: 0, orig_len, comp_len, outpoint: orig_len % comp_len, mask: (1u64 << comp_len) - 1 }
+impl TableFolds {
+    /// The folds of tables with history lengths `lengths` (each at least 1, at most
+    /// [`MAX_TABLES`] of them).
+    pub fn new(lengths: &[u32]) -> Self {
+        assert!(lengths.len() <= MAX_TABLES && lengths.iter().all(|&l| l >= 1), "history lengths {lengths:?}");
+        let mut recent_mask = [0; MAX_TABLES];
+        let mut long = Vec::new();
+        for (t, &l) in lengths.iter().enumerate() {
+            if l <= FOLD_BITS {
+                recent_mask[t] = (1u64 << l) - 1;
+            } else {
+                long.push((t, l, l % FOLD_BITS));
+            }
+        }
+        let max_len = lengths.iter().copied().max().unwrap_or(1) as usize;
+        Self { hist: GlobalHistory::new(max_len), recent: 0, recent_mask, folded: [0; MAX_TABLES], long }
     }
 
-    /// Account for `bit`, just pushed onto `h`.
+    /// Push one bit of global history.
     #[inline(always)]
-    pub fn update(&mut self, bit: bool, h: &GlobalHistory) {
-        let mut c = (self.comp << 1) | bit as u64;
-        c ^= h.get(self.orig_len as usize) << self.outpoint;
-        c ^= c >> self.comp_len;
-        self.comp = c & self.mask;
+    pub fn push(&mut self, bit: bool) {
+        self.hist.push(bit);
+        self.recent = (self.recent << 1) | bit as u64;
+        for &(t, len, outpoint) in &self.long {
+            let f = &mut self.folded[t];
+            let mut c = (*f << 1) | bit as u64;
+            c ^= self.hist.get(len as usize) << outpoint;
+            c ^= c >> FOLD_BITS;
+            *f = c & FOLD_MASK;
+        }
+    }
+
+    /// Table `t`'s folded history.
+    #[inline(always)]
+    pub fn comp(&self, t: usize) -> u64 {
+        (self.recent & self.recent_mask[t]) | self.folded[t]
     }
 }
 
@@ -104,23 +145,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn folded_history_equals_direct_fold() {
-        for (len, width) in [(37u32, 10u32), (40, 10), (5, 5), (640, 48), (12, 48)] {
-            let mut h = GlobalHistory::new(len as usize);
-            let mut f = FoldedHistory::new(len, width);
-            let mut seed = 7u64;
-            for step in 0..2000 {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-                let bit = seed >> 63 == 1;
-                h.push(bit);
-                f.update(bit, &h);
-                if step >= len {
-                    // Direct: XOR of bit `age` at position `age mod width`.
-                    let mut d = 0u64;
-                    for age in 0..len as usize {
-                        d ^= h.get(age) << (age % width as usize);
-                    }
-                    assert_eq!(f.comp, d, "len {len} width {width} step {step}");
+    fn every_table_holds_its_history_folded() {
+        // lengths below, at and above the fold width, one a multiple of it
+        let lengths = [5u32, 12, 47, 48, 49, 96, 130, 640];
+        let mut folds = TableFolds::new(&lengths);
+        let mut bits: Vec<bool> = Vec::new(); // newest first
+        let mut seed = 7u64;
+        for step in 0..2000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let bit = seed >> 63 == 1;
+            folds.push(bit);
+            bits.insert(0, bit);
+            if step % 7 == 0 {
+                for (t, &len) in lengths.iter().enumerate() {
+                    // direct: the bit `age` pushes old sits at position `age mod width`
+                    let width = len.min(FOLD_BITS) as usize;
+                    let direct = bits.iter().take(len as usize).enumerate().fold(0u64, |d, (age, &b)| d ^ ((b as u64) << (age % width)));
+                    assert_eq!(folds.comp(t), direct, "length {len} after {} bits", step + 1);
                 }
             }
         }

@@ -26,7 +26,7 @@
 //! indirect target, which is what lets it tell consecutive targets apart.
 
 use super::rng::XorShift;
-use super::history::{geometric_lengths, hash_bits, FoldedHistory, GlobalHistory, FOLD_BITS};
+use super::history::{geometric_lengths, hash_bits, TableFolds, MAX_TABLES};
 use bottlenose_machine::BranchParams;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,13 +56,12 @@ pub struct Ittage {
     log_entries: u32,
     entries: Vec<Entry>,
     hist_len: Vec<u32>,
-    hist: GlobalHistory,
-    fold: Vec<FoldedHistory>,
+    folds: TableFolds,
     tick: u64,
     reset_high: bool,
     rng: XorShift,
-    idx: Vec<u32>,
-    tag: Vec<u16>,
+    idx: [u32; MAX_TABLES],
+    tag: [u16; MAX_TABLES],
 }
 
 impl Ittage {
@@ -71,20 +70,18 @@ impl Ittage {
         let log_entries = p.tage_log_entries.saturating_sub(1).clamp(4, 20);
         let min = p.tage_min_history.max(2);
         let hist_len = geometric_lengths(n, min, (p.tage_max_history / 2).max(min + n as u32));
-        let max_len = *hist_len.last().unwrap() as usize;
         Self {
             base: vec![BaseEntry::default(); 1 << log_entries],
             n,
             log_entries,
             entries: vec![Entry::default(); n << log_entries],
-            fold: hist_len.iter().map(|&l| FoldedHistory::new(l, l.min(FOLD_BITS))).collect(),
+            folds: TableFolds::new(&hist_len),
             hist_len,
-            hist: GlobalHistory::new(max_len),
             tick: 0,
             reset_high: true,
             rng: XorShift(0x2545_F491_4F6C_DD1D),
-            idx: vec![0; n],
-            tag: vec![0; n],
+            idx: [0; MAX_TABLES],
+            tag: [0; MAX_TABLES],
         }
     }
 
@@ -103,15 +100,15 @@ impl Ittage {
     pub fn predict_and_update(&mut self, pc: u64, target: u64) -> Option<u64> {
         let log = self.log_entries;
         let mask = (1u64 << log) - 1;
-        for i in 0..self.n {
-            let f = self.fold[i].comp;
+        for i in 0..self.n.min(MAX_TABLES) {
+            let f = self.folds.comp(i);
             let h = pc ^ (pc >> (log - 1).max(1)) ^ hash_bits(f, IDX_MUL, log);
             self.idx[i] = (h & mask) as u32;
             let t = pc ^ (pc >> 9) ^ hash_bits(f, TAG_MUL, TAG_BITS);
             self.tag[i] = (t & ((1 << TAG_BITS) - 1)) as u16;
         }
         let mut hits = 0u32;
-        for i in 0..self.n {
+        for i in 0..self.n.min(MAX_TABLES) {
             hits |= ((self.entries[self.slot(i)].tag == self.tag[i]) as u32) << i;
         }
         let provider = (hits != 0).then(|| 31 - hits.leading_zeros() as usize);
@@ -213,9 +210,6 @@ impl Ittage {
     /// Push one bit of global history.
     #[inline]
     pub fn push_history(&mut self, bit: bool) {
-        self.hist.push(bit);
-        for f in self.fold.iter_mut() {
-            f.update(bit, &self.hist);
-        }
+        self.folds.push(bit);
     }
 }

@@ -30,7 +30,7 @@
 //! reproducible. Nothing allocates after construction.
 
 use super::rng::XorShift;
-use super::history::{geometric_lengths, hash_bits, FoldedHistory, GlobalHistory, FOLD_BITS};
+use super::history::{geometric_lengths, hash_bits, TableFolds, FOLD_BITS, MAX_TABLES};
 use bottlenose_machine::BranchParams;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,13 +59,12 @@ pub struct Tage {
     /// Tables laid out one after another, `1 << log_entries` entries each.
     entries: Vec<Entry>,
     hist_len: Vec<u32>,
-    tag_bits: Vec<u32>,
+    tag_bits: [u32; MAX_TABLES],
     /// Per table: PC shift of the index hash and mask of the path-history
     /// bits used (min(L, 16) newest).
-    pc_shift: Vec<u32>,
-    path_mask: Vec<u64>,
-    hist: GlobalHistory,
-    fold: Vec<FoldedHistory>,
+    pc_shift: [u32; MAX_TABLES],
+    path_mask: [u64; MAX_TABLES],
+    folds: TableFolds,
     /// Path history: one address bit per branch, newest in bit 0.
     phist: u64,
     use_alt_on_na: i8,
@@ -73,8 +72,8 @@ pub struct Tage {
     reset_high: bool,
     rng: XorShift,
     // Scratch for the current branch (computed in predict, used in update).
-    idx: Vec<u32>,
-    tag: Vec<u16>,
+    idx: [u32; MAX_TABLES],
+    tag: [u16; MAX_TABLES],
 }
 
 /// What [`Tage::predict_and_update`] decided.
@@ -92,8 +91,8 @@ impl Tage {
         let hist_len = geometric_lengths(n, p.tage_min_history.max(1), p.tage_max_history.max(2));
         // Partial tags get wider with history length: 8 bits for T1 up to 15.
         let span = (n - 1).max(1);
-        let tag_bits: Vec<u32> = (0..n).map(|i| (8 + (i * 7) / span).min(15) as u32).collect();
-        let max_len = *hist_len.last().unwrap() as usize;
+        let per_table = |f: &dyn Fn(usize) -> u64| -> [u64; MAX_TABLES] { std::array::from_fn(|i| if i < n { f(i) } else { 0 }) };
+        let tag_bits = per_table(&|i| (8 + (i * 7) / span).min(15) as u64).map(|b| b as u32);
         let base_log = log_entries + 2;
         Self {
             base: vec![2; 1 << base_log], // weakly taken
@@ -101,19 +100,18 @@ impl Tage {
             n,
             log_entries,
             entries: vec![Entry::default(); n << log_entries],
-            fold: hist_len.iter().map(|&l| FoldedHistory::new(l, l.min(FOLD_BITS))).collect(),
-            pc_shift: (0..n as u32).map(|i| log_entries.saturating_sub(i + 1).max(1)).collect(),
-            path_mask: hist_len.iter().map(|&l| (1u64 << l.min(16)) - 1).collect(),
+            folds: TableFolds::new(&hist_len),
+            pc_shift: per_table(&|i| log_entries.saturating_sub(i as u32 + 1).max(1) as u64).map(|s| s as u32),
+            path_mask: per_table(&|i| (1u64 << hist_len[i].min(16)) - 1),
             hist_len,
             tag_bits,
-            hist: GlobalHistory::new(max_len),
             phist: 0,
             use_alt_on_na: 0,
             tick: 0,
             reset_high: true,
             rng: XorShift(0x9E37_79B9_7F4A_7C15),
-            idx: vec![0; n],
-            tag: vec![0; n],
+            idx: [0; MAX_TABLES],
+            tag: [0; MAX_TABLES],
         }
     }
 
@@ -126,8 +124,8 @@ impl Tage {
     #[inline(always)]
     fn compute_indices(&mut self, pc: u64) {
         let mask = (1u64 << self.log_entries) - 1;
-        for i in 0..self.n {
-            let f = self.fold[i].comp;
+        for i in 0..self.n.min(MAX_TABLES) {
+            let f = self.folds.comp(i);
             // Index: PC, the folded global history (≤ 48 bits) and up to 16
             // bits of path history, hashed together.
             let x = f ^ ((self.phist & self.path_mask[i]) << FOLD_BITS);
@@ -152,7 +150,7 @@ impl Tage {
         // Provider and alternate: the two longest hitting tables (found from a
         // bit mask of tag matches, without data-dependent branches).
         let mut hits = 0u32;
-        for i in 0..self.n {
+        for i in 0..self.n.min(MAX_TABLES) {
             hits |= ((self.entries[self.slot(i)].tag == self.tag[i]) as u32) << i;
         }
         let provider = (hits != 0).then(|| 31 - hits.leading_zeros() as usize);
@@ -253,10 +251,7 @@ impl Tage {
     /// Push one bit of global history (a conditional outcome or a target bit).
     #[inline]
     pub fn push_history(&mut self, bit: bool) {
-        self.hist.push(bit);
-        for f in self.fold.iter_mut() {
-            f.update(bit, &self.hist);
-        }
+        self.folds.push(bit);
     }
 
     /// Push one address bit of a branch onto the path history.

@@ -73,6 +73,29 @@ const MAX_STREAMS: usize = 64;
 /// Distance of `--prefetcher stride` on a machine without a `[prefetch]` section.
 const FALLBACK_DISTANCE_LINES: i64 = 16;
 
+/// Bit `i` set where `keys[i] == key` (`keys.len()` a multiple of 4, at most 64).
+#[inline(always)]
+fn matches_u32(keys: &[u32], key: u32) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32};
+        let mut m = 0u64;
+        // SAFETY: SSE2 is in every x86-64 CPU; each load reads 4 keys inside the slice
+        unsafe {
+            let k = _mm_set1_epi32(key as i32);
+            for (c, chunk) in keys.chunks_exact(4).enumerate() {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                m |= (_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, k))) as u64) << (4 * c);
+            }
+        }
+        m
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        keys.iter().enumerate().fold(0, |m, (i, &k)| m | ((k == key) as u64) << i)
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct Stream {
     page: u64,
@@ -123,8 +146,18 @@ pub(crate) struct PrefetchEngine {
     distance: i64,
     n_streams: usize,
     streams: [Stream; MAX_STREAMS],
+    /// Each stream's page ([`NO_PAGE`] while invalid), apart from the streams: the lookup
+    /// of every access compares them all at once (was a scan of the 40-byte entries).
+    pages: [u64; MAX_STREAMS],
+    /// The low 32 bits of `pages`: what the lookup compares.
+    keys: [u32; MAX_STREAMS],
+    /// The stream the last access found: accesses run along a few streams at a time.
+    last_hit: usize,
     next_victim: usize,
 }
+
+/// The page of no stream (a page number is an address shifted right by 12: never this).
+const NO_PAGE: u64 = u64::MAX;
 
 impl PrefetchEngine {
     pub fn new(kind: Prefetcher, params: &Params, line_shift: u32) -> Self {
@@ -149,6 +182,9 @@ impl PrefetchEngine {
             distance: distance.max(1),
             n_streams: n_streams.clamp(1, MAX_STREAMS),
             streams: [Stream::default(); MAX_STREAMS],
+            pages: [NO_PAGE; MAX_STREAMS],
+            keys: [NO_PAGE as u32; MAX_STREAMS],
+            last_hit: 0,
             next_victim: 0,
         }
     }
@@ -198,10 +234,30 @@ impl PrefetchEngine {
         Prefetches::default()
     }
 
+    /// The stream of `page`, if one is valid (at most one is: a stream is made for a
+    /// page only when none has it).
+    #[inline(always)]
+    fn find(&mut self, page: u64) -> Option<usize> {
+        if self.pages[self.last_hit] == page {
+            return Some(self.last_hit);
+        }
+        // the low halves of the pages compared four at a time; a match is checked whole
+        let mut m = matches_u32(&self.keys[..self.n_streams.next_multiple_of(4)], page as u32);
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            if self.pages[i] == page {
+                self.last_hit = i;
+                return Some(i);
+            }
+            m &= m - 1;
+        }
+        None
+    }
+
     fn observe_stream(&mut self, line: u64) -> Prefetches {
         let page = self.page(line);
         let n = self.n_streams;
-        let idx = match self.streams[..n].iter().position(|s| s.valid && s.page == page) {
+        let idx = match self.find(page) {
             Some(i) => i,
             None => {
                 // a stream that walked into this page from the page before it
@@ -214,6 +270,8 @@ impl PrefetchEngine {
                 let i = self.next_victim;
                 self.next_victim = (i + 1) % n;
                 self.streams[i] = new;
+                self.pages[i] = page;
+                self.keys[i] = page as u32;
                 if new.confidence == 0 {
                     return Prefetches::default();
                 }
