@@ -8,7 +8,7 @@ use crate::strings::{StringRun, StringSpan};
 use bottlenose_decode::BranchKind;
 use bottlenose_functional::{FunctionalLayer, Idealization, MemLevel, Prefetcher};
 use bottlenose_machine::Machine;
-use bottlenose_trace::ExecutedInsn;
+use bottlenose_trace::{ExecutedInsn, MemAccess};
 use bottlenose_timing::{DynInfo, StringWork};
 use std::num::NonZeroU64;
 
@@ -162,46 +162,14 @@ impl Front {
     #[inline]
     fn fill(&mut self, insn: &ExecutedInsn<'_>, stat: &FrontFacts, info: &mut DynInfo) {
         self.fetch(insn.vaddr, stat, info);
-        // QEMU reports a wide access in pieces (a ymm load as 8-byte reads), so a line split
-        // is judged on the instruction's contiguous span of loads and of stores
-        let (mut loads, mut stores) = (AccessSpan::default(), AccessSpan::default());
-        for m in insn.mem() {
-            if m.is_store { &mut stores } else { &mut loads }.add(m.vaddr, m.size as u64);
-            let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
-            let level = level_index(o.level);
-            if m.is_store {
-                info.store_level = info.store_level.max(level);
-                if info.store_addr.is_none() {
-                    info.store_addr = NonZeroU64::new(m.vaddr);
-                }
-            } else {
-                info.load_level = info.load_level.max(level);
-                if info.load_addr.is_none() {
-                    info.load_addr = NonZeroU64::new(m.vaddr);
-                }
-                info.load_extra_latency += o.tlb_cycles as f32;
-            }
+        let mem = insn.mem();
+        if !mem.is_empty() {
+            self.fill_accesses(mem, info);
         }
-        info.lines.set_writebacks(self.functional.caches.take_writebacks());
-        let line_shift = self.functional.caches.data_line_shift();
-        if loads.spans_two_lines(line_shift) {
-            info.lines.set_load_split();
-        }
-        if stores.spans_two_lines(line_shift) {
-            info.lines.set_store_split();
-        }
-        let started = self.functional.caches.take_prefetches();
-        if let Some(&(line, from)) = started.as_slice().first() {
-            info.prefetch_line = NonZeroU64::new(line);
-            info.prefetch_level = level_index(from);
-            // a second line rides along as a delta (DynInfo stays small); more are not timed
-            if let Some(&(second, from2)) = started.as_slice().get(1) {
-                let lines = (second.wrapping_sub(line) as i64) >> line_shift;
-                if let Ok(d) = i8::try_from(lines) {
-                    info.prefetch_next_lines = d;
-                    info.prefetch_level = info.prefetch_level.max(level_index(from2));
-                }
-            }
+        // an instruction fetch's fill may push a dirty line out of a shared level too
+        let writebacks = self.functional.caches.take_writebacks();
+        if writebacks != [0; 3] {
+            info.lines.set_writebacks(writebacks);
         }
         if stat.branch != BranchKind::None && stat.branch != BranchKind::Other {
             let fallthrough = insn.vaddr + stat.len as u64;
@@ -223,6 +191,54 @@ impl Front {
                     self.pending_missed_bubble += bubble;
                 } else {
                     self.pending_bubble += bubble;
+                }
+            }
+        }
+    }
+}
+
+impl Front {
+    /// An instruction's data accesses through the caches and TLBs, and what they
+    /// started: line splits, prefetches (only data accesses start them).
+    #[inline(always)]
+    fn fill_accesses(&mut self, mem: &[MemAccess], info: &mut DynInfo) {
+        // QEMU reports a wide access in pieces (a ymm load as 8-byte reads), so a line split
+        // is judged on the instruction's contiguous span of loads and of stores
+        let (mut loads, mut stores) = (AccessSpan::default(), AccessSpan::default());
+        for m in mem {
+            if m.is_store { &mut stores } else { &mut loads }.add(m.vaddr, m.size as u64);
+            let o = self.functional.data_access(m.vaddr, m.size as u32, m.is_store);
+            let level = level_index(o.level);
+            if m.is_store {
+                info.store_level = info.store_level.max(level);
+                if info.store_addr.is_none() {
+                    info.store_addr = NonZeroU64::new(m.vaddr);
+                }
+            } else {
+                info.load_level = info.load_level.max(level);
+                if info.load_addr.is_none() {
+                    info.load_addr = NonZeroU64::new(m.vaddr);
+                }
+                info.load_extra_latency += o.tlb_cycles as f32;
+            }
+        }
+        let line_shift = self.functional.caches.data_line_shift();
+        if loads.spans_two_lines(line_shift) {
+            info.lines.set_load_split();
+        }
+        if stores.spans_two_lines(line_shift) {
+            info.lines.set_store_split();
+        }
+        let started = self.functional.caches.take_prefetches();
+        if let Some(&(line, from)) = started.as_slice().first() {
+            info.prefetch_line = NonZeroU64::new(line);
+            info.prefetch_level = level_index(from);
+            // a second line rides along as a delta (DynInfo stays small); more are not timed
+            if let Some(&(second, from2)) = started.as_slice().get(1) {
+                let lines = (second.wrapping_sub(line) as i64) >> line_shift;
+                if let Ok(d) = i8::try_from(lines) {
+                    info.prefetch_next_lines = d;
+                    info.prefetch_level = info.prefetch_level.max(level_index(from2));
                 }
             }
         }
