@@ -87,9 +87,24 @@ impl Calendar {
         self.first_open = 0; // "full up to here" was about the old capacity
     }
 
+    /// The slot of cycle `c` in the ring.
+    #[inline(always)]
+    fn slot(&self, c: i64) -> &Slot {
+        debug_assert_eq!(self.mask + 1, self.slots.len());
+        // SAFETY: `mask` is `slots.len() - 1` (a power of two), set with `slots` in `new` and `ensure`
+        unsafe { self.slots.get_unchecked(c as usize & self.mask) }
+    }
+
+    #[inline(always)]
+    fn slot_mut(&mut self, c: i64) -> &mut Slot {
+        debug_assert_eq!(self.mask + 1, self.slots.len());
+        // SAFETY: as in `slot`
+        unsafe { self.slots.get_unchecked_mut(c as usize & self.mask) }
+    }
+
     #[inline(always)]
     fn usage(&self, c: i64) -> f64 {
-        let s = self.slots[c as usize & self.mask];
+        let s = *self.slot(c);
         if s.tag == c {
             s.used
         } else {
@@ -170,7 +185,7 @@ impl Calendar {
     /// moves `first_open` on if it was the first open one.
     #[inline(always)]
     fn book_in_slot(&mut self, c: i64, u: f64, base: i64) -> Filled {
-        self.slots[c as usize & self.mask] = Slot { tag: c, used: u };
+        *self.slot_mut(c) = Slot { tag: c, used: u };
         if u >= self.cap - EPS {
             if c == self.first_open.max(base) {
                 self.advance_first_open(base);
@@ -189,8 +204,7 @@ impl Calendar {
         let end = loop {
             self.ensure(c, base);
             let cap = self.cap;
-            let m = self.mask;
-            let s = &mut self.slots[c as usize & m];
+            let s = self.slot_mut(c);
             if s.tag != c {
                 *s = Slot { tag: c, used: 0.0 };
             }

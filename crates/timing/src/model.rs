@@ -38,6 +38,11 @@ mod string_op;
 
 const EPS: f64 = 1e-9;
 
+/// Per-register state is kept for every `u8` register id (`NUM_REGS` are used): an
+/// index by a `RegId` then needs no bounds check on the hot path.
+const REG_SLOTS: usize = 256;
+const _: () = assert!(NUM_REGS <= REG_SLOTS);
+
 /// max of two times; times are never NaN, so no NaN handling (f64::max's showed in profiles).
 #[inline(always)]
 fn fmax(a: f64, b: f64) -> f64 {
@@ -64,14 +69,14 @@ pub struct Core {
     store_buffer: FifoWindow,
     store_drain: f64,
     scheduler: Scheduler,
-    reg_ready: [f64; NUM_REGS],
+    reg_ready: [f64; REG_SLOTS],
     /// When each register is ready for a chained FMA's accumulator (earlier than
     /// `reg_ready` when an FMA with late forwarding wrote it).
-    acc_ready: [f64; NUM_REGS],
+    acc_ready: [f64; REG_SLOTS],
     /// For the accounting views only (no effect on timing): the latency class of
     /// each register's last writer and from when its result is late because of it.
-    reg_class: [LatencyClass; NUM_REGS],
-    reg_penalty: [f64; NUM_REGS],
+    reg_class: [LatencyClass; REG_SLOTS],
+    reg_penalty: [f64; REG_SLOTS],
     memory: ShadowMemory,
     prefetched: PrefetchedLines,
     resteer_at: f64,
@@ -112,10 +117,10 @@ impl Core {
             last_commit: -1.0,
             base: 0,
             store_drain: 0.0,
-            reg_ready: [0.0; NUM_REGS],
-            acc_ready: [0.0; NUM_REGS],
-            reg_class: [LatencyClass::Short; NUM_REGS],
-            reg_penalty: [0.0; NUM_REGS],
+            reg_ready: [0.0; REG_SLOTS],
+            acc_ready: [0.0; REG_SLOTS],
+            reg_class: [LatencyClass::Short; REG_SLOTS],
+            reg_penalty: [0.0; REG_SLOTS],
             memory: ShadowMemory::new(),
             prefetched: PrefetchedLines::new(),
             resteer_at: 0.0,

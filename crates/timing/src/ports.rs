@@ -62,7 +62,9 @@ impl PortCalendars {
     /// Every group of `mask` has room in cycle `c` (0 < `mask`).
     #[inline(always)]
     pub(crate) fn all_open(&self, c: i64, mask: u64) -> bool {
-        let r = self.rows[c as usize & self.mask];
+        debug_assert_eq!(self.mask + 1, self.rows.len());
+        // SAFETY: `mask` is `rows.len() - 1` (a power of two), set with `rows` in `new` and `grow`
+        let r = unsafe { *self.rows.get_unchecked(c as usize & self.mask) };
         r.tag != c || r.full & mask == 0
     }
 
@@ -121,7 +123,9 @@ fn note(rows: &mut Vec<Row>, mask: &mut usize, c: i64, bit: u64, base: i64) {
     if c - base >= rows.len() as i64 {
         grow(rows, mask, c, base);
     }
-    let r = &mut rows[c as usize & *mask];
+    debug_assert_eq!(*mask + 1, rows.len());
+    // SAFETY: as in `all_open`
+    let r = unsafe { rows.get_unchecked_mut(c as usize & *mask) };
     if r.tag != c {
         *r = Row { tag: c, full: 0 };
     }

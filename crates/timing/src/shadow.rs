@@ -39,7 +39,8 @@ pub fn short_key(key: u64) -> u32 {
 
 #[derive(Clone)]
 pub struct ShadowMemory {
-    entries: Vec<Entry>,
+    /// A fixed-size table: an index masked by `MASK` needs no bounds check.
+    entries: Box<[Entry; 1 << BITS]>,
 }
 
 impl Default for ShadowMemory {
@@ -50,7 +51,8 @@ impl Default for ShadowMemory {
 
 impl ShadowMemory {
     pub fn new() -> Self {
-        Self { entries: vec![Entry { tag: EMPTY, key: 0, ready: 0.0 }; 1 << BITS] }
+        let entries = vec![Entry { tag: EMPTY, key: 0, ready: 0.0 }; 1 << BITS].into_boxed_slice();
+        Self { entries: entries.try_into().unwrap_or_else(|_| unreachable!("the table has 1 << BITS entries")) }
     }
 
     /// Direct-mapped by the granule's low bits, folded with the next ones so

@@ -52,8 +52,16 @@ impl FifoWindow {
                 return t;
             }
             // full: wait for the oldest (the ring is not empty, or n would fit)
-            t = self.ring[self.head & (self.ring.len() - 1)].0;
+            t = self.at(self.head & (self.ring.len() - 1)).0;
         }
+    }
+
+    /// Ring entry `k` (an index already masked by the ring's length minus one).
+    #[inline(always)]
+    fn at(&self, k: usize) -> (f64, u32) {
+        debug_assert!(k < self.ring.len());
+        // SAFETY: every caller masks `k` with `ring.len() - 1`, the ring's length a power of two
+        unsafe { *self.ring.get_unchecked(k) }
     }
 
     /// Frees the entries that are free by `t`.
@@ -61,7 +69,7 @@ impl FifoWindow {
     pub fn free_until(&mut self, t: f64) {
         let m = self.ring.len() - 1;
         while self.head < self.tail {
-            let (free, k) = self.ring[self.head & m];
+            let (free, k) = self.at(self.head & m);
             if free > t {
                 break;
             }
@@ -90,13 +98,14 @@ impl FifoWindow {
                 // the ring is full of pushes not yet freed: after a shrink (a forked
                 // variant), or for an owner that frees lazily and sized the window
                 // well above what can be live; the oldest goes
-                let (_, k) = self.ring[self.head & (self.ring.len() - 1)];
+                let (_, k) = self.at(self.head & (self.ring.len() - 1));
                 self.head += 1;
                 self.occupied -= k;
             }
             self.occupied += n;
             let m = self.ring.len() - 1;
-            self.ring[self.tail & m] = (free_at, n);
+            // SAFETY: masked by `len - 1` of a power-of-two length
+            unsafe { *self.ring.get_unchecked_mut(self.tail & m) = (free_at, n) };
             self.tail += 1;
         }
     }
@@ -127,8 +136,11 @@ impl Scheduler {
     fn advance_to(&mut self, c: i64) {
         while self.cursor <= c {
             let s = self.cursor as usize & self.mask;
-            self.occupied -= self.frees[s];
-            self.frees[s] = 0;
+            debug_assert_eq!(self.mask + 1, self.frees.len());
+            // SAFETY: `mask` is `frees.len() - 1` (a power of two), set with `frees` in `new` and `grow`
+            let f = unsafe { self.frees.get_unchecked_mut(s) };
+            self.occupied -= *f;
+            *f = 0;
             self.cursor += 1;
         }
     }
@@ -165,7 +177,9 @@ impl Scheduler {
         if c - self.cursor >= self.frees.len() as i64 {
             self.grow(c);
         }
-        self.frees[c as usize & self.mask] += 1;
+        debug_assert_eq!(self.mask + 1, self.frees.len());
+        // SAFETY: as in `advance_to`
+        unsafe { *self.frees.get_unchecked_mut(c as usize & self.mask) += 1 };
         self.occupied += 1;
     }
 
