@@ -22,6 +22,13 @@ use crate::{fastforward, follow, maps};
 thread_local! {
     /// Scratch space for TB_DEF records.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The block this vCPU (thread) executes: its memory callbacks are the only ones it takes.
+    static EXECUTING: std::cell::Cell<u32> = const { std::cell::Cell::new(u32::MAX) };
+}
+
+/// A memory callback's user data: the block's id and the instruction's index in it.
+fn mem_userdata(id: u32, index: usize) -> *mut c_void {
+    ((id as usize) << 16 | (index & 0xffff)) as *mut c_void
 }
 
 unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
@@ -101,7 +108,7 @@ unsafe extern "C" fn vcpu_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_t
             Some(vcpu_mem),
             qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
             qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_RW,
-            i as *mut c_void,
+            mem_userdata(id, i),
         );
     }
 }
@@ -111,6 +118,7 @@ unsafe extern "C" fn vcpu_tb_exec(vcpu_index: c_uint, userdata: *mut c_void) {
     if fastforward::enabled() {
         fastforward::before_full_block((userdata as usize >> 32) as u64);
     }
+    EXECUTING.set(id);
     let rec = wire::tb_exec(id, vcpu_index.min(u16::MAX as u32) as u16);
     with_writer(|w| {
         w.put(&rec);
@@ -124,7 +132,14 @@ unsafe extern "C" fn vcpu_mem(
     vaddr: u64,
     userdata: *mut c_void,
 ) {
-    let index = userdata as usize as u16;
+    let (block, index) = ((userdata as usize >> 16) as u32, userdata as usize as u16);
+    // QEMU 7.2 calls the last memory callbacks set up by generated code for its own
+    // accesses to guest memory too (a signal frame written on delivery, between
+    // blocks): they are not the block's, and would land on whatever instruction the
+    // reader has open (a SIGCHLD arriving mid-run corrupted the stream)
+    if block != EXECUTING.get() {
+        return;
+    }
     let shift = qemu_plugin_mem_size_shift(info).min(0x7f) as u8;
     let rec = wire::mem(index, MemInfo::new(shift, qemu_plugin_mem_is_store(info)), vaddr);
     with_writer(|w| {

@@ -230,6 +230,9 @@ extern "C" fn after_fork_in_child() {
         stop();
         return;
     };
+    if let Some(w) = guard.as_mut() {
+        w.unmap_parent_sink();
+    }
     let was_on = !DISABLED.load(Ordering::Relaxed);
     crate::fastforward::forked_child();
     // SAFETY: connecting with plain system calls.
@@ -253,7 +256,11 @@ extern "C" fn after_fork_in_child() {
             }
             w.defs = defs;
         }
-        _ => stop(),
+        _ => {
+            // nobody takes this child's stream: no writer at all
+            stop();
+            *guard = None;
+        }
     }
 }
 

@@ -209,6 +209,17 @@ impl Writer {
 }
 
 impl Writer {
+    /// In a forked child: the parent's shared memory is not the child's to write,
+    /// so its mapping goes (a stray write then faults instead of corrupting the
+    /// parent's stream), and the sink with it.
+    pub(crate) fn unmap_parent_sink(&mut self) {
+        if let Sink::Shm { base, region_size, n_regions, .. } = self.sink {
+            // SAFETY: the mapping `map_shm` made, of this size; nothing uses it after this
+            unsafe { libc::munmap(base.cast(), SHM_HEADER + n_regions * region_size) };
+            self.sink = Sink::Fd { buf: Vec::new(), is_socket: true };
+        }
+    }
+
     /// Waits for the reader's answer to a pause (`None`: the reader is gone,
     /// or this is no shared memory stream).
     pub(crate) fn wait_resume(&mut self) -> Option<bottlenose_trace_format::transport::Resume> {
