@@ -20,7 +20,7 @@ use bottlenose_machine::Machine;
 use bottlenose_simulate::{Source, VariantEngine};
 use bottlenose_timing::{Acceleration, CoreConfig};
 use bottlenose_trace::{ProcessTrace, TraceStream};
-use bottlenose_trace_source::{Exact, Roi, TraceOptions, TraceSource};
+use bottlenose_trace_source::{Exact, TraceOptions, TraceSource};
 use bottlenose_views::{InstructionCost, SharedFacts, StallCauseCounter};
 use std::time::Instant;
 
@@ -40,20 +40,6 @@ fn process_cpu() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-fn options() -> TraceOptions<()> {
-    TraceOptions {
-        roi: Roi::Whole,
-        warm: true,
-        max_instructions: None,
-        roi_placement: None,
-        idealization: Default::default(),
-        prefetcher: Default::default(),
-        interrupt: None,
-        progress: None,
-        on_estimate: None,
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
@@ -70,7 +56,7 @@ fn main() {
         let configs = vec![CoreConfig::new(&machine, &Acceleration::nominal(&machine))];
         let listeners = (StallCauseCounter::new(&machine), InstructionCost::new());
         let mut engine = if threaded { VariantEngine::new(configs, listeners, 1) } else { VariantEngine::inline(configs, listeners) };
-        let mut source = TraceSource::new(&machine, trace, options(), engine.take_returns(), Vec::new(), SharedFacts::new(), None::<Exact>);
+        let mut source = TraceSource::new(&machine, trace, TraceOptions::default(), engine.take_returns(), Vec::new(), SharedFacts::new(), None::<Exact>);
         let (wall, cpu) = (Instant::now(), process_cpu());
         let (mut produce, mut time) = (0.0, 0.0);
         loop {

@@ -123,6 +123,24 @@ pub struct TraceOptions<E> {
     pub on_estimate: Option<Box<dyn FnMut(u64, E) + Send>>,
 }
 
+impl<E> Default for TraceOptions<E> {
+    /// What `run` does without options: the whole program, caches and predictors
+    /// warm, no instruction limit, nothing idealized, the machine's prefetchers.
+    fn default() -> Self {
+        TraceOptions {
+            roi: Roi::Whole,
+            warm: true,
+            max_instructions: None,
+            roi_placement: None,
+            idealization: Default::default(),
+            prefetcher: Default::default(),
+            interrupt: None,
+            progress: None,
+            on_estimate: None,
+        }
+    }
+}
+
 /// The trace's instructions into the producer, with progress, the interrupt
 /// and fast-forward's pauses around it.
 struct Consumer<'m, S: Schedule> {

@@ -7,7 +7,7 @@ use bottlenose_simulate::{drive, Source, VariantEngine};
 use bottlenose_timing::{Acceleration, BatchPart, CoreConfig};
 use bottlenose_trace::{GuestExit, ProcessTrace, TraceStream};
 use bottlenose_trace_format::record as wire;
-use bottlenose_trace_source::{Exact, Roi, TraceEnd, TraceOptions, TraceSource, BATCH};
+use bottlenose_trace_source::{Exact, TraceEnd, TraceOptions, TraceSource, BATCH};
 use bottlenose_views::SharedFacts;
 use std::num::NonZeroU64;
 
@@ -32,17 +32,7 @@ fn chain_trace(executions: usize) -> Vec<u8> {
 }
 
 fn options(max_instructions: Option<u64>) -> TraceOptions<()> {
-    TraceOptions {
-        roi: Roi::Whole,
-        warm: true,
-        max_instructions: max_instructions.and_then(NonZeroU64::new),
-        roi_placement: None,
-        idealization: Default::default(),
-        prefetcher: Default::default(),
-        interrupt: None,
-        progress: None,
-        on_estimate: None,
-    }
+    TraceOptions { max_instructions: max_instructions.and_then(NonZeroU64::new), ..Default::default() }
 }
 
 fn baseline(machine: &Machine) -> Vec<CoreConfig> {
