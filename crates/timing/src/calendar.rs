@@ -63,6 +63,11 @@ pub(crate) type Filled = std::ops::Range<i64>;
 #[derive(Debug, Clone)]
 pub struct Calendar {
     cap: f64,
+    /// `cap - EPS`: a cycle used this much is full. With `fits`, kept beside `cap`
+    /// rather than computed on every booking (the same values, so the same answers).
+    full_at: f64,
+    /// `cap + EPS`: a cycle used up to this much is within capacity.
+    fits: f64,
     /// One slot per cycle of a ring (tag and usage side by side: one cache line
     /// per lookup).
     slots: Vec<Slot>,
@@ -74,7 +79,7 @@ pub struct Calendar {
 impl Calendar {
     pub fn new(cap: f64) -> Self {
         let len = 256;
-        Self { cap, slots: vec![EMPTY; len], mask: len - 1, first_open: 0 }
+        Self { cap, full_at: cap - EPS, fits: cap + EPS, slots: vec![EMPTY; len], mask: len - 1, first_open: 0 }
     }
 
     pub fn capacity(&self) -> f64 {
@@ -84,6 +89,8 @@ impl Calendar {
     /// The same bookings under another capacity (a forked timing variant).
     pub fn set_capacity(&mut self, cap: f64) {
         self.cap = cap;
+        self.full_at = cap - EPS;
+        self.fits = cap + EPS;
         self.first_open = 0; // "full up to here" was about the old capacity
     }
 
@@ -114,7 +121,7 @@ impl Calendar {
 
     #[inline(always)]
     fn is_open(&self, c: i64) -> bool {
-        self.usage(c) < self.cap - EPS
+        self.usage(c) < self.full_at
     }
 
     /// Earliest time >= `t` at which one more uop fits. `base` is the current
@@ -147,10 +154,10 @@ impl Calendar {
         let mut c = c0.max(self.first_open).max(base);
         loop {
             let used = self.usage(c);
-            if used < self.cap - EPS {
+            if used < self.full_at {
                 let u = used + amount;
                 // inside the ring and no overdraft: book here; else as `take` would
-                let filled = if c - base < self.slots.len() as i64 && u <= self.cap + EPS {
+                let filled = if c - base < self.slots.len() as i64 && u <= self.fits {
                     self.book_in_slot(c, u, base)
                 } else {
                     self.take_with_carry(c, amount, base)
@@ -174,7 +181,7 @@ impl Calendar {
         // fast path: the cycle is inside the ring and the booking fits
         if c - base < self.slots.len() as i64 {
             let u = self.usage(c) + amount;
-            if u <= self.cap + EPS {
+            if u <= self.fits {
                 return self.book_in_slot(c, u, base);
             }
         }
@@ -186,7 +193,7 @@ impl Calendar {
     #[inline(always)]
     fn book_in_slot(&mut self, c: i64, u: f64, base: i64) -> Filled {
         *self.slot_mut(c) = Slot { tag: c, used: u };
-        if u >= self.cap - EPS {
+        if u >= self.full_at {
             if c == self.first_open.max(base) {
                 self.advance_first_open(base);
             }
