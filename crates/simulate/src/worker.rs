@@ -111,7 +111,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
                         },
                         (None, Snapshots::Send(_)) => unreachable!("the baseline is its worker's first core"),
                     };
-                    *core = base.fork(core.config().clone());
+                    base.fork_into(core);
                     (&records[at..], false)
                 }
                 (_, VariantsTime::Skip | VariantsTime::WarmUp, _, None) | (_, VariantsTime::Same, BatchPart::WarmUp, None) => continue,

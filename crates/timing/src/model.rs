@@ -147,20 +147,37 @@ impl Core {
     /// sensitivity starts its variants this way at each sampling window).
     pub fn fork(&self, cfg: CoreConfig) -> Core {
         let mut c = self.clone();
-        c.ports.set_capacities(&cfg.group_capacity, c.base);
-        for (l, fill) in c.fills.iter_mut().enumerate().skip(1) {
+        c.memory.begin_fork(None);
+        c.reconfigure(cfg);
+        c
+    }
+
+    /// [`Core::fork`] of this core into `into`, under `into`'s configuration: a
+    /// variant forked at every unit keeps its shadow memory's overlay from fork to
+    /// fork instead of a table of its own (see [`ShadowMemory`]).
+    pub fn fork_into(&self, into: &mut Core) {
+        let cfg = into.cfg.clone();
+        let overlay = into.memory.take_overlay();
+        *into = self.clone();
+        into.memory.begin_fork(overlay);
+        into.reconfigure(cfg);
+    }
+
+    /// The same state under `cfg`: the capacities and sizes it changes.
+    fn reconfigure(&mut self, cfg: CoreConfig) {
+        self.ports.set_capacities(&cfg.group_capacity, self.base);
+        for (l, fill) in self.fills.iter_mut().enumerate().skip(1) {
             fill.set_capacity(cfg_fill(&cfg.fill_lines_per_cycle, l));
         }
-        for (path, rate) in c.writeback_paths.iter_mut().zip(cfg.writeback_lines_per_cycle) {
+        for (path, rate) in self.writeback_paths.iter_mut().zip(cfg.writeback_lines_per_cycle) {
             path.set_capacity(rate.unwrap_or(f64::INFINITY));
         }
-        c.rob.set_size(cfg.rob);
-        c.scheduler.set_size(cfg.scheduler);
-        c.load_buffer.set_size(cfg.load_buffer);
-        c.store_buffer.set_size(cfg.store_buffer);
-        c.thinning = Thinning::from_weights(cfg.rate_weights);
-        c.cfg = cfg;
-        c
+        self.rob.set_size(cfg.rob);
+        self.scheduler.set_size(cfg.scheduler);
+        self.load_buffer.set_size(cfg.load_buffer);
+        self.store_buffer.set_size(cfg.store_buffer);
+        self.thinning = Thinning::from_weights(cfg.rate_weights);
+        self.cfg = cfg;
     }
 
     /// Cycles elapsed so far: up to and including the last commit cycle.

@@ -9,6 +9,8 @@
 //! sized to stay in L2 next to the rest of the model: at 1 MiB its lookups
 //! cost 3 % of a dynamic run.
 
+use std::sync::Arc;
+
 const BITS: u32 = 14;
 const MASK: u64 = (1 << BITS) - 1;
 /// A tag no granule has: user-space addresses are below 2^47.
@@ -37,10 +39,61 @@ pub fn short_key(key: u64) -> u32 {
     }
 }
 
-#[derive(Clone)]
+/// The entries, one per slot (`1 << BITS` of them).
+type Table = [Entry];
+
+const EMPTY_ENTRY: Entry = Entry { tag: EMPTY, key: 0, ready: 0.0 };
+
+/// A core's shadow memory.
+///
+/// A sampled run's sensitivity variants fork from the baseline at every unit they
+/// time, a hundred of them at a time, and each fork copied the whole table (256
+/// KiB): most of the cost of a fork, a tenth of a default run's CPU on a short
+/// program. Now a copy of a core (the snapshot the variants fork from) freezes a
+/// copy of the table once, and each fork reads that frozen table under an overlay
+/// of its own writes, kept from fork to fork: a slot written since the fork is
+/// read in the overlay, any other in the table. A lookup sees what a copy of the
+/// table would hold.
 pub struct ShadowMemory {
-    /// A fixed-size table: an index masked by `MASK` needs no bounds check.
-    entries: Box<[Entry; 1 << BITS]>,
+    tables: Tables,
+}
+
+enum Tables {
+    /// The table of a core that is stepped and not a fork.
+    Own(Box<Table>),
+    /// A copy's table, shared with the forks made from it; written, it becomes `Own`.
+    Frozen(Arc<Table>),
+    /// A fork: its writes since the fork over the table it was made from.
+    Fork { under: Arc<Table>, overlay: Box<Overlay> },
+}
+
+/// A fork's writes since it was made: `entries[s]` is current where `written[s]`
+/// is the fork's generation (older generations are earlier forks' writes).
+pub(crate) struct Overlay {
+    entries: Box<Table>,
+    written: Box<[u32]>,
+    generation: u32,
+}
+
+impl Overlay {
+    fn new() -> Self {
+        Overlay { entries: vec![EMPTY_ENTRY; 1 << BITS].into_boxed_slice(), written: vec![0; 1 << BITS].into_boxed_slice(), generation: 0 }
+    }
+
+    /// A new fork: nothing written yet.
+    fn restart(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // the counter went round: forget every generation
+            self.written.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    #[inline(always)]
+    fn current(&self, s: usize) -> Option<Entry> {
+        (self.written[s] == self.generation).then(|| self.entries[s])
+    }
 }
 
 impl Default for ShadowMemory {
@@ -49,33 +102,87 @@ impl Default for ShadowMemory {
     }
 }
 
+impl Clone for ShadowMemory {
+    /// A copy whose table is frozen and shared (with the forks made from the copy).
+    fn clone(&self) -> Self {
+        let frozen = match &self.tables {
+            Tables::Frozen(t) => t.clone(),
+            _ => (0..1 << BITS).map(|s| self.entry(s)).collect(),
+        };
+        ShadowMemory { tables: Tables::Frozen(frozen) }
+    }
+}
+
 impl ShadowMemory {
     pub fn new() -> Self {
-        let entries = vec![Entry { tag: EMPTY, key: 0, ready: 0.0 }; 1 << BITS].into_boxed_slice();
-        Self { entries: entries.try_into().unwrap_or_else(|_| unreachable!("the table has 1 << BITS entries")) }
+        Self { tables: Tables::Own(vec![EMPTY_ENTRY; 1 << BITS].into_boxed_slice()) }
     }
 
-    /// Direct-mapped by the granule's low bits, folded with the next ones so
-    /// that stack and heap addresses with equal low bits do not collide.
     #[inline(always)]
     fn slot(granule: u64) -> (usize, u32) {
         let tag = (granule >> BITS) as u32;
         (((granule ^ tag as u64) & MASK) as usize, tag)
     }
 
+    /// What slot `s` holds.
+    #[inline(always)]
+    fn entry(&self, s: usize) -> Entry {
+        match &self.tables {
+            Tables::Own(t) => t[s],
+            Tables::Fork { under, overlay } => overlay.current(s).unwrap_or(under[s]),
+            Tables::Frozen(t) => t[s],
+        }
+    }
+
     #[inline]
     pub fn write(&mut self, addr: u64, ready: f64, key: u64) {
         let (s, tag) = Self::slot(addr >> 3);
-        self.entries[s] = Entry { tag, key: short_key(key), ready };
+        let e = Entry { tag, key: short_key(key), ready };
+        match &mut self.tables {
+            Tables::Own(t) => t[s] = e,
+            Tables::Fork { overlay, .. } => {
+                overlay.entries[s] = e;
+                overlay.written[s] = overlay.generation;
+            }
+            Tables::Frozen(t) => {
+                let mut own: Box<Table> = t.iter().copied().collect();
+                own[s] = e;
+                self.tables = Tables::Own(own);
+            }
+        }
     }
 
-    /// When the last store to `addr` made its data available, and that store's
-    /// [`short_key`].
     #[inline]
     pub fn ready(&self, addr: u64) -> Option<(f64, u32)> {
         let (s, tag) = Self::slot(addr >> 3);
-        let e = self.entries[s];
+        let e = self.entry(s);
         (e.tag == tag).then_some((e.ready, e.key))
+    }
+
+    /// The overlay of a fork, to be reused by the next fork into the same core.
+    pub(crate) fn take_overlay(&mut self) -> Option<Box<Overlay>> {
+        match std::mem::replace(&mut self.tables, Tables::Frozen(Arc::from(Vec::new()))) {
+            Tables::Fork { under, overlay } => {
+                self.tables = Tables::Frozen(under);
+                Some(overlay)
+            }
+            other => {
+                self.tables = other;
+                None
+            }
+        }
+    }
+
+    /// This memory (a copy, its table frozen) becomes a fork: its writes from
+    /// now on go to `overlay` (a new one when `None`), over the frozen table.
+    pub(crate) fn begin_fork(&mut self, overlay: Option<Box<Overlay>>) {
+        let under = match &self.tables {
+            Tables::Frozen(t) => t.clone(),
+            _ => (0..1 << BITS).map(|s| self.entry(s)).collect(),
+        };
+        let mut overlay = overlay.unwrap_or_else(|| Box::new(Overlay::new()));
+        overlay.restart();
+        self.tables = Tables::Fork { under, overlay };
     }
 }
 
@@ -93,5 +200,36 @@ mod tests {
         assert_eq!(m.ready(0x5555_1234_5678), None);
         m.write(0x5555_1234_5678, 3.0, 0);
         assert_eq!(m.ready(0x5555_1234_5678), Some((3.0, 0)));
+    }
+
+    /// A fork reads what a copy of the table would hold: the source's entries at the
+    /// fork, its own writes after it; the source's later writes and an earlier fork's
+    /// writes into the same overlay are not seen, and the copy it came from is left as it was.
+    #[test]
+    fn a_fork_sees_its_source_at_the_fork_and_its_own_writes() {
+        let (a, b, c) = (0x7ffd_0000_1000u64, 0x7ffd_0000_2000u64, 0x7ffd_0000_3000u64);
+        let mut base = ShadowMemory::new();
+        base.write(a, 1.0, 0);
+        base.write(b, 2.0, 0);
+        let snapshot = base.clone();
+        base.write(a, 10.0, 0); // after the snapshot: no fork of it sees this
+        let mut fork = snapshot.clone();
+        fork.begin_fork(None);
+        assert_eq!((fork.ready(a), fork.ready(b), fork.ready(c)), (Some((1.0, 0)), Some((2.0, 0)), None));
+        fork.write(b, 20.0, 0);
+        fork.write(c, 30.0, 0);
+        assert_eq!((fork.ready(b), fork.ready(c)), (Some((20.0, 0)), Some((30.0, 0))));
+        assert_eq!((snapshot.ready(b), snapshot.ready(c), base.ready(a)), (Some((2.0, 0)), None, Some((10.0, 0))));
+        // the next fork into the same core reuses the overlay, emptied
+        let overlay = fork.take_overlay();
+        let mut fork = base.clone();
+        fork.begin_fork(overlay);
+        assert_eq!((fork.ready(a), fork.ready(b), fork.ready(c)), (Some((10.0, 0)), Some((2.0, 0)), None));
+        // a copy of a fork holds the fork's view, and a written copy its own
+        fork.write(c, 31.0, 0);
+        let mut copy = fork.clone();
+        assert_eq!(copy.ready(c), Some((31.0, 0)));
+        copy.write(a, 5.0, 0);
+        assert_eq!((copy.ready(a), fork.ready(a)), (Some((5.0, 0)), Some((10.0, 0))));
     }
 }
