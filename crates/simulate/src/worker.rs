@@ -250,8 +250,11 @@ pub(crate) struct SampledTiming<L> {
     /// Cycles summed over the windows: the baseline's and each variant's.
     base_sum: f64,
     sums: Vec<f64>,
-    /// The window being timed: the baseline's cycles when it began, and the forks.
-    open: Option<(f64, Vec<Core>)>,
+    /// The window being timed: the baseline's cycles when it began.
+    open: Option<f64>,
+    /// The variants' forks of the baseline, made again at each window (into the
+    /// same cores, which keep their buffers).
+    forks: Vec<Core>,
     table: Vec<InstrTiming>,
     instructions: u64,
     batches: u64,
@@ -263,13 +266,13 @@ impl<L: Listener + Send + 'static> SampledTiming<L> {
         let base = Core::new(configs.next().expect("baseline"));
         let variants: Vec<CoreConfig> = configs.collect();
         let sums = vec![0.0; variants.len()];
-        Self { base, sink, variants, plan, base_sum: 0.0, sums, open: None, table: Vec::new(), instructions: 0, batches: 0 }
+        Self { base, sink, variants, plan, base_sum: 0.0, sums, open: None, forks: Vec::new(), table: Vec::new(), instructions: 0, batches: 0 }
     }
 
     fn close(&mut self) {
-        if let Some((start, cores)) = self.open.take() {
+        if let Some(start) = self.open.take() {
             self.base_sum += self.base.cycles() - start;
-            for (sum, c) in self.sums.iter_mut().zip(&cores) {
+            for (sum, c) in self.sums.iter_mut().zip(&self.forks) {
                 *sum += c.cycles() - start;
             }
         }
@@ -279,14 +282,23 @@ impl<L: Listener + Send + 'static> SampledTiming<L> {
         let plan = self.plan;
         self.table.extend(batch.new_instructions.iter().cloned());
         if self.batches % plan.period == 0 && !self.variants.is_empty() {
-            self.open = Some((self.base.cycles(), self.variants.iter().map(|c| self.base.fork(c.clone())).collect()));
+            // one copy of the baseline, which every variant forks from
+            let snapshot = self.base.clone();
+            if self.forks.is_empty() {
+                self.forks = self.variants.iter().map(|c| snapshot.fork(c.clone())).collect();
+            } else {
+                for f in &mut self.forks {
+                    snapshot.fork_into(f);
+                }
+            }
+            self.open = Some(self.base.cycles());
         }
         match &mut self.sink {
             Some(sink) => step_baseline(&mut self.base, sink, batch, &self.table, None),
             None => step_unobserved(&mut self.base, &batch.records, &self.table),
         };
-        if let Some((_, cores)) = &mut self.open {
-            for core in cores {
+        if self.open.is_some() {
+            for core in &mut self.forks {
                 step_unobserved(core, &batch.records, &self.table);
             }
         }
