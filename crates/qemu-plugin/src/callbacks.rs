@@ -3,7 +3,7 @@
 //! execution, memory accesses, syscalls and exit; and their registration.
 
 use std::ffi::{c_uint, c_void};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use bottlenose_trace_format::record::{self as wire, MemInfo};
 use qemu_plugin_sys::{
@@ -22,9 +22,16 @@ use crate::{fastforward, follow, maps};
 thread_local! {
     /// Scratch space for TB_DEF records.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The block this vCPU (thread) executes: its memory callbacks are the only ones it takes.
-    static EXECUTING: std::cell::Cell<u32> = const { std::cell::Cell::new(u32::MAX) };
 }
+
+/// vCPUs whose executing block is tracked (a guest with more threads: those past the
+/// last but one are not filtered).
+const TRACKED_VCPUS: usize = 1024;
+
+/// The block each vCPU executes, by vCPU index: its memory callbacks are the only
+/// ones it takes. A static array, not a thread-local: in a library QEMU loads at run
+/// time a thread-local costs a `__tls_get_addr` call, on every memory access.
+static EXECUTING: [AtomicU32; TRACKED_VCPUS] = [const { AtomicU32::new(u32::MAX) }; TRACKED_VCPUS];
 
 /// A memory callback's user data: the block's id and the instruction's index in it.
 fn mem_userdata(id: u32, index: usize) -> *mut c_void {
@@ -118,7 +125,7 @@ unsafe extern "C" fn vcpu_tb_exec(vcpu_index: c_uint, userdata: *mut c_void) {
     if fastforward::enabled() {
         fastforward::before_full_block((userdata as usize >> 32) as u64);
     }
-    EXECUTING.set(id);
+    EXECUTING[(vcpu_index as usize).min(TRACKED_VCPUS - 1)].store(id, Ordering::Relaxed);
     let rec = wire::tb_exec(id, vcpu_index.min(u16::MAX as u32) as u16);
     with_writer(|w| {
         w.put(&rec);
@@ -137,7 +144,8 @@ unsafe extern "C" fn vcpu_mem(
     // accesses to guest memory too (a signal frame written on delivery, between
     // blocks): they are not the block's, and would land on whatever instruction the
     // reader has open (a SIGCHLD arriving mid-run corrupted the stream)
-    if block != EXECUTING.get() {
+    let v = vcpu_index as usize;
+    if v < TRACKED_VCPUS - 1 && block != EXECUTING[v].load(Ordering::Relaxed) {
         return;
     }
     let shift = qemu_plugin_mem_size_shift(info).min(0x7f) as u8;
