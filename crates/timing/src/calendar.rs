@@ -86,6 +86,14 @@ impl Calendar {
         self.cap
     }
 
+    /// Becomes a copy of `src`, in the memory this calendar already has (a fork
+    /// into a kept core allocates nothing).
+    pub(crate) fn copy_from(&mut self, src: &Calendar) {
+        let Calendar { cap, full_at, fits, slots, mask, first_open } = src;
+        (self.cap, self.full_at, self.fits, self.mask, self.first_open) = (*cap, *full_at, *fits, *mask, *first_open);
+        self.slots.clone_from(slots);
+    }
+
     /// The same bookings under another capacity (a forked timing variant).
     pub fn set_capacity(&mut self, cap: f64) {
         self.cap = cap;

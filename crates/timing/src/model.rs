@@ -155,12 +155,97 @@ impl Core {
     /// [`Core::fork`] of this core into `into`, under `into`'s configuration: a
     /// variant forked at every unit keeps its shadow memory's overlay from fork to
     /// fork instead of a table of its own (see [`ShadowMemory`]).
+    ///
+    /// `into` becomes a copy of this core's state in the memory it already holds
+    /// (a hundred variants fork at every unit: a clone allocated and freed every
+    /// ring of every one), keeps its configuration, and redoes only what that
+    /// configuration changes.
     pub fn fork_into(&self, into: &mut Core) {
-        let cfg = into.cfg.clone();
         let overlay = into.memory.take_overlay();
-        *into = self.clone();
+        into.copy_state_from(self);
         into.memory.begin_fork(overlay);
-        into.reconfigure(cfg);
+        into.apply_config_over(&self.cfg);
+    }
+
+    /// Every field of `src` but the configuration, copied into this core's memory.
+    fn copy_state_from(&mut self, src: &Core) {
+        // every field named: a new one does not compile until it is copied here (or left out on purpose)
+        let Core {
+            cfg: _,
+            ports,
+            dispatch_next,
+            commit_next,
+            last_dispatch,
+            last_commit,
+            base,
+            rob,
+            load_buffer,
+            store_buffer,
+            store_drain,
+            scheduler,
+            reg_ready,
+            acc_ready,
+            reg_class,
+            reg_penalty,
+            memory,
+            prefetched,
+            resteer_at,
+            microcode_until,
+            string_until,
+            fetch_next,
+            fetch_line_ready,
+            fills,
+            writeback_paths,
+            thinning: _,
+        } = src;
+        self.ports.copy_from(ports);
+        (self.dispatch_next, self.commit_next, self.last_dispatch, self.last_commit, self.base) = (*dispatch_next, *commit_next, *last_dispatch, *last_commit, *base);
+        self.rob.copy_from(rob);
+        self.load_buffer.copy_from(load_buffer);
+        self.store_buffer.copy_from(store_buffer);
+        self.store_drain = *store_drain;
+        self.scheduler.copy_from(scheduler);
+        self.reg_ready = *reg_ready;
+        self.acc_ready = *acc_ready;
+        self.reg_class = *reg_class;
+        self.reg_penalty = *reg_penalty;
+        self.memory = memory.clone();
+        self.prefetched.copy_from(prefetched);
+        (self.resteer_at, self.microcode_until, self.string_until, self.fetch_next, self.fetch_line_ready) =
+            (*resteer_at, *microcode_until, *string_until, *fetch_next, *fetch_line_ready);
+        for (d, s) in self.fills.iter_mut().zip(fills) {
+            d.copy_from(s);
+        }
+        for (d, s) in self.writeback_paths.iter_mut().zip(writeback_paths) {
+            d.copy_from(s);
+        }
+    }
+
+    /// State copied from a core configured as `from`, now under this core's own
+    /// configuration: what [`Core::reconfigure`] does, skipping what the two
+    /// configurations agree on (an unchanged calendar's bookings and its record of
+    /// full cycles hold as they were copied).
+    fn apply_config_over(&mut self, from: &CoreConfig) {
+        let cfg = &self.cfg;
+        if cfg.group_capacity != from.group_capacity {
+            self.ports.set_capacities(&cfg.group_capacity, self.base);
+        }
+        for (l, fill) in self.fills.iter_mut().enumerate().skip(1) {
+            let cap = cfg_fill(&cfg.fill_lines_per_cycle, l);
+            if cap != cfg_fill(&from.fill_lines_per_cycle, l) {
+                fill.set_capacity(cap);
+            }
+        }
+        for ((path, rate), was) in self.writeback_paths.iter_mut().zip(cfg.writeback_lines_per_cycle).zip(from.writeback_lines_per_cycle) {
+            if rate != was {
+                path.set_capacity(rate.unwrap_or(f64::INFINITY));
+            }
+        }
+        self.rob.set_size(cfg.rob);
+        self.scheduler.set_size(cfg.scheduler);
+        self.load_buffer.set_size(cfg.load_buffer);
+        self.store_buffer.set_size(cfg.store_buffer);
+        self.thinning = Thinning::from_weights(cfg.rate_weights);
     }
 
     /// The same state under `cfg`: the capacities and sizes it changes.

@@ -45,6 +45,19 @@ impl PortCalendars {
         Self { groups: capacities.iter().map(|&c| Calendar::new(c)).collect(), rows: vec![EMPTY; len], mask: len - 1 }
     }
 
+    /// Becomes a copy of `src`, in the memory it already has.
+    pub(crate) fn copy_from(&mut self, src: &PortCalendars) {
+        let PortCalendars { groups, rows, mask } = src;
+        self.groups.truncate(groups.len());
+        for (d, s) in self.groups.iter_mut().zip(groups) {
+            d.copy_from(s);
+        }
+        let have = self.groups.len();
+        self.groups.extend(groups[have..].iter().cloned());
+        self.rows.clone_from(rows);
+        self.mask = *mask;
+    }
+
     /// The same bookings under other capacities (a forked variant): what is full changes.
     pub(crate) fn set_capacities(&mut self, capacities: &[f64], base: i64) {
         for (cal, &cap) in self.groups.iter_mut().zip(capacities) {

@@ -33,6 +33,11 @@ impl PrefetchedLines {
         Self { entries: vec![Entry { line: u64::MAX, ready: 0.0, level: 0 }; 1 << BITS] }
     }
 
+    /// Becomes a copy of `src`, in the memory it already has.
+    pub(crate) fn copy_from(&mut self, src: &PrefetchedLines) {
+        self.entries.clone_from(&src.entries);
+    }
+
     #[inline(always)]
     fn slot(line: u64) -> usize {
         ((line ^ (line >> BITS)) & ((1 << BITS) - 1)) as usize

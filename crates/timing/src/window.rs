@@ -24,6 +24,13 @@ impl FifoWindow {
         Self { size, occupied: 0, ring: vec![(0.0, 0); len], head: 0, tail: 0 }
     }
 
+    /// Becomes a copy of `src`, in the memory it already has.
+    pub(crate) fn copy_from(&mut self, src: &FifoWindow) {
+        let FifoWindow { size, occupied, ring, head, tail } = src;
+        (self.size, self.occupied, self.head, self.tail) = (*size, *occupied, *head, *tail);
+        self.ring.clone_from(ring);
+    }
+
     /// The same contents in a window of another size (a forked timing variant).
     pub fn set_size(&mut self, size: u32) {
         self.size = size;
@@ -146,6 +153,13 @@ impl Scheduler {
     }
 
     /// The same contents in a scheduler of another size (a forked timing variant).
+    /// Becomes a copy of `src`, in the memory it already has.
+    pub(crate) fn copy_from(&mut self, src: &Scheduler) {
+        let Scheduler { size, occupied, cursor, frees, mask } = src;
+        (self.size, self.occupied, self.cursor, self.mask) = (*size, *occupied, *cursor, *mask);
+        self.frees.clone_from(frees);
+    }
+
     pub fn set_size(&mut self, size: u32) {
         self.size = size;
     }

@@ -383,3 +383,68 @@ fn write_backs_share_the_fill_link_unless_the_level_has_a_path_of_its_own() {
     assert!((own / (2.0 * N as f64) - 1.0).abs() < 0.05, "own write path: {own} cycles");
     assert!((own - no_writebacks).abs() < 2.0, "own path {own} vs no write-backs {no_writebacks}");
 }
+
+/// The records of `iterations` passes over a load, store and multiply block whose
+/// loads read what an earlier pass stored, with a miss and a prefetch now and then.
+fn looped_records(iterations: usize) -> Vec<(usize, DynInfo)> {
+    let mut out = Vec::new();
+    for k in 0..iterations {
+        let addr = 0x1000 + 8 * (k % 7) as u64;
+        let load = DynInfo {
+            load_addr: NonZeroU64::new(addr),
+            load_level: if k % 5 == 0 { 2 } else { 0 },
+            prefetch_line: if k % 9 == 0 { NonZeroU64::new((addr >> 6) + 3) } else { None },
+            prefetch_level: if k % 9 == 0 { 1 } else { 0 },
+            ..Default::default()
+        };
+        let store = DynInfo { store_addr: NonZeroU64::new(0x1000 + 8 * ((k + 3) % 7) as u64), ..Default::default() };
+        let none = DynInfo::default();
+        out.extend([(0, load), (1, none), (2, none), (5, none), (3, store), (4, load), (6, none)]);
+    }
+    out
+}
+
+/// A variant forked into a core it kept from an earlier fork (`Core::fork_into`, which
+/// reuses the kept core's memory and redoes only what its configuration changes) times
+/// every instruction after the fork exactly as a fresh fork of the same state does,
+/// whatever the kept core held before: a field the fork did not copy, or a calendar
+/// left under the wrong capacity, shows up as a different stage time.
+#[test]
+fn a_fork_into_a_kept_core_times_as_a_fresh_fork() {
+    let m = machine();
+    // the independent multiplies keep the one port that takes them busy
+    let b = block(&m, "mov rcx, [rsi]\nadd rax, rcx\nimul rbx, rax\nmov [rdi], rbx\nadd rdx, [rsi]\nimul r8, r9\nimul r10, r11");
+    let nominal = CoreConfig::new(&m, &Acceleration::nominal(&m));
+    let mut wider = nominal.clone();
+    wider.group_capacity.iter_mut().for_each(|c| *c *= 2.0);
+    let mut faster = nominal.clone();
+    faster.latency_scale = 0.5;
+    let mut smaller = nominal.clone();
+    smaller.rob = 4;
+    let records = looped_records(400);
+    let (first, rest) = records.split_at(800);
+    let (second, third) = rest.split_at(1000);
+    let mut base = Core::new(nominal);
+    for &(i, dy) in first {
+        base.step_fast(&b[i], &dy);
+    }
+    for cfg in [wider, faster, smaller] {
+        // the kept core: far ahead of the baseline, its own bookings everywhere
+        let mut kept = Core::new(cfg.clone());
+        for &(i, dy) in records.iter().chain(&records) {
+            kept.step_fast(&b[i], &dy);
+        }
+        let mut base = base.clone();
+        for (round, part) in [second, third].into_iter().enumerate() {
+            let mut fresh = base.fork(cfg.clone());
+            base.fork_into(&mut kept);
+            for (n, &(i, dy)) in part.iter().enumerate() {
+                let want = fresh.step_fast(&b[i], &dy);
+                let got = kept.step_fast(&b[i], &dy);
+                assert_eq!(format!("{got:?}"), format!("{want:?}"), "round {round}, instruction {n} after the fork");
+                base.step_fast(&b[i], &dy);
+            }
+            assert_eq!(kept.cycles(), fresh.cycles());
+        }
+    }
+}
