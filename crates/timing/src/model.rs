@@ -221,10 +221,9 @@ impl Core {
         }
     }
 
-    /// State copied from a core configured as `from`, now under this core's own
-    /// configuration: what [`Core::reconfigure`] does, skipping what the two
-    /// configurations agree on (an unchanged calendar's bookings and its record of
-    /// full cycles hold as they were copied).
+    /// State built under `from`, now under this core's own configuration: the
+    /// capacities and sizes that differ. What the two agree on is left as it is (an
+    /// unchanged calendar's bookings and its record of full cycles still hold).
     fn apply_config_over(&mut self, from: &CoreConfig) {
         let cfg = &self.cfg;
         if cfg.group_capacity != from.group_capacity {
@@ -250,19 +249,8 @@ impl Core {
 
     /// The same state under `cfg`: the capacities and sizes it changes.
     fn reconfigure(&mut self, cfg: CoreConfig) {
-        self.ports.set_capacities(&cfg.group_capacity, self.base);
-        for (l, fill) in self.fills.iter_mut().enumerate().skip(1) {
-            fill.set_capacity(cfg_fill(&cfg.fill_lines_per_cycle, l));
-        }
-        for (path, rate) in self.writeback_paths.iter_mut().zip(cfg.writeback_lines_per_cycle) {
-            path.set_capacity(rate.unwrap_or(f64::INFINITY));
-        }
-        self.rob.set_size(cfg.rob);
-        self.scheduler.set_size(cfg.scheduler);
-        self.load_buffer.set_size(cfg.load_buffer);
-        self.store_buffer.set_size(cfg.store_buffer);
-        self.thinning = Thinning::from_weights(cfg.rate_weights);
-        self.cfg = cfg;
+        let from = std::mem::replace(&mut self.cfg, cfg);
+        self.apply_config_over(&from);
     }
 
     /// Cycles elapsed so far: up to and including the last commit cycle.

@@ -105,11 +105,7 @@ impl Default for ShadowMemory {
 impl Clone for ShadowMemory {
     /// A copy whose table is frozen and shared (with the forks made from the copy).
     fn clone(&self) -> Self {
-        let frozen = match &self.tables {
-            Tables::Frozen(t) => t.clone(),
-            _ => (0..1 << BITS).map(|s| self.entry(s)).collect(),
-        };
-        ShadowMemory { tables: Tables::Frozen(frozen) }
+        ShadowMemory { tables: Tables::Frozen(self.frozen()) }
     }
 }
 
@@ -159,6 +155,14 @@ impl ShadowMemory {
         (e.tag == tag).then_some((e.ready, e.key))
     }
 
+    /// The table as it reads now, frozen: the shared one if it is frozen already.
+    fn frozen(&self) -> Arc<Table> {
+        match &self.tables {
+            Tables::Frozen(t) => t.clone(),
+            _ => (0..1 << BITS).map(|s| self.entry(s)).collect(),
+        }
+    }
+
     /// The overlay of a fork, to be reused by the next fork into the same core.
     pub(crate) fn take_overlay(&mut self) -> Option<Box<Overlay>> {
         match std::mem::replace(&mut self.tables, Tables::Frozen(Arc::from(Vec::new()))) {
@@ -176,10 +180,7 @@ impl ShadowMemory {
     /// This memory (a copy, its table frozen) becomes a fork: its writes from
     /// now on go to `overlay` (a new one when `None`), over the frozen table.
     pub(crate) fn begin_fork(&mut self, overlay: Option<Box<Overlay>>) {
-        let under = match &self.tables {
-            Tables::Frozen(t) => t.clone(),
-            _ => (0..1 << BITS).map(|s| self.entry(s)).collect(),
-        };
+        let under = self.frozen();
         let mut overlay = overlay.unwrap_or_else(|| Box::new(Overlay::new()));
         overlay.restart();
         self.tables = Tables::Fork { under, overlay };

@@ -152,7 +152,6 @@ impl Scheduler {
         }
     }
 
-    /// The same contents in a scheduler of another size (a forked timing variant).
     /// Becomes a copy of `src`, in the memory it already has.
     pub(crate) fn copy_from(&mut self, src: &Scheduler) {
         let Scheduler { size, occupied, cursor, frees, mask } = src;
@@ -160,6 +159,7 @@ impl Scheduler {
         self.frees.clone_from(frees);
     }
 
+    /// The same contents in a scheduler of another size (a forked timing variant).
     pub fn set_size(&mut self, size: u32) {
         self.size = size;
     }
