@@ -83,6 +83,7 @@ pub(crate) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: Proc
         interrupt: opts.interrupt.clone(),
         progress: opts.progress.take(),
         on_estimate: opts.on_estimate.take(),
+        late_prefix_variant: alu1_variant,
     };
     let sampler = smarts.map(|o| Sampler::new(o, BATCH as u64).with_variant_cores(variant_cores));
     let mut source = TraceSource::new(machine, trace, trace_opts, engine.take_returns(), ideal, facts, sampler);

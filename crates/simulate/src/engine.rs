@@ -38,6 +38,24 @@ pub struct Batch {
     pub mark_end: bool,
     /// What the variants beside the baseline do with the batch.
     pub variants: VariantsTime,
+    /// A batch of a sampled run's exact prefix, given after the run's windows
+    /// (the producer kept it), and which cores time it.
+    pub late_prefix: LatePrefix,
+}
+
+/// Which cores time a batch of a sampled run's exact prefix given after its
+/// windows, each on a fresh core of its own configuration, apart from the
+/// state its windows left; its cycles there are that variant's
+/// [`VariantOutcome::exact_prefix`]. The baseline timed the prefix as it came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LatePrefix {
+    /// Not a late prefix: timed as `part` and `variants` say.
+    #[default]
+    No,
+    /// Every core of the engine (an idealized stream's, whose baseline is the run's).
+    EveryCore,
+    /// The one variant of this index.
+    Variant(usize),
 }
 
 /// What the variants beside the baseline (variant 0) do with a batch: a
@@ -72,6 +90,9 @@ pub struct VariantOutcome {
     pub units: Vec<f64>,
     /// The commit cycle of the last record of each batch with `mark_end`, in stream order.
     pub marks: Vec<f64>,
+    /// A sampled run whose exact prefix the variant timed after the windows
+    /// ([`Batch::late_prefix`]): its own cycles over the prefix.
+    pub exact_prefix: Option<f64>,
 }
 
 /// The baseline's cycles over one batch timed in full or one measured unit,

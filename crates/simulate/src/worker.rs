@@ -2,7 +2,7 @@
 //! share, and what each variant's outcome collects. The same state times
 //! batches on a worker thread or, for an inline engine, on the caller's.
 
-use crate::engine::{Batch, BatchCycles, DynRecord, Sampling, VariantOutcome, VariantsTime};
+use crate::engine::{Batch, BatchCycles, DynRecord, LatePrefix, Sampling, VariantOutcome, VariantsTime};
 use crate::sink::Sink;
 use bottlenose_timing::{BatchPart, Core, CoreConfig, Details, InstrTiming, Listener, StageDetails};
 use std::sync::mpsc::{Receiver, Sender};
@@ -28,6 +28,9 @@ pub(crate) struct Timing<L> {
     marks: Vec<Vec<f64>>,
     /// Per variant, the instructions it timed (a sub-sampled variant skips windows).
     instructions: Vec<u64>,
+    /// Per variant, the fresh core that times the exact prefix given after the
+    /// windows ([`Batch::late_prefix`]), once one came.
+    late_prefix: Vec<Option<Core>>,
     /// Where the baseline's batch cycles go (when the producer asked for them).
     feedback: Option<Sender<BatchCycles>>,
     /// The baseline's core [`VARIANT_WARM_UP`] instructions before each of the
@@ -70,6 +73,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
             units: vec![Vec::new(); n],
             marks: vec![Vec::new(); n],
             instructions: vec![0; n],
+            late_prefix: (0..n).map(|_| None).collect(),
             feedback,
             snapshots,
         }
@@ -88,6 +92,10 @@ impl<L: Listener + Send + 'static> Timing<L> {
     /// baseline's by up to 1.6 % where the configurations were the same.
     pub(crate) fn take(&mut self, batch: &Batch) {
         self.table.extend(batch.new_instructions.iter().cloned());
+        if batch.late_prefix != LatePrefix::No {
+            self.take_late_prefix(batch);
+            return;
+        }
         if batch.part != BatchPart::Whole && self.prefix.is_none() {
             self.prefix = Some(self.cores.iter().map(|(_, c)| c.cycles()).collect());
         }
@@ -153,16 +161,32 @@ impl<L: Listener + Send + 'static> Timing<L> {
         }
     }
 
+    /// A batch of the exact prefix after the windows: timed, in stream order,
+    /// on a fresh core of each chosen variant's configuration (a variant's
+    /// windows each began from a fork of the baseline, so its own core's state
+    /// says nothing of the prefix).
+    fn take_late_prefix(&mut self, batch: &Batch) {
+        let Self { cores, table, late_prefix, .. } = self;
+        for ((i, core), late) in cores.iter().zip(late_prefix.iter_mut()) {
+            if !matches!(batch.late_prefix, LatePrefix::EveryCore) && batch.late_prefix != LatePrefix::Variant(*i) {
+                continue;
+            }
+            let fresh = late.get_or_insert_with(|| Core::new(core.config().clone()));
+            step_unobserved(fresh, &batch.records, table);
+        }
+    }
+
     /// Every variant's outcome (with its index in the engine's configs) and the listener.
     pub(crate) fn finish(self) -> (Vec<(usize, VariantOutcome)>, Option<Sink<L>>) {
-        let Self { cores, sink, prefix, units, marks, instructions, .. } = self;
+        let Self { cores, sink, prefix, units, marks, instructions, late_prefix, .. } = self;
         let outcomes = cores
             .into_iter()
-            .zip(units.into_iter().zip(marks).zip(instructions))
+            .zip(units.into_iter().zip(marks).zip(instructions).zip(late_prefix))
             .enumerate()
-            .map(|(k, ((i, c), ((units, marks), instructions)))| {
+            .map(|(k, ((i, c), (((units, marks), instructions), late)))| {
                 let prefix_cycles = prefix.as_ref().map(|p| p[k]);
-                (i, VariantOutcome { cycles: c.cycles(), instructions, prefix_cycles, units, marks })
+                let exact_prefix = late.map(|l| l.cycles());
+                (i, VariantOutcome { cycles: c.cycles(), instructions, prefix_cycles, units, marks, exact_prefix })
             })
             .collect();
         (outcomes, sink)
@@ -313,7 +337,7 @@ impl<L: Listener + Send + 'static> SampledTiming<L> {
         self.close();
         let total = self.base.cycles();
         let n = self.instructions;
-        let outcome = |cycles| VariantOutcome { cycles, instructions: n, prefix_cycles: None, units: Vec::new(), marks: Vec::new() };
+        let outcome = |cycles| VariantOutcome { cycles, instructions: n, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None };
         let mut outcomes = vec![(0, outcome(total))];
         for (i, sum) in self.sums.iter().enumerate() {
             let cycles = if self.base_sum > 0.0 { total * sum / self.base_sum } else { total };

@@ -3,7 +3,7 @@
 //! the baseline's (handed out by the trace source), and each idealized
 //! stream's (the baseline's records masked, fed to its own engine here).
 
-use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantEngine, VariantsTime};
+use bottlenose_simulate::engine::{Batch, DynRecord, LatePrefix, Returns, VariantEngine, VariantsTime};
 use crate::front::{Executed, Front};
 use crate::mappings::MappingLog;
 use crate::roi::{RoiPlacement, RoiTracker};
@@ -80,12 +80,32 @@ pub(crate) struct Producer<'m, S> {
     pub(crate) untimed: Vec<(u64, u64)>,
     /// A sampled run's exact prefix, which the baseline times and the variants
     /// wait on: its batches, kept while `keeping`, given to the variants and
-    /// idealized streams if the run ends in the prefix (they are then exact),
-    /// dropped when sampling begins.
+    /// idealized streams at the end of the run. A run that ends in the prefix
+    /// is then exact. One that sampled past it gives them to the idealized
+    /// streams and to `late_prefix_variant` (the 1-cycle ALU) as a late prefix
+    /// ([`Batch::late_prefix`]), so that the idealizations' prefix is timed
+    /// rather than taken at their ratio over the windows: start-up code (the
+    /// loader, first touches) misses in the caches and predictors far more
+    /// than what follows, and in a run a few times the prefix's length the
+    /// idealizations' gains there are much of the answer (a 5 M-instruction
+    /// run: a perfect icache saved 0.0 % of the cycles at the windows' ratio,
+    /// 11.6 % exact, 8.9 % so). The sensitivity variants, some forty cores,
+    /// keep the windows' ratio: each would cost the prefix's length in
+    /// detailed steps. Dropped once the run is [`LATE_PREFIX_RUN_FACTOR`]
+    /// times the prefix.
     pub(crate) kept: Vec<KeptBatch>,
+    /// The main engine's variant that is an idealization (the 1-cycle ALU).
+    pub(crate) late_prefix_variant: Option<usize>,
     pub(crate) kept_bubbles: Vec<f32>,
     pub(crate) keeping: bool,
 }
+
+/// A run this many times its exact prefix or longer lets the kept prefix go:
+/// the idealizations' prefix is then estimated at their ratio over the
+/// windows. The prefix is then at most 1 % of the run's instructions, and
+/// what timing it would change in an idealized total about that at most;
+/// keeping it costs its records' memory (72 bytes an instruction) until then.
+pub const LATE_PREFIX_RUN_FACTOR: u64 = 100;
 
 /// A batch of the exact prefix the variants have not timed yet: its records,
 /// and per record the taken-branch bubble an idealized predictor adds back
@@ -197,9 +217,16 @@ impl<S: Schedule> Producer<'_, S> {
         self.end_batch(len);
     }
 
-    /// The run ended in its exact prefix: the variants and the idealized streams
-    /// time the batches the baseline timed, as an exact run does.
+    /// The run is over: the variants and the idealized streams time the
+    /// prefix's batches the baseline timed. A run that ended in its exact
+    /// prefix is then the exact run; one that sampled past it gives them as
+    /// a late prefix to the idealizations (see `kept`).
     pub(crate) fn give_kept_to_variants(&mut self) {
+        let late = self.sampler.as_ref().is_some_and(|s| s.sampling());
+        let (ideal_late, main_late) = match (late, self.late_prefix_variant) {
+            (false, _) => (LatePrefix::No, Some(LatePrefix::No)),
+            (true, v) => (LatePrefix::EveryCore, v.map(LatePrefix::Variant)),
+        };
         for KeptBatch { records, bubbles } in std::mem::take(&mut self.kept) {
             for st in &mut self.ideal {
                 st.batch.records.extend(records.iter().zip(&bubbles).map(|(r, &bubble)| {
@@ -209,9 +236,12 @@ impl<S: Schedule> Producer<'_, S> {
                     }
                     r
                 }));
+                st.batch.late_prefix = ideal_late;
                 hand_over(&mut st.batch, &mut st.engine, BatchPart::Whole, VariantsTime::Same);
             }
-            self.ready.push_back(Batch { records, part: BatchPart::Whole, variants: VariantsTime::Only, ..Default::default() });
+            if let Some(late_prefix) = main_late {
+                self.ready.push_back(Batch { records, part: BatchPart::Whole, variants: VariantsTime::Only, late_prefix, ..Default::default() });
+            }
         }
     }
 
@@ -223,8 +253,8 @@ impl<S: Schedule> Producer<'_, S> {
         self.part = s.next_batch(self.simulated);
         self.variants = s.variants_time();
         self.keeping = self.part == Some(BatchPart::Whole) && self.variants == VariantsTime::Skip;
-        if !self.keeping && !self.kept.is_empty() {
-            self.kept = Vec::new(); // sampling began: the variants estimate the prefix
+        if !self.keeping && !self.kept.is_empty() && self.simulated >= LATE_PREFIX_RUN_FACTOR.saturating_mul(s.exact_below()) {
+            self.kept = Vec::new(); // the prefix is too small a part of the run to time it late
         }
     }
 

@@ -121,6 +121,10 @@ pub struct TraceOptions<E> {
     pub progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
     /// Called with the progress calls while a sampled run has an estimate: (simulated, estimate).
     pub on_estimate: Option<Box<dyn FnMut(u64, E) + Send>>,
+    /// The engine's variant that is an idealization (the 1-cycle ALU): a
+    /// sampled run times its exact prefix after the windows, as it does the
+    /// idealized streams'.
+    pub late_prefix_variant: Option<usize>,
 }
 
 impl<E> Default for TraceOptions<E> {
@@ -137,6 +141,7 @@ impl<E> Default for TraceOptions<E> {
             interrupt: None,
             progress: None,
             on_estimate: None,
+            late_prefix_variant: None,
         }
     }
 }
@@ -286,6 +291,7 @@ impl<'m, S: Schedule> TraceSource<'m, S> {
             variants: VariantsTime::Same,
             untimed: Vec::new(),
             kept: Vec::new(),
+            late_prefix_variant: opts.late_prefix_variant,
             kept_bubbles: Vec::new(),
             keeping: false,
         };

@@ -61,8 +61,11 @@ fn total_without_units(design: &Design, o: &VariantOutcome) -> f64 {
 /// outcome, measured on every unit) is estimated from the run's exact
 /// instruction mix ([`super::code_mix`], from `unit_costs`), or by expansion
 /// of its units if that cannot be had; the others (variants) on the
-/// sub-sample: each is the baseline's estimate times its ratio to the baseline
-/// over the sub-sample ([`Subsample::variant_ratio`]). `None` (and nothing
+/// sub-sample: each is its exact prefix plus the baseline's estimate past the
+/// prefix times its ratio to the baseline over the sub-sample
+/// ([`Subsample::variant_ratio`]); a variant that did not time the prefix (a
+/// sensitivity variant: only the idealizations time it, after the windows)
+/// takes the baseline's prefix at that ratio too. `None` (and nothing
 /// changed): the run ended in its exact prefix.
 pub fn estimate<'a>(
     sampler: Sampler,
@@ -84,24 +87,19 @@ pub fn estimate<'a>(
     };
     baseline.prefix_cycles = Some(prefix_cycles(baseline));
     baseline.cycles = base;
-    // the variants waited through the exact prefix (the producer keeps it for a run
-    // that ends there): their prefix is the baseline's at their ratio over the windows
+    // the variants waited through the exact prefix and timed it after the windows
+    // (`exact_prefix`); a run too long for the producer to keep the prefix that long
+    // takes it at their ratio over the windows
     let base_prefix = prefix_cycles(baseline);
     let base_units = Series { prefix: 0.0, units: &baseline.units };
     for o in outcomes {
         let ratio = if subsample.units.is_empty() { None } else { Some(subsample.variant_ratio(&design, base_units, Series { prefix: 0.0, units: &o.units }, 1.0).value) };
-        match ratio {
-            Some(r) => {
-                o.prefix_cycles = Some(base_prefix * r);
-                o.cycles = base * r;
-            }
-            // no window of the variants: nothing says how they differ (the report gives
-            // their speedups no interval)
-            None => {
-                o.prefix_cycles = Some(base_prefix);
-                o.cycles = base;
-            }
-        }
+        // no window of the variants: nothing says how they differ (the report gives
+        // their speedups no interval)
+        let r = ratio.unwrap_or(1.0);
+        let prefix = o.exact_prefix.unwrap_or(base_prefix * r);
+        o.prefix_cycles = Some(prefix);
+        o.cycles = prefix + (base - base_prefix) * r;
     }
     for (i, &(n, m)) in untimed.iter().enumerate().filter(|(_, u)| u.0 > 0) {
         cost.add_untimed(i, n, m);
@@ -185,7 +183,7 @@ mod tests {
     /// and the sampler at the end.
     fn drive(opts: SamplingOptions, batches: u64, cycles_per_batch: impl Fn(u64) -> f64) -> (Sampler, VariantOutcome) {
         let mut s = Sampler::new(opts, BATCH);
-        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new(), marks: Vec::new() };
+        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None };
         let mut part = s.next_batch(0);
         for b in 0..batches {
             if let Some(p) = part {
@@ -246,6 +244,31 @@ mod tests {
         if o.instructions == 3 * BATCH {
             assert_eq!(summarized(s, o, 10 * BATCH).cycles.value, (20 * BATCH) as f64);
         }
+    }
+
+    /// A variant that timed the exact prefix after the windows (an idealization)
+    /// has that prefix in its total, and its ratio over the windows only for the
+    /// rest; one that did not (a sensitivity variant) takes the ratio for both.
+    #[test]
+    fn a_variant_that_timed_the_prefix_late_keeps_its_own_prefix() {
+        // 8 batches of start-up at 3 cycles per instruction, then 56 at 1
+        let opts = SamplingOptions { exact_below: 8 * BATCH, period: Some(4), seed: 3, ..Default::default() };
+        let (s, mut base) = drive(opts, 64, |b| if b < 8 { 3.0 * BATCH as f64 } else { BATCH as f64 });
+        assert!(base.units.len() >= 10, "{} units", base.units.len());
+        let base_prefix = base.prefix_cycles.expect("a prefix");
+        assert_eq!(base_prefix, (24 * BATCH) as f64);
+        // the variants: 0.5 of the baseline on every unit; the start-up 0.9 of it, timed or not
+        let variant = |exact_prefix| VariantOutcome { units: base.units.iter().map(|u| 0.5 * u).collect(), exact_prefix, ..base.clone() };
+        let (mut timed, mut untimed) = (variant(Some(0.9 * base_prefix)), variant(None));
+        let mut cost = InstructionCost::new();
+        let mut unit_costs = UnitCosts::new(true);
+        estimate(s, [&mut base, &mut timed, &mut untimed], &mut cost, &mut unit_costs, &[]).expect("sampled");
+        // the baseline's estimate: the prefix, and 56 batches at 1 (every unit says so)
+        assert!((base.cycles - (80 * BATCH) as f64).abs() < 1e-6, "{}", base.cycles);
+        assert_eq!(timed.prefix_cycles, Some(0.9 * base_prefix));
+        assert!((timed.cycles - (0.9 * 24.0 + 0.5 * 56.0) * BATCH as f64).abs() < 1e-6, "{}", timed.cycles);
+        assert_eq!(untimed.prefix_cycles, Some(0.5 * base_prefix));
+        assert!((untimed.cycles - 0.5 * 80.0 * BATCH as f64).abs() < 1e-6, "{}", untimed.cycles);
     }
 
     /// One unit: the expansion of its cycles, no interval (one value has no spread).
