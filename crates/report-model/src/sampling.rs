@@ -145,6 +145,16 @@ pub struct SamplingSummary {
     /// Units the timing variants timed (a sub-sample of `units`; their speedups
     /// and the idealizations' gains are ratios estimated over it).
     pub variant_units: usize,
+    /// Units of the exact prefix's sub-sample that the sensitivity variants
+    /// timed after the windows (each after the batch before it, paired with
+    /// the baseline's configuration timed the same way): their prefix is
+    /// estimated from them, its error in their intervals. 0: no prefix, or a
+    /// run 100 times its prefix or longer, where each variant's prefix is the
+    /// baseline's at its ratio over the windows.
+    pub prefix_variant_units: usize,
+    /// Whether the idealizations timed the whole exact prefix after the
+    /// windows (else it is the baseline's at their ratio over the windows).
+    pub prefix_idealized: bool,
     /// Instructions the timing model ran (exact prefix, warm-ups and units).
     pub detailed_instructions: u64,
     /// Classes of code the total cycles were estimated over: the run's exact

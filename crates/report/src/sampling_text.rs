@@ -53,6 +53,9 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
             every.join("; ")
         );
     }
+    if s.exact_instructions > 0 && (!s.sensitivity.is_empty() || !s.idealization.is_empty()) {
+        let _ = writeln!(o, "  the exact prefix for the variants: {}", prefix_for_variants(s));
+    }
     if s.cycles.known() {
         let _ = writeln!(
             o,
@@ -107,4 +110,15 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
     shares(&mut o, "loops", &loops);
     o.push('\n');
     o
+}
+
+/// How the sensitivity variants and the idealizations had the exact prefix of a sampled run.
+pub fn prefix_for_variants(s: &SamplingSummary) -> String {
+    let ideal = if s.prefix_idealized { "the idealizations timed it after the windows" } else { "the idealizations at their ratio over the windows" };
+    let sensitivity = if s.prefix_variant_units > 0 {
+        format!("the sensitivity variants a sub-sample of {} of its batches (its error in their intervals)", s.prefix_variant_units)
+    } else {
+        "the sensitivity variants at their ratio over the windows".to_string()
+    };
+    format!("{ideal}; {sensitivity}")
 }

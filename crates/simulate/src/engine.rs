@@ -56,6 +56,14 @@ pub enum LatePrefix {
     EveryCore,
     /// The one variant of this index.
     Variant(usize),
+    /// The warm-up of a unit of the prefix's sub-sample: every core of the
+    /// engine, the baseline's included, starts afresh in its own
+    /// configuration and times the batch (the variants' forks of the baseline
+    /// are gone with the prefix: each pair starts from the same cold pipeline).
+    SampleWarmUp,
+    /// The unit after it: its cycles on each core go to
+    /// [`VariantOutcome::prefix_units`], the baseline's with them.
+    SampleUnit,
 }
 
 /// What the variants beside the baseline (variant 0) do with a batch: a
@@ -93,6 +101,12 @@ pub struct VariantOutcome {
     /// A sampled run whose exact prefix the variant timed after the windows
     /// ([`Batch::late_prefix`]): its own cycles over the prefix.
     pub exact_prefix: Option<f64>,
+    /// A sampled run's units of its prefix's sub-sample ([`LatePrefix::SampleUnit`]):
+    /// the cycles of each, in order.
+    pub prefix_units: Vec<f64>,
+    /// The variance of `prefix_cycles` when a sampled run estimated it from
+    /// `prefix_units` (0 when timed, or the baseline's).
+    pub prefix_variance: f64,
 }
 
 /// The baseline's cycles over one batch timed in full or one measured unit,

@@ -31,6 +31,10 @@ pub(crate) struct Timing<L> {
     /// Per variant, the fresh core that times the exact prefix given after the
     /// windows ([`Batch::late_prefix`]), once one came.
     late_prefix: Vec<Option<Core>>,
+    /// Per variant, the core of the prefix's sub-sample's current unit (fresh
+    /// at each warm-up), and the cycles of each unit.
+    sample_core: Vec<Option<Core>>,
+    prefix_units: Vec<Vec<f64>>,
     /// Where the baseline's batch cycles go (when the producer asked for them).
     feedback: Option<Sender<BatchCycles>>,
     /// The baseline's core [`VARIANT_WARM_UP`] instructions before each of the
@@ -74,6 +78,8 @@ impl<L: Listener + Send + 'static> Timing<L> {
             marks: vec![Vec::new(); n],
             instructions: vec![0; n],
             late_prefix: (0..n).map(|_| None).collect(),
+            sample_core: (0..n).map(|_| None).collect(),
+            prefix_units: vec![Vec::new(); n],
             feedback,
             snapshots,
         }
@@ -166,27 +172,42 @@ impl<L: Listener + Send + 'static> Timing<L> {
     /// windows each began from a fork of the baseline, so its own core's state
     /// says nothing of the prefix).
     fn take_late_prefix(&mut self, batch: &Batch) {
-        let Self { cores, table, late_prefix, .. } = self;
-        for ((i, core), late) in cores.iter().zip(late_prefix.iter_mut()) {
-            if !matches!(batch.late_prefix, LatePrefix::EveryCore) && batch.late_prefix != LatePrefix::Variant(*i) {
-                continue;
+        let Self { cores, table, late_prefix, sample_core, prefix_units, .. } = self;
+        for (k, (i, core)) in cores.iter().enumerate() {
+            let fresh = || Core::new(core.config().clone());
+            match batch.late_prefix {
+                LatePrefix::No => {}
+                LatePrefix::EveryCore => {
+                    step_unobserved(late_prefix[k].get_or_insert_with(fresh), &batch.records, table);
+                }
+                LatePrefix::Variant(v) if v == *i => {
+                    step_unobserved(late_prefix[k].get_or_insert_with(fresh), &batch.records, table);
+                }
+                LatePrefix::Variant(_) => {}
+                LatePrefix::SampleWarmUp => {
+                    step_unobserved(sample_core[k].insert(fresh()), &batch.records, table);
+                }
+                LatePrefix::SampleUnit => {
+                    let Some(c) = sample_core[k].as_mut() else { continue };
+                    let before = c.cycles();
+                    step_unobserved(c, &batch.records, table);
+                    prefix_units[k].push(c.cycles() - before);
+                }
             }
-            let fresh = late.get_or_insert_with(|| Core::new(core.config().clone()));
-            step_unobserved(fresh, &batch.records, table);
         }
     }
 
     /// Every variant's outcome (with its index in the engine's configs) and the listener.
     pub(crate) fn finish(self) -> (Vec<(usize, VariantOutcome)>, Option<Sink<L>>) {
-        let Self { cores, sink, prefix, units, marks, instructions, late_prefix, .. } = self;
+        let Self { cores, sink, prefix, units, marks, instructions, late_prefix, prefix_units, .. } = self;
         let outcomes = cores
             .into_iter()
-            .zip(units.into_iter().zip(marks).zip(instructions).zip(late_prefix))
+            .zip(units.into_iter().zip(marks).zip(instructions).zip(late_prefix).zip(prefix_units))
             .enumerate()
-            .map(|(k, ((i, c), (((units, marks), instructions), late)))| {
+            .map(|(k, ((i, c), ((((units, marks), instructions), late), prefix_units)))| {
                 let prefix_cycles = prefix.as_ref().map(|p| p[k]);
                 let exact_prefix = late.map(|l| l.cycles());
-                (i, VariantOutcome { cycles: c.cycles(), instructions, prefix_cycles, units, marks, exact_prefix })
+                (i, VariantOutcome { cycles: c.cycles(), instructions, prefix_cycles, units, marks, exact_prefix, prefix_units, prefix_variance: 0.0 })
             })
             .collect();
         (outcomes, sink)
@@ -337,7 +358,7 @@ impl<L: Listener + Send + 'static> SampledTiming<L> {
         self.close();
         let total = self.base.cycles();
         let n = self.instructions;
-        let outcome = |cycles| VariantOutcome { cycles, instructions: n, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None };
+        let outcome = |cycles| VariantOutcome { cycles, instructions: n, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None, prefix_units: Vec::new(), prefix_variance: 0.0 };
         let mut outcomes = vec![(0, outcome(total))];
         for (i, sum) in self.sums.iter().enumerate() {
             let cycles = if self.base_sum > 0.0 { total * sum / self.base_sum } else { total };

@@ -90,9 +90,11 @@ pub(crate) struct Producer<'m, S> {
     /// idealizations' gains there are much of the answer (a 5 M-instruction
     /// run: a perfect icache saved 0.0 % of the cycles at the windows' ratio,
     /// 11.6 % exact, 8.9 % so). The sensitivity variants, some forty cores,
-    /// keep the windows' ratio: each would cost the prefix's length in
-    /// detailed steps. Dropped once the run is [`LATE_PREFIX_RUN_FACTOR`]
-    /// times the prefix.
+    /// would each cost the prefix's length in detailed steps: they time a
+    /// systematic sub-sample of [`PREFIX_UNITS`] of its batches instead, each
+    /// after the batch before it as a warm-up, paired with the baseline's
+    /// configuration timed the same way. Dropped once the run is
+    /// [`LATE_PREFIX_RUN_FACTOR`] times the prefix.
     pub(crate) kept: Vec<KeptBatch>,
     /// The main engine's variant that is an idealization (the 1-cycle ALU).
     pub(crate) late_prefix_variant: Option<usize>,
@@ -106,6 +108,10 @@ pub(crate) struct Producer<'m, S> {
 /// what timing it would change in an idealized total about that at most;
 /// keeping it costs its records' memory (72 bytes an instruction) until then.
 pub const LATE_PREFIX_RUN_FACTOR: u64 = 100;
+/// Units of the prefix's sub-sample for the sensitivity variants: as many as
+/// the intervals' central-limit bound asks of the windows' sub-sample, at most
+/// one batch in two (each unit's warm-up is the batch before it).
+pub const PREFIX_UNITS: usize = 30;
 
 /// A batch of the exact prefix the variants have not timed yet: its records,
 /// and per record the taken-branch bubble an idealized predictor adds back
@@ -227,6 +233,17 @@ impl<S: Schedule> Producer<'_, S> {
             (false, _) => (LatePrefix::No, Some(LatePrefix::No)),
             (true, v) => (LatePrefix::EveryCore, v.map(LatePrefix::Variant)),
         };
+        // the sensitivity variants' sub-sample: batch j - 1 then j, every `step` batches
+        let mut sample = Vec::new();
+        if late {
+            let n = self.kept.len();
+            let step = (n / PREFIX_UNITS).max(2);
+            for j in (step - 1..n).step_by(step) {
+                for (b, role) in [(j - 1, LatePrefix::SampleWarmUp), (j, LatePrefix::SampleUnit)] {
+                    sample.push(Batch { records: self.kept[b].records.clone(), part: BatchPart::Whole, variants: VariantsTime::Only, late_prefix: role, ..Default::default() });
+                }
+            }
+        }
         for KeptBatch { records, bubbles } in std::mem::take(&mut self.kept) {
             for st in &mut self.ideal {
                 st.batch.records.extend(records.iter().zip(&bubbles).map(|(r, &bubble)| {
@@ -243,6 +260,7 @@ impl<S: Schedule> Producer<'_, S> {
                 self.ready.push_back(Batch { records, part: BatchPart::Whole, variants: VariantsTime::Only, late_prefix, ..Default::default() });
             }
         }
+        self.ready.extend(sample);
     }
 
     /// The batch being filled is over (timed or fast-forwarded): plan the next one.

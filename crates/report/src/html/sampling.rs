@@ -36,6 +36,14 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
         let every: Vec<String> = s["strata"].as_array().map(|a| a.iter().map(|x| format!("1 in {} ({} units)", x["variants_every"], x["variant_units"])).collect()).unwrap_or_default();
         let _ = write!(o, "<p>The sensitivity variants and idealizations timed a sub-sample of {} units (by stratum: {}); their intervals are paired ratios to the baseline over it.</p>", s["variant_units"], esc(&every.join("; ")));
     }
+    if has_variants && s["exact_instructions"].as_u64().is_some_and(|n| n > 0) {
+        let ideal = if s["prefix_idealized"] == Value::Bool(true) { "the idealizations timed it after the windows" } else { "the idealizations took it at their ratio over the windows" };
+        let sensitivity = match s["prefix_variant_units"].as_u64() {
+            Some(n) if n > 0 => format!("the sensitivity variants a sub-sample of {n} of its batches, whose error their intervals include"),
+            _ => "the sensitivity variants took it at their ratio over the windows".to_string(),
+        };
+        let _ = write!(o, "<p>The exact prefix for the variants: {ideal}; {sensitivity}.</p>");
+    }
     let t = &s["target"];
     let status = if t["reached"] == Value::Bool(true) {
         format!("target ±{:.1} % reached", num(&t["relative_half_width"]) * 100.0)

@@ -31,9 +31,30 @@ fn prefix_cycles(o: &VariantOutcome) -> f64 {
     o.prefix_cycles.unwrap_or(o.cycles)
 }
 
+/// A variant's ratio to the baseline over the exact prefix, from their paired
+/// units of the prefix's sub-sample (`variant` and `base`, each timed from the
+/// same cold pipeline after the same warm-up), and the ratio's variance: the
+/// ratio estimator's, `(1 - n/N) s_d² / (n b̄²)` with `d = v - q b` over `n` of
+/// the prefix's `N` batches. `None` without units to pair.
+fn prefix_ratio(variant: &[f64], base: &[f64], batches: u64) -> Option<(f64, f64)> {
+    let n = variant.len();
+    if n == 0 || n != base.len() {
+        return None;
+    }
+    let (sv, sb): (f64, f64) = (variant.iter().sum(), base.iter().sum());
+    if sb <= 0.0 {
+        return None;
+    }
+    let q = sv / sb;
+    let residuals: Vec<f64> = variant.iter().zip(base).map(|(v, b)| v - q * b).collect();
+    let mean_b = sb / n as f64;
+    let fpc = (1.0 - n as f64 / batches.max(n as u64) as f64).max(0.0);
+    Some((q, fpc * super::estimator::variance(&residuals) / (n as f64 * mean_b * mean_b)))
+}
+
 /// After [`estimate`]: `cycles` the estimate, `prefix_cycles` set.
 fn measured(o: &VariantOutcome) -> Measured<'_> {
-    Measured { prefix: prefix_cycles(o), units: &o.units, total: o.cycles }
+    Measured { prefix: prefix_cycles(o), prefix_variance: o.prefix_variance, units: &o.units, total: o.cycles }
 }
 
 /// A run whose sampled part measured no unit (it ended first, or the period
@@ -92,13 +113,22 @@ pub fn estimate<'a>(
     // takes it at their ratio over the windows
     let base_prefix = prefix_cycles(baseline);
     let base_units = Series { prefix: 0.0, units: &baseline.units };
+    let prefix_batches = design.prefix_instructions.div_ceil(batch_instructions.max(1));
+    let base_prefix_units = std::mem::take(&mut baseline.prefix_units);
     for o in outcomes {
         let ratio = if subsample.units.is_empty() { None } else { Some(subsample.variant_ratio(&design, base_units, Series { prefix: 0.0, units: &o.units }, 1.0).value) };
         // no window of the variants: nothing says how they differ (the report gives
         // their speedups no interval)
         let r = ratio.unwrap_or(1.0);
-        let prefix = o.exact_prefix.unwrap_or(base_prefix * r);
+        let (prefix, variance) = match o.exact_prefix {
+            Some(p) => (p, 0.0),
+            None => match prefix_ratio(&o.prefix_units, &base_prefix_units, prefix_batches) {
+                Some((q, q_variance)) => (base_prefix * q, base_prefix * base_prefix * q_variance),
+                None => (base_prefix * r, 0.0),
+            },
+        };
         o.prefix_cycles = Some(prefix);
+        o.prefix_variance = variance;
         o.cycles = prefix + (base - base_prefix) * r;
     }
     for (i, &(n, m)) in untimed.iter().enumerate().filter(|(_, u)| u.0 > 0) {
@@ -159,6 +189,8 @@ impl SampledRun {
             code_classes: self.code_classes,
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
+            prefix_variant_units: outcomes.get(1).map_or(0, |o| o.prefix_units.len()),
+            prefix_idealized: ideals.first().is_some_and(|(_, o)| o.exact_prefix.is_some()),
             windows,
             flops,
             target: self.opts.target,
@@ -183,7 +215,7 @@ mod tests {
     /// and the sampler at the end.
     fn drive(opts: SamplingOptions, batches: u64, cycles_per_batch: impl Fn(u64) -> f64) -> (Sampler, VariantOutcome) {
         let mut s = Sampler::new(opts, BATCH);
-        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None };
+        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None, prefix_units: Vec::new(), prefix_variance: 0.0 };
         let mut part = s.next_batch(0);
         for b in 0..batches {
             if let Some(p) = part {
@@ -257,18 +289,38 @@ mod tests {
         assert!(base.units.len() >= 10, "{} units", base.units.len());
         let base_prefix = base.prefix_cycles.expect("a prefix");
         assert_eq!(base_prefix, (24 * BATCH) as f64);
-        // the variants: 0.5 of the baseline on every unit; the start-up 0.9 of it, timed or not
-        let variant = |exact_prefix| VariantOutcome { units: base.units.iter().map(|u| 0.5 * u).collect(), exact_prefix, ..base.clone() };
+        // three units of the prefix's sub-sample, timed on the baseline's configuration
+        base.prefix_units = vec![100.0, 300.0, 200.0];
+        // the variants: 0.5 of the baseline on every unit; the start-up 0.9 of it, timed or
+        // not, and a third that sub-sampled it at 0.8 of the baseline's configuration
+        let variant = |exact_prefix| VariantOutcome { units: base.units.iter().map(|u| 0.5 * u).collect(), exact_prefix, prefix_units: Vec::new(), ..base.clone() };
         let (mut timed, mut untimed) = (variant(Some(0.9 * base_prefix)), variant(None));
+        let mut sub_sampled = VariantOutcome { prefix_units: vec![80.0, 240.0, 160.0], ..variant(None) };
         let mut cost = InstructionCost::new();
         let mut unit_costs = UnitCosts::new(true);
-        estimate(s, [&mut base, &mut timed, &mut untimed], &mut cost, &mut unit_costs, &[]).expect("sampled");
+        estimate(s, [&mut base, &mut timed, &mut untimed, &mut sub_sampled], &mut cost, &mut unit_costs, &[]).expect("sampled");
+        assert_eq!(sub_sampled.prefix_cycles, Some(0.8 * base_prefix));
+        assert_eq!(sub_sampled.prefix_variance, 0.0, "a constant ratio has no error");
+        assert!((sub_sampled.cycles - (0.8 * 24.0 + 0.5 * 56.0) * BATCH as f64).abs() < 1e-6, "{}", sub_sampled.cycles);
         // the baseline's estimate: the prefix, and 56 batches at 1 (every unit says so)
         assert!((base.cycles - (80 * BATCH) as f64).abs() < 1e-6, "{}", base.cycles);
         assert_eq!(timed.prefix_cycles, Some(0.9 * base_prefix));
         assert!((timed.cycles - (0.9 * 24.0 + 0.5 * 56.0) * BATCH as f64).abs() < 1e-6, "{}", timed.cycles);
         assert_eq!(untimed.prefix_cycles, Some(0.5 * base_prefix));
         assert!((untimed.cycles - 0.5 * 80.0 * BATCH as f64).abs() < 1e-6, "{}", untimed.cycles);
+    }
+
+    /// The ratio estimator over the prefix's units, by hand: base 1, 2, 3 and
+    /// variant 2, 4, 7 give q = 13/6, residuals -1/6, -2/6, 3/6 (sample variance
+    /// 7/36), b̄ = 2; 3 units of 12 batches: (1 - 3/12) · (7/36) / (3 · 4).
+    #[test]
+    fn the_prefix_ratio_is_the_ratio_estimator() {
+        let (q, v) = prefix_ratio(&[2.0, 4.0, 7.0], &[1.0, 2.0, 3.0], 12).unwrap();
+        assert!((q - 13.0 / 6.0).abs() < 1e-12, "{q}");
+        assert!((v - 0.75 * (7.0 / 36.0) / 12.0).abs() < 1e-12, "{v}");
+        // every batch timed: no sampling error; nothing to pair: no estimate
+        assert_eq!(prefix_ratio(&[2.0, 4.0, 7.0], &[1.0, 2.0, 3.0], 3).unwrap().1, 0.0);
+        assert!(prefix_ratio(&[], &[], 12).is_none() && prefix_ratio(&[1.0], &[1.0, 2.0], 12).is_none());
     }
 
     /// One unit: the expansion of its cycles, no interval (one value has no spread).

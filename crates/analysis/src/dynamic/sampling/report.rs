@@ -15,6 +15,9 @@ pub const FUNCTIONS_SHOWN: usize = 10;
 /// A variant's per-unit cycles, its exact prefix, and its estimated total.
 pub struct Measured<'a> {
     pub prefix: f64,
+    /// The variance of `prefix` when it is estimated (a sensitivity variant's,
+    /// from the prefix's sub-sample); 0 when timed.
+    pub prefix_variance: f64,
     pub units: &'a [f64],
     /// The estimate of the run's cycles (without units, not the units' expansion).
     pub total: f64,
@@ -22,7 +25,7 @@ pub struct Measured<'a> {
 
 impl<'a> Measured<'a> {
     pub fn new(prefix: f64, units: &'a [f64], total: f64) -> Self {
-        Measured { prefix, units, total }
+        Measured { prefix, prefix_variance: 0.0, units, total }
     }
 
     pub(super) fn series(&self) -> Series<'a> {
@@ -46,6 +49,10 @@ pub struct Inputs<'a> {
     pub code_classes: Option<usize>,
     pub variants: Vec<(Vec<String>, f64, Measured<'a>)>,
     pub ideals: Vec<(String, Measured<'a>)>,
+    /// Units of the prefix's sub-sample the sensitivity variants timed, and
+    /// whether the idealizations timed the whole prefix.
+    pub prefix_variant_units: usize,
+    pub prefix_idealized: bool,
     pub windows: &'a [WindowTally],
     /// The report's FLOPS stack (component → flops per cycle) and the machine's FP units.
     pub flops: Option<(&'a BTreeMap<String, f64>, f64)>,
@@ -55,11 +62,20 @@ pub struct Inputs<'a> {
 }
 
 /// `T_a / T_b` with its interval; without units, the ratio of the estimates and no interval.
+/// An estimated prefix adds its variance, independent of the windows': that of
+/// `T_a - r T_b` grows by `var(P_a) + r² var(P_b)`.
 fn ratio(d: &Design, a: &Measured<'_>, b: &Measured<'_>, z: f64) -> Interval {
     if d.measured_units() == 0 {
         return Interval::unknown(if b.total != 0.0 { a.total / b.total } else { 0.0 });
     }
-    d.ratio_interval(a.series(), b.series(), z)
+    let iv = d.ratio_interval(a.series(), b.series(), z);
+    let tb = d.total(b.series());
+    if !iv.known() || tb == 0.0 || (a.prefix_variance == 0.0 && b.prefix_variance == 0.0) {
+        return iv;
+    }
+    let r = iv.value;
+    let extra = (a.prefix_variance + r * r * b.prefix_variance) / (tb * tb);
+    Interval { value: r, half_width: (iv.half_width * iv.half_width + z * z * extra).sqrt() }
 }
 
 /// What the report says when the sample has no spread to give intervals from.
@@ -105,7 +121,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
     // the variants are paired with the baseline on their sub-sample
     let sub = i.subsample.design(d);
     let base_units = i.subsample.gather(i.base.units);
-    let base_sub = Measured { prefix: i.base.prefix, units: &base_units, total: i.base.total };
+    let base_sub = Measured { units: &base_units, ..i.base };
     let sensitivity = i
         .variants
         .iter()
@@ -147,6 +163,8 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         warm_up_instructions: i.warm_up_batches * i.batch_instructions,
         units,
         variant_units,
+        prefix_variant_units: i.prefix_variant_units,
+        prefix_idealized: i.prefix_idealized,
         detailed_instructions: d.prefix_instructions + units as u64 * (d.unit_instructions + i.warm_up_batches * i.batch_instructions),
         code_classes: i.code_classes,
         strata: i.strata,
@@ -247,6 +265,30 @@ fn flops_intervals(stack: &BTreeMap<String, f64>, fp_units: f64, cycles: &Interv
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dynamic::sampling::estimator::Stratum;
+
+    /// An estimated prefix widens a ratio's interval by its own variance, in
+    /// quadrature with the windows': `z² (var(P_a) + r² var(P_b)) / T_b²`. Four
+    /// units of 10 instructions in 40 (every unit measured: no windows' error);
+    /// base 10 each after a prefix of 60 (T = 100), the variant 5 each after 40
+    /// (T = 60, r = 0.6).
+    #[test]
+    fn an_estimated_prefix_widens_the_ratio() {
+        let d = Design { unit_instructions: 10, prefix_instructions: 0, strata: vec![Stratum { instructions: 40, first_unit: 0, units: 4 }] };
+        let base_units = [10.0; 4];
+        let variant_units = [5.0; 4];
+        let base = Measured::new(60.0, &base_units, 100.0);
+        let timed = Measured::new(40.0, &variant_units, 60.0);
+        let sampled = Measured { prefix_variance: 16.0, ..timed };
+        let without = ratio(&d, &timed, &base, 3.0);
+        assert!((without.value - 0.6).abs() < 1e-12 && without.half_width == 0.0, "{without:?}");
+        let with = ratio(&d, &sampled, &base, 3.0);
+        // z · sqrt(16) / 100 = 0.12
+        assert!((with.value - 0.6).abs() < 1e-12 && (with.half_width - 0.12).abs() < 1e-12, "{with:?}");
+        // in the denominator (a speedup, base / variant: r = 5/3, T_b = 60): z · r · 4 / 60 = 1/3
+        let speedup = ratio(&d, &base, &sampled, 3.0);
+        assert!((speedup.value - 100.0 / 60.0).abs() < 1e-12 && (speedup.half_width - 1.0 / 3.0).abs() < 1e-12, "{speedup:?}");
+    }
 
     /// A peak of 8 flops per cycle on 2 FP units: an idle cause's interval is
     /// 8/2 = 4 flops per cycle per unit of its share of the windows' cycles

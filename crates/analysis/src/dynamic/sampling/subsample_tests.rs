@@ -61,6 +61,8 @@ fn report(design: &Design, sub: &Subsample, base_units: &[f64], variant_units: &
         code_classes: None,
         variants: vec![(vec!["x".into()], 1.15, variant())],
         ideals: vec![("x".into(), variant())],
+        prefix_variant_units: 0,
+        prefix_idealized: false,
         windows: &[],
         flops: None,
         target: 0.03,
