@@ -423,4 +423,14 @@ fn the_variants_count_the_exact_prefix_of_a_sampled_run() {
         // the windows may miss
         assert!((v - e).abs() <= 0.4 * e, "{what}: exact {e}, sampled {v}");
     }
+    // a run more than 10 times its prefix (49 batches, 2.4 M instructions): the
+    // idealizations sub-sample it too, with fewer units, 30 · 10 · 49 · 4096 / 2.4 M = 24
+    let (_, l) = json(&[&args[..], &["--exact-below", "200000", "--sample-period", "8"]].concat(), &exe, &["5"]);
+    let lm = &l["sampling"];
+    assert_eq!(lm["prefix_idealized"].as_bool(), Some(false), "{lm}");
+    assert!(lm["prefix_variant_units"].as_u64().is_some_and(|n| (20..30).contains(&n)), "{lm}");
+    for what in ["perfect_icache", "perfect_dcache"] {
+        let (e, v) = (reduction(&exact, what), reduction(&l, what));
+        assert!((v - e).abs() <= 0.4 * e, "{what}: exact {e}, sampled {v}");
+    }
 }

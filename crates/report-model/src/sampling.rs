@@ -153,7 +153,8 @@ pub struct SamplingSummary {
     /// baseline's at its ratio over the windows.
     pub prefix_variant_units: usize,
     /// Whether the idealizations timed the whole exact prefix after the
-    /// windows (else it is the baseline's at their ratio over the windows).
+    /// windows (a run at most 10 times its prefix); else they had what the
+    /// sensitivity variants had.
     pub prefix_idealized: bool,
     /// Instructions the timing model ran (exact prefix, warm-ups and units).
     pub detailed_instructions: u64,

@@ -114,11 +114,9 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
 
 /// How the sensitivity variants and the idealizations had the exact prefix of a sampled run.
 pub fn prefix_for_variants(s: &SamplingSummary) -> String {
-    let ideal = if s.prefix_idealized { "the idealizations timed it after the windows" } else { "the idealizations at their ratio over the windows" };
-    let sensitivity = if s.prefix_variant_units > 0 {
-        format!("the sensitivity variants a sub-sample of {} of its batches (its error in their intervals)", s.prefix_variant_units)
-    } else {
-        "the sensitivity variants at their ratio over the windows".to_string()
-    };
-    format!("{ideal}; {sensitivity}")
+    match (s.prefix_idealized, s.prefix_variant_units) {
+        (true, n) => format!("the idealizations timed it whole after the windows; the sensitivity variants a sub-sample of {n} of its batches (its error in their intervals)"),
+        (false, n) if n > 0 => format!("the sensitivity variants and the idealizations timed a sub-sample of {n} of its batches after the windows (its error in their intervals)"),
+        _ => "each variant's is the baseline's at the variant's ratio over the windows (the run is 100 times its prefix or longer)".to_string(),
+    }
 }

@@ -93,8 +93,9 @@ pub(crate) struct Producer<'m, S> {
     /// would each cost the prefix's length in detailed steps: they time a
     /// systematic sub-sample of [`PREFIX_UNITS`] of its batches instead, each
     /// after the batch before it as a warm-up, paired with the baseline's
-    /// configuration timed the same way. Dropped once the run is
-    /// [`LATE_PREFIX_RUN_FACTOR`] times the prefix.
+    /// configuration timed the same way; so do the idealizations in a run
+    /// more than [`EXACT_LATE_PREFIX_FACTOR`] times the prefix. Dropped once
+    /// the run is [`LATE_PREFIX_RUN_FACTOR`] times the prefix.
     pub(crate) kept: Vec<KeptBatch>,
     /// The main engine's variant that is an idealization (the 1-cycle ALU).
     pub(crate) late_prefix_variant: Option<usize>,
@@ -108,10 +109,19 @@ pub(crate) struct Producer<'m, S> {
 /// what timing it would change in an idealized total about that at most;
 /// keeping it costs its records' memory (72 bytes an instruction) until then.
 pub const LATE_PREFIX_RUN_FACTOR: u64 = 100;
-/// Units of the prefix's sub-sample for the sensitivity variants: as many as
-/// the intervals' central-limit bound asks of the windows' sub-sample, at most
-/// one batch in two (each unit's warm-up is the batch before it).
+/// A run at most this many times its exact prefix has the idealizations time
+/// all of it after the windows (the prefix is then at least a tenth of the
+/// run, and start-up's misses much of their gains); a longer one gives them,
+/// as the sensitivity variants, a sub-sample of it.
+pub const EXACT_LATE_PREFIX_FACTOR: u64 = 10;
+/// Units of the prefix's sub-sample: as many as the intervals' central-limit
+/// bound asks of the windows' sub-sample, at most one batch in two (each
+/// unit's warm-up is the batch before it). Past [`EXACT_LATE_PREFIX_FACTOR`]
+/// times the prefix, fewer in proportion to its part of the run, down to
+/// [`MIN_PREFIX_UNITS`]: its error weighs less there, and the variants'
+/// prefix costs them as much whatever the run's length.
 pub const PREFIX_UNITS: usize = 30;
+pub const MIN_PREFIX_UNITS: usize = 10;
 
 /// A batch of the exact prefix the variants have not timed yet: its records,
 /// and per record the taken-branch bubble an idealized predictor adds back
@@ -226,41 +236,63 @@ impl<S: Schedule> Producer<'_, S> {
     /// The run is over: the variants and the idealized streams time the
     /// prefix's batches the baseline timed. A run that ended in its exact
     /// prefix is then the exact run; one that sampled past it gives them as
-    /// a late prefix to the idealizations (see `kept`).
+    /// a late prefix (see `kept`): whole to the idealizations of a run at
+    /// most [`EXACT_LATE_PREFIX_FACTOR`] times the prefix, a sub-sample to
+    /// the rest.
     pub(crate) fn give_kept_to_variants(&mut self) {
-        let late = self.sampler.as_ref().is_some_and(|s| s.sampling());
-        let (ideal_late, main_late) = match (late, self.late_prefix_variant) {
-            (false, _) => (LatePrefix::No, Some(LatePrefix::No)),
-            (true, v) => (LatePrefix::EveryCore, v.map(LatePrefix::Variant)),
-        };
-        // the sensitivity variants' sub-sample: batch j - 1 then j, every `step` batches
+        let kept = std::mem::take(&mut self.kept);
+        if !self.sampler.as_ref().is_some_and(|s| s.sampling()) {
+            for KeptBatch { records, bubbles } in kept {
+                self.give_late(records, &bubbles, LatePrefix::No, Some(LatePrefix::No));
+            }
+            return;
+        }
+        let prefix = kept.iter().map(|b| b.records.len() as u64).sum::<u64>();
+        let whole = self.simulated <= EXACT_LATE_PREFIX_FACTOR * prefix;
+        // the sub-sample: batch j - 1 then j, every `step` batches; fewer units the
+        // smaller the prefix's part of the run
+        let units = if whole { PREFIX_UNITS } else { (PREFIX_UNITS as u64 * EXACT_LATE_PREFIX_FACTOR * prefix / self.simulated.max(1)).max(MIN_PREFIX_UNITS as u64) as usize };
+        let step = (kept.len() / units.max(1)).max(2);
         let mut sample = Vec::new();
-        if late {
-            let n = self.kept.len();
-            let step = (n / PREFIX_UNITS).max(2);
-            for j in (step - 1..n).step_by(step) {
-                for (b, role) in [(j - 1, LatePrefix::SampleWarmUp), (j, LatePrefix::SampleUnit)] {
-                    sample.push(Batch { records: self.kept[b].records.clone(), part: BatchPart::Whole, variants: VariantsTime::Only, late_prefix: role, ..Default::default() });
-                }
+        for j in (step - 1..kept.len()).step_by(step) {
+            sample.push((j - 1, LatePrefix::SampleWarmUp));
+            sample.push((j, LatePrefix::SampleUnit));
+        }
+        for &(b, role) in &sample {
+            // the idealizations sub-sample it too when they do not time it whole
+            let ideal = if whole { LatePrefix::No } else { role };
+            self.give_late(kept[b].records.clone(), &kept[b].bubbles, ideal, Some(role));
+        }
+        if whole {
+            let alu1 = self.late_prefix_variant.map(LatePrefix::Variant);
+            for KeptBatch { records, bubbles } in kept {
+                self.give_late(records, &bubbles, LatePrefix::EveryCore, alu1);
             }
         }
-        for KeptBatch { records, bubbles } in std::mem::take(&mut self.kept) {
+    }
+
+    /// One batch of the prefix to the idealized streams (as `ideal` says, their
+    /// masks applied; `No`: not a late batch, timed as the run's) and to the
+    /// main engine's variants (as `main` says; `None`: not to them).
+    fn give_late(&mut self, records: Vec<DynRecord>, bubbles: &[f32], ideal: LatePrefix, main: Option<LatePrefix>) {
+        let late = ideal != LatePrefix::No;
+        let exact = main == Some(LatePrefix::No);
+        if late || exact {
             for st in &mut self.ideal {
-                st.batch.records.extend(records.iter().zip(&bubbles).map(|(r, &bubble)| {
+                st.batch.records.extend(records.iter().zip(bubbles).map(|(r, &bubble)| {
                     let mut r = *r;
                     for ideal in &st.masks {
                         ideal.apply(&mut r.info, bubble);
                     }
                     r
                 }));
-                st.batch.late_prefix = ideal_late;
+                st.batch.late_prefix = ideal;
                 hand_over(&mut st.batch, &mut st.engine, BatchPart::Whole, VariantsTime::Same);
             }
-            if let Some(late_prefix) = main_late {
-                self.ready.push_back(Batch { records, part: BatchPart::Whole, variants: VariantsTime::Only, late_prefix, ..Default::default() });
-            }
         }
-        self.ready.extend(sample);
+        if let Some(late_prefix) = main {
+            self.ready.push_back(Batch { records, part: BatchPart::Whole, variants: VariantsTime::Only, late_prefix, ..Default::default() });
+        }
     }
 
     /// The batch being filled is over (timed or fast-forwarded): plan the next one.

@@ -82,12 +82,13 @@ fn total_without_units(design: &Design, o: &VariantOutcome) -> f64 {
 /// outcome, measured on every unit) is estimated from the run's exact
 /// instruction mix ([`super::code_mix`], from `unit_costs`), or by expansion
 /// of its units if that cannot be had; the others (variants) on the
-/// sub-sample: each is its exact prefix plus the baseline's estimate past the
-/// prefix times its ratio to the baseline over the sub-sample
-/// ([`Subsample::variant_ratio`]); a variant that did not time the prefix (a
-/// sensitivity variant: only the idealizations time it, after the windows)
-/// takes the baseline's prefix at that ratio too. `None` (and nothing
-/// changed): the run ended in its exact prefix.
+/// sub-sample: each is its prefix plus the baseline's estimate past the prefix
+/// times its ratio to the baseline over the sub-sample
+/// ([`Subsample::variant_ratio`]). Its prefix: as it timed it after the
+/// windows, or the baseline's times its ratio over the prefix's sub-sample
+/// ([`prefix_ratio`], with that estimate's variance), or, in a run too long to
+/// have kept the prefix, the baseline's at the windows' ratio. `None` (and
+/// nothing changed): the run ended in its exact prefix.
 pub fn estimate<'a>(
     sampler: Sampler,
     outcomes: impl IntoIterator<Item = &'a mut VariantOutcome>,
@@ -108,9 +109,9 @@ pub fn estimate<'a>(
     };
     baseline.prefix_cycles = Some(prefix_cycles(baseline));
     baseline.cycles = base;
-    // the variants waited through the exact prefix and timed it after the windows
-    // (`exact_prefix`); a run too long for the producer to keep the prefix that long
-    // takes it at their ratio over the windows
+    // the variants waited through the exact prefix and timed it, or a sub-sample of
+    // it, after the windows; a run too long for the producer to keep the prefix that
+    // long takes it at their ratio over the windows
     let base_prefix = prefix_cycles(baseline);
     let base_units = Series { prefix: 0.0, units: &baseline.units };
     let prefix_batches = design.prefix_instructions.div_ceil(batch_instructions.max(1));
