@@ -14,6 +14,8 @@
 #   sampling.md / sampling.json   bench/sampling.py: sampled against exact runs of ten programs of
 #                                 10^8-10^9 instructions (issue 19's bars)
 #   exact_speed.md                bench/exact_speed.py: exact mode end to end (simulated instructions/s)
+#   prefix.md                     bench/prefix.py: a default run's exact prefix as the variants time
+#                                 it, against the exact run, on programs a few times its length
 #   sampling_cost.md              bench/sampling_cost.py: the full default analysis against the
 #                                 sampled model alone (issue 19: at most 1.5x)
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
@@ -62,6 +64,8 @@ echo "== the full default analysis against the sampled model alone (bench/sampli
 python3 bench/sampling_cost.py --bin target/release/bottlenose
 echo "== exact mode end to end (bench/exact_speed.py)"
 python3 bench/exact_speed.py --bin target/release/bottlenose
+echo "== a default run's exact prefix against the exact run (bench/prefix.py)"
+python3 bench/prefix.py --bin target/release/bottlenose
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"

@@ -145,8 +145,9 @@ pub struct SamplingSummary {
     /// Units the timing variants timed (a sub-sample of `units`; their speedups
     /// and the idealizations' gains are ratios estimated over it).
     pub variant_units: usize,
-    /// Units of the exact prefix's sub-sample that the sensitivity variants
-    /// timed after the windows (each after the batch before it, paired with
+    /// Units of the exact prefix's sub-sample that the variants which did not
+    /// time it whole (the sensitivity variants; past 10 times the prefix, the
+    /// idealizations too) timed after the windows (each after the batch before it, paired with
     /// the baseline's configuration timed the same way): their prefix is
     /// estimated from them, its error in their intervals. 0: no prefix, or a
     /// run 100 times its prefix or longer, where each variant's prefix is the

@@ -115,8 +115,9 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
 /// How the sensitivity variants and the idealizations had the exact prefix of a sampled run.
 pub fn prefix_for_variants(s: &SamplingSummary) -> String {
     match (s.prefix_idealized, s.prefix_variant_units) {
-        (true, n) => format!("the idealizations timed it whole after the windows; the sensitivity variants a sub-sample of {n} of its batches (its error in their intervals)"),
-        (false, n) if n > 0 => format!("the sensitivity variants and the idealizations timed a sub-sample of {n} of its batches after the windows (its error in their intervals)"),
+        (true, 0) => "the idealizations timed it whole after the windows".to_string(),
+        (true, n) => format!("the idealizations timed it whole after the windows; the other variants a sub-sample of {n} of its batches (its error in their intervals)"),
+        (false, n) if n > 0 => format!("the variants timed a sub-sample of {n} of its batches after the windows (its error in their intervals)"),
         _ => "each variant's is the baseline's at the variant's ratio over the windows (the run is 100 times its prefix or longer)".to_string(),
     }
 }

@@ -39,8 +39,9 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
     if has_variants && s["exact_instructions"].as_u64().is_some_and(|n| n > 0) {
         let n = s["prefix_variant_units"].as_u64().unwrap_or(0);
         let how = match (s["prefix_idealized"] == Value::Bool(true), n) {
-            (true, n) => format!("the idealizations timed it whole after the windows; the sensitivity variants a sub-sample of {n} of its batches, whose error their intervals include"),
-            (false, n) if n > 0 => format!("the sensitivity variants and the idealizations timed a sub-sample of {n} of its batches after the windows, whose error their intervals include"),
+            (true, 0) => "the idealizations timed it whole after the windows".to_string(),
+            (true, n) => format!("the idealizations timed it whole after the windows; the other variants a sub-sample of {n} of its batches, whose error their intervals include"),
+            (false, n) if n > 0 => format!("the variants timed a sub-sample of {n} of its batches after the windows, whose error their intervals include"),
             _ => "each variant's is the baseline's at the variant's ratio over the windows (the run is 100 times its prefix or longer)".to_string(),
         };
         let _ = write!(o, "<p>The exact prefix for the variants: {how}.</p>");

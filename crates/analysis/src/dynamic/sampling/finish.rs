@@ -190,7 +190,8 @@ impl SampledRun {
             code_classes: self.code_classes,
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
-            prefix_variant_units: outcomes.get(1).map_or(0, |o| o.prefix_units.len()),
+            // (every variant that did not time it whole had the same sub-sample)
+            prefix_variant_units: outcomes[1..].iter().chain(ideals.iter().map(|(_, o)| *o)).find(|o| o.exact_prefix.is_none()).map_or(0, |o| o.prefix_units.len()),
             prefix_idealized: ideals.first().is_some_and(|(_, o)| o.exact_prefix.is_some()),
             windows,
             flops,
