@@ -44,9 +44,11 @@ pub struct Batch {
 }
 
 /// Which cores time a batch of a sampled run's exact prefix given after its
-/// windows, each on a fresh core of its own configuration, apart from the
-/// state its windows left; its cycles there are that variant's
-/// [`VariantOutcome::exact_prefix`]. The baseline timed the prefix as it came.
+/// windows, and how: each on a fresh core of its own configuration, apart
+/// from the state its windows left, either the whole prefix (its cycles there
+/// are the variant's [`VariantOutcome::exact_prefix`]) or the units of a
+/// sub-sample of it ([`VariantOutcome::prefix_units`]). The baseline timed the
+/// prefix as it came.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LatePrefix {
     /// Not a late prefix: timed as `part` and `variants` say.
