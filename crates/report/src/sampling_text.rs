@@ -54,7 +54,7 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
         );
     }
     if s.exact_instructions > 0 && (!s.sensitivity.is_empty() || !s.idealization.is_empty()) {
-        let _ = writeln!(o, "  the exact prefix for the variants: {}", prefix_for_variants(s));
+        let _ = writeln!(o, "  the exact prefix for the variants: {}", prefix_for_variants(s.prefix_idealized, s.prefix_variant_units as u64));
     }
     if s.cycles.known() {
         let _ = writeln!(
@@ -112,9 +112,11 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
     o
 }
 
-/// How the sensitivity variants and the idealizations had the exact prefix of a sampled run.
-pub fn prefix_for_variants(s: &SamplingSummary) -> String {
-    match (s.prefix_idealized, s.prefix_variant_units) {
+/// How the sensitivity variants and the idealizations had the exact prefix of
+/// a sampled run (`prefix_idealized`, `prefix_variant_units`): the text and
+/// HTML reports say it in these words.
+pub fn prefix_for_variants(idealized: bool, units: u64) -> String {
+    match (idealized, units) {
         (true, 0) => "the idealizations timed it whole after the windows".to_string(),
         (true, n) => format!("the idealizations timed it whole after the windows; the other variants a sub-sample of {n} of its batches (its error in their intervals)"),
         (false, n) if n > 0 => format!("the variants timed a sub-sample of {n} of its batches after the windows (its error in their intervals)"),

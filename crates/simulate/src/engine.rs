@@ -68,6 +68,13 @@ pub enum LatePrefix {
     SampleUnit,
 }
 
+impl LatePrefix {
+    /// Whether the variant of index `variant` times the whole prefix.
+    pub fn whole_on(self, variant: usize) -> bool {
+        self == LatePrefix::EveryCore || self == LatePrefix::Variant(variant)
+    }
+}
+
 /// What the variants beside the baseline (variant 0) do with a batch: a
 /// sampled run's variants time only a sub-sample of its windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -176,14 +176,10 @@ impl<L: Listener + Send + 'static> Timing<L> {
         for (k, (i, core)) in cores.iter().enumerate() {
             let fresh = || Core::new(core.config().clone());
             match batch.late_prefix {
-                LatePrefix::No => {}
-                LatePrefix::EveryCore => {
+                whole if whole.whole_on(*i) => {
                     step_unobserved(late_prefix[k].get_or_insert_with(fresh), &batch.records, table);
                 }
-                LatePrefix::Variant(v) if v == *i => {
-                    step_unobserved(late_prefix[k].get_or_insert_with(fresh), &batch.records, table);
-                }
-                LatePrefix::Variant(_) => {}
+                LatePrefix::No | LatePrefix::EveryCore | LatePrefix::Variant(_) => {}
                 LatePrefix::SampleWarmUp => {
                     step_unobserved(sample_core[k].insert(fresh()), &batch.records, table);
                 }

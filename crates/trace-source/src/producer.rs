@@ -243,7 +243,7 @@ impl<S: Schedule> Producer<'_, S> {
         let kept = std::mem::take(&mut self.kept);
         if !self.sampler.as_ref().is_some_and(|s| s.sampling()) {
             for KeptBatch { records, bubbles } in kept {
-                self.give_late(records, &bubbles, LatePrefix::No, Some(LatePrefix::No));
+                self.give_late(records, &bubbles, Some(LatePrefix::No), Some(LatePrefix::No));
             }
             return;
         }
@@ -253,31 +253,25 @@ impl<S: Schedule> Producer<'_, S> {
         // smaller the prefix's part of the run
         let units = if whole { PREFIX_UNITS } else { (PREFIX_UNITS as u64 * EXACT_LATE_PREFIX_FACTOR * prefix / self.simulated.max(1)).max(MIN_PREFIX_UNITS as u64) as usize };
         let step = (kept.len() / units.max(1)).max(2);
-        let mut sample = Vec::new();
         for j in (step - 1..kept.len()).step_by(step) {
-            sample.push((j - 1, LatePrefix::SampleWarmUp));
-            sample.push((j, LatePrefix::SampleUnit));
-        }
-        for &(b, role) in &sample {
-            // the idealizations sub-sample it too when they do not time it whole
-            let ideal = if whole { LatePrefix::No } else { role };
-            self.give_late(kept[b].records.clone(), &kept[b].bubbles, ideal, Some(role));
+            for (b, role) in [(j - 1, LatePrefix::SampleWarmUp), (j, LatePrefix::SampleUnit)] {
+                // the idealizations sub-sample it too when they do not time it whole
+                self.give_late(kept[b].records.clone(), &kept[b].bubbles, (!whole).then_some(role), Some(role));
+            }
         }
         if whole {
             let alu1 = self.late_prefix_variant.map(LatePrefix::Variant);
             for KeptBatch { records, bubbles } in kept {
-                self.give_late(records, &bubbles, LatePrefix::EveryCore, alu1);
+                self.give_late(records, &bubbles, Some(LatePrefix::EveryCore), alu1);
             }
         }
     }
 
     /// One batch of the prefix to the idealized streams (as `ideal` says, their
-    /// masks applied; `No`: not a late batch, timed as the run's) and to the
-    /// main engine's variants (as `main` says; `None`: not to them).
-    fn give_late(&mut self, records: Vec<DynRecord>, bubbles: &[f32], ideal: LatePrefix, main: Option<LatePrefix>) {
-        let late = ideal != LatePrefix::No;
-        let exact = main == Some(LatePrefix::No);
-        if late || exact {
+    /// masks applied) and to the main engine's variants (as `main` says); `None`:
+    /// not to them. `LatePrefix::No`: the run ended in the prefix, timed as the run's.
+    fn give_late(&mut self, records: Vec<DynRecord>, bubbles: &[f32], ideal: Option<LatePrefix>, main: Option<LatePrefix>) {
+        if let Some(late_prefix) = ideal {
             for st in &mut self.ideal {
                 st.batch.records.extend(records.iter().zip(bubbles).map(|(r, &bubble)| {
                     let mut r = *r;
@@ -286,7 +280,7 @@ impl<S: Schedule> Producer<'_, S> {
                     }
                     r
                 }));
-                st.batch.late_prefix = ideal;
+                st.batch.late_prefix = late_prefix;
                 hand_over(&mut st.batch, &mut st.engine, BatchPart::Whole, VariantsTime::Same);
             }
         }

@@ -37,14 +37,8 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
         let _ = write!(o, "<p>The sensitivity variants and idealizations timed a sub-sample of {} units (by stratum: {}); their intervals are paired ratios to the baseline over it.</p>", s["variant_units"], esc(&every.join("; ")));
     }
     if has_variants && s["exact_instructions"].as_u64().is_some_and(|n| n > 0) {
-        let n = s["prefix_variant_units"].as_u64().unwrap_or(0);
-        let how = match (s["prefix_idealized"] == Value::Bool(true), n) {
-            (true, 0) => "the idealizations timed it whole after the windows".to_string(),
-            (true, n) => format!("the idealizations timed it whole after the windows; the other variants a sub-sample of {n} of its batches, whose error their intervals include"),
-            (false, n) if n > 0 => format!("the variants timed a sub-sample of {n} of its batches after the windows, whose error their intervals include"),
-            _ => "each variant's is the baseline's at the variant's ratio over the windows (the run is 100 times its prefix or longer)".to_string(),
-        };
-        let _ = write!(o, "<p>The exact prefix for the variants: {how}.</p>");
+        let how = crate::sampling_text::prefix_for_variants(s["prefix_idealized"] == Value::Bool(true), s["prefix_variant_units"].as_u64().unwrap_or(0));
+        let _ = write!(o, "<p>The exact prefix for the variants: {}.</p>", esc(&how));
     }
     let t = &s["target"];
     let status = if t["reached"] == Value::Bool(true) {

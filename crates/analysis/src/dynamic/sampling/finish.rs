@@ -2,7 +2,7 @@
 //! totals, the executions the timing model did not see added back, and the
 //! report's `sampling` section.
 
-use super::estimator::{Design, Interval, Series, Subsample};
+use super::estimator::{Design, Interval, Series, Stratum, Subsample};
 use super::estimator::Z_99_7;
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
 use super::unit_costs::UnitCosts;
@@ -34,22 +34,19 @@ fn prefix_cycles(o: &VariantOutcome) -> f64 {
 /// A variant's ratio to the baseline over the exact prefix, from their paired
 /// units of the prefix's sub-sample (`variant` and `base`, each timed from the
 /// same cold pipeline after the same warm-up), and the ratio's variance: the
-/// ratio estimator's, `(1 - n/N) s_d² / (n b̄²)` with `d = v - q b` over `n` of
-/// the prefix's `N` batches. `None` without units to pair.
+/// sub-sample is a design of one stratum, `n` units of the prefix's `N`
+/// batches, and the ratio its [`Design::ratio_interval`] (variance
+/// `(1 - n/N) s_d² / (n b̄²)`, `d = v - q b`; 0 for a single unit). `None`
+/// without units to pair.
 fn prefix_ratio(variant: &[f64], base: &[f64], batches: u64) -> Option<(f64, f64)> {
     let n = variant.len();
-    if n == 0 || n != base.len() {
+    if n == 0 || n != base.len() || base.iter().sum::<f64>() <= 0.0 {
         return None;
     }
-    let (sv, sb): (f64, f64) = (variant.iter().sum(), base.iter().sum());
-    if sb <= 0.0 {
-        return None;
-    }
-    let q = sv / sb;
-    let residuals: Vec<f64> = variant.iter().zip(base).map(|(v, b)| v - q * b).collect();
-    let mean_b = sb / n as f64;
-    let fpc = (1.0 - n as f64 / batches.max(n as u64) as f64).max(0.0);
-    Some((q, fpc * super::estimator::variance(&residuals) / (n as f64 * mean_b * mean_b)))
+    let units = n.max(batches as usize) as u64;
+    let sub = Design { unit_instructions: 1, prefix_instructions: 0, strata: vec![Stratum { instructions: units, first_unit: 0, units: n }] };
+    let q = sub.ratio_interval(Series { prefix: 0.0, units: variant }, Series { prefix: 0.0, units: base }, 1.0);
+    Some((q.value, if q.known() { q.half_width * q.half_width } else { 0.0 }))
 }
 
 /// After [`estimate`]: `cycles` the estimate, `prefix_cycles` set.
