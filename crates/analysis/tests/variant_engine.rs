@@ -31,7 +31,7 @@ fn parallel_variants_match_separate_runs() {
     for chunk in records.chunks(777) {
         let new_instructions = if sent_table { vec![] } else { block.clone() };
         sent_table = true;
-        engine.feed(Batch { new_instructions, records: chunk.to_vec(), ..Default::default() });
+        engine.feed(Batch { new_instructions, records: chunk.iter().copied().collect(), ..Default::default() });
     }
     let (outcomes, _) = engine.finish();
     let got: Vec<f64> = outcomes.iter().map(|o| o.cycles).collect();
@@ -71,7 +71,7 @@ fn feed_all<L: bottlenose_timing::Listener + Send + 'static>(
 ) -> (Vec<f64>, L) {
     for (k, chunk) in records.chunks(4096).enumerate() {
         let new_instructions = if k == 0 { block.to_vec() } else { vec![] };
-        engine.feed(Batch { new_instructions, records: chunk.to_vec(), ..Default::default() });
+        engine.feed(Batch { new_instructions, records: chunk.iter().copied().collect(), ..Default::default() });
     }
     let (outcomes, l) = engine.finish();
     (outcomes.iter().map(|o| o.cycles).collect(), l)
@@ -189,7 +189,7 @@ fn variants_skip_or_warm_up_on_the_batches_they_are_told() {
             let (part, variants) = plan(k);
             let new_instructions = if k == 0 { block.to_vec() } else { vec![] };
             let variants = if sub { variants } else { VariantsTime::Same };
-            engine.feed(Batch { new_instructions, records: chunk.to_vec(), part, variants, ..Default::default() });
+            engine.feed(Batch { new_instructions, records: chunk.iter().copied().collect(), part, variants, ..Default::default() });
         }
         engine.finish().0
     };
@@ -234,7 +234,7 @@ fn a_variant_like_the_baseline_measures_every_unit_as_the_baseline_does() {
             };
             let variants = if (k / 3) % 2 == 0 { VariantsTime::Same } else { VariantsTime::Skip };
             let new_instructions = if k <= 2 { block.to_vec() } else { vec![] };
-            engine.feed(Batch { new_instructions, records: chunk.to_vec(), part, variants, ..Default::default() });
+            engine.feed(Batch { new_instructions, records: chunk.iter().copied().collect(), part, variants, ..Default::default() });
         }
         let out = engine.finish().0;
         let sub: Vec<f64> = out[0].units.iter().step_by(2).copied().collect();
@@ -260,7 +260,7 @@ fn variants_given_the_prefix_afterwards_time_it_as_they_would_have() {
     configs.push(CoreConfig::new(&m, &accelerate(&m, &[Knob::parse(&m, "window").unwrap()], 2.0)));
     let batch = |k: usize, chunk: &[DynRecord], variants| Batch {
         new_instructions: if k == 0 { block.to_vec() } else { vec![] },
-        records: chunk.to_vec(),
+        records: chunk.iter().copied().collect(),
         part: BatchPart::Whole,
         variants,
         ..Default::default()
@@ -273,7 +273,7 @@ fn variants_given_the_prefix_afterwards_time_it_as_they_would_have() {
             later.feed(batch(k, chunk, VariantsTime::Skip));
         }
         for chunk in records.chunks(4096) {
-            later.feed(Batch { records: chunk.to_vec(), part: BatchPart::Whole, variants: VariantsTime::Only, ..Default::default() });
+            later.feed(Batch { records: chunk.iter().copied().collect(), part: BatchPart::Whole, variants: VariantsTime::Only, ..Default::default() });
         }
         let (a, b) = (together.finish().0, later.finish().0);
         for (x, y) in a.iter().zip(&b) {

@@ -14,23 +14,17 @@
 
 use crate::sink::Sink;
 use crate::worker::{SampledTiming, Snapshots, Timing};
-use bottlenose_timing::{BatchPart, Core, CoreConfig, DynInfo, InstrTiming, Listener};
+pub use crate::records::{DynRecord, RecordSlice, Records};
+use bottlenose_timing::{BatchPart, Core, CoreConfig, InstrTiming, Listener};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-
-/// One executed instruction: static index + dynamic facts.
-#[derive(Clone, Copy, Debug)]
-pub struct DynRecord {
-    pub id: u32,
-    pub info: DynInfo,
-}
 
 /// A chunk of the stream plus the static instructions first seen in it.
 #[derive(Default)]
 pub struct Batch {
     pub new_instructions: Vec<InstrTiming>,
-    pub records: Vec<DynRecord>,
+    pub records: Records,
     /// What the batch is to a sampled run (SMARTS); `Whole` when timed in full.
     pub part: BatchPart,
     /// Record the commit cycle of the batch's last record (a loop's iteration
@@ -138,7 +132,7 @@ pub struct VariantEngine<L: Listener + Send + 'static> {
     /// What comes back to the producer (see [`Returns`]).
     returns: Returns,
     /// An inline engine's end of `returns.spare`.
-    spare_tx: Option<SyncSender<Vec<DynRecord>>>,
+    spare_tx: Option<SyncSender<Records>>,
 }
 
 /// What comes back from the timing workers to whoever produces the batches:
@@ -146,7 +140,7 @@ pub struct VariantEngine<L: Listener + Send + 'static> {
 /// baseline's cycles batch by batch. A source that fills batches for an engine
 /// it does not hold takes them with [`VariantEngine::take_returns`].
 pub struct Returns {
-    spare: Receiver<Vec<DynRecord>>,
+    spare: Receiver<Records>,
     feedback: Option<Receiver<BatchCycles>>,
 }
 
@@ -154,8 +148,8 @@ impl Returns {
     /// An empty record buffer with room for `capacity` records: one the workers
     /// are done with if there is one. Reuse keeps the producer writing into
     /// memory that is already mapped and cached instead of fresh allocations.
-    pub fn buffer(&self, capacity: usize) -> Vec<DynRecord> {
-        self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(capacity))
+    pub fn buffer(&self, capacity: usize) -> Records {
+        self.spare.try_recv().unwrap_or_else(|_| Records::with_capacity(capacity))
     }
 
     /// The baseline's batch cycles that came back since the last call.
@@ -168,8 +162,8 @@ impl Returns {
     }
 }
 
-/// Batches queued for a worker before the producer waits. Few: a batch of records is
-/// about 300 KB, and 64 queued (the producer runs ahead of the timing model) made the
+/// Batches queued for a worker before the producer waits. Few: a batch of records was
+/// about 300 KB (unpacked), and 64 queued (the producer runs ahead of the timing model) made the
 /// producer write each record into memory last touched ~19 MB ago, out of every cache.
 const QUEUED_BATCHES: usize = 4;
 /// How many emptied record buffers wait for reuse: every queued one and those being
@@ -277,7 +271,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     }
 
     /// An empty record buffer (see [`Returns::buffer`]).
-    pub fn buffer(&self, capacity: usize) -> Vec<DynRecord> {
+    pub fn buffer(&self, capacity: usize) -> Records {
         self.returns.buffer(capacity)
     }
 
@@ -348,7 +342,7 @@ pub(crate) fn spawn_named<T: Send + 'static>(name: String, f: impl FnOnce() -> T
 /// A worker's end of the stream: batches in, emptied record buffers back.
 struct Batches {
     rx: Receiver<Work>,
-    spare: SyncSender<Vec<DynRecord>>,
+    spare: SyncSender<Records>,
 }
 
 impl Batches {
@@ -362,7 +356,7 @@ impl Batches {
 }
 
 /// Gives a batch's records buffer back to the producer once every worker is done with it.
-fn recycle(spare: &SyncSender<Vec<DynRecord>>, batch: Work) {
+fn recycle(spare: &SyncSender<Records>, batch: Work) {
     if let Some(b) = Arc::into_inner(batch) {
         let mut records = b.records;
         records.clear();

@@ -10,6 +10,7 @@ pub mod ideal;
 pub mod knob;
 pub mod plan;
 mod rank;
+mod records;
 pub mod sensitivity;
 mod sink;
 pub mod source;
@@ -18,7 +19,7 @@ mod worker;
 
 pub use anomaly::SlowerWhenFaster;
 pub use ideal::{Ideal, IdealStream, IdealizeLevel};
-pub use engine::{Batch, BatchCycles, DynRecord, Returns, Sampling, VariantEngine, VariantOutcome};
+pub use engine::{Batch, BatchCycles, DynRecord, RecordSlice, Records, Returns, Sampling, VariantEngine, VariantOutcome};
 pub use worker::VARIANT_WARM_UP;
 pub use knob::{accelerate, check_weight, core_knobs, known_names, parse_acceleration, Knob, WEIGHT_RANGE};
 pub use plan::{DefaultKnobs, NamedWeight, Plan, PlanRequest, Variants};

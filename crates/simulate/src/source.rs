@@ -5,7 +5,7 @@
 //! source (`bottlenose_trace_source::TraceSource`): it reads the trace until a
 //! batch is full.
 
-use crate::engine::{Batch, DynRecord, VariantEngine};
+use crate::engine::{Batch, DynRecord, Records, VariantEngine};
 use bottlenose_decode::BranchKind;
 use bottlenose_timing::{CoreConfig, DynInfo, InstrTiming, Listener};
 use std::sync::Arc;
@@ -82,9 +82,9 @@ impl LoopSource {
     }
 
     fn batch(&self, iterations: u32, with_table: bool, mark_end: bool) -> Batch {
-        let mut records = Vec::with_capacity(self.iteration.len() * iterations as usize);
+        let mut records = Records::with_capacity(self.iteration.len() * iterations as usize);
         for _ in 0..iterations {
-            records.extend_from_slice(&self.iteration);
+            records.extend(self.iteration.iter().copied());
         }
         Batch { new_instructions: if with_table { self.block.clone() } else { Vec::new() }, records, mark_end, ..Default::default() }
     }

@@ -2,7 +2,7 @@
 //! share, and what each variant's outcome collects. The same state times
 //! batches on a worker thread or, for an inline engine, on the caller's.
 
-use crate::engine::{Batch, BatchCycles, DynRecord, LatePrefix, Sampling, VariantOutcome, VariantsTime};
+use crate::engine::{Batch, BatchCycles, LatePrefix, RecordSlice, Sampling, VariantOutcome, VariantsTime};
 use crate::sink::Sink;
 use bottlenose_timing::{BatchPart, Core, CoreConfig, Details, InstrTiming, Listener, StageDetails};
 use std::sync::mpsc::{Receiver, Sender};
@@ -105,7 +105,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
         if batch.part != BatchPart::Whole && self.prefix.is_none() {
             self.prefix = Some(self.cores.iter().map(|(_, c)| c.cycles()).collect());
         }
-        let records = &batch.records[..];
+        let records = batch.records.all();
         // the batch before one of the variants' units: the baseline's warm-up, or its
         // unit when the variants' sub-sample skipped it
         let warm_up = matches!((batch.variants, batch.part), (VariantsTime::WarmUp, _) | (VariantsTime::Same, BatchPart::WarmUp));
@@ -126,7 +126,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
                         (None, Snapshots::Send(_)) => unreachable!("the baseline is its worker's first core"),
                     };
                     base.fork_into(core);
-                    (&records[at..], false)
+                    (records.from(at), false)
                 }
                 (_, VariantsTime::Skip | VariantsTime::WarmUp, _, None) | (_, VariantsTime::Same, BatchPart::WarmUp, None) => continue,
                 (_, VariantsTime::Same | VariantsTime::Only, part, None) => (records, matches!(part, BatchPart::Unit { .. })),
@@ -141,11 +141,11 @@ impl<L: Listener + Send + 'static> Timing<L> {
                 (None, 0) => {
                     // (an engine without a listener: the baseline forks the same)
                     let at = fork_at.unwrap_or(records.len());
-                    step_unobserved(core, &records[..at], table);
+                    step_unobserved(core, records.slice(0..at), table);
                     if fork_at.is_some() {
                         fork = Some(snapshots.share(core));
                     }
-                    step_unobserved(core, &records[at..], table)
+                    step_unobserved(core, records.from(at), table)
                 }
                 _ => step_unobserved(core, timed, table),
             };
@@ -177,16 +177,16 @@ impl<L: Listener + Send + 'static> Timing<L> {
             let fresh = || Core::new(core.config().clone());
             match batch.late_prefix {
                 whole if whole.whole_on(*i) => {
-                    step_unobserved(late_prefix[k].get_or_insert_with(fresh), &batch.records, table);
+                    step_unobserved(late_prefix[k].get_or_insert_with(fresh), batch.records.all(), table);
                 }
                 LatePrefix::No | LatePrefix::EveryCore | LatePrefix::Variant(_) => {}
                 LatePrefix::SampleWarmUp => {
-                    step_unobserved(sample_core[k].insert(fresh()), &batch.records, table);
+                    step_unobserved(sample_core[k].insert(fresh()), batch.records.all(), table);
                 }
                 LatePrefix::SampleUnit => {
                     let Some(c) = sample_core[k].as_mut() else { continue };
                     let before = c.cycles();
-                    step_unobserved(c, &batch.records, table);
+                    step_unobserved(c, batch.records.all(), table);
                     prefix_units[k].push(c.cycles() - before);
                 }
             }
@@ -211,9 +211,9 @@ impl<L: Listener + Send + 'static> Timing<L> {
 }
 
 /// Times `records` on a core nobody listens to; returns the last record's commit cycle.
-fn step_unobserved(core: &mut Core, records: &[DynRecord], table: &[InstrTiming]) -> f64 {
+fn step_unobserved(core: &mut Core, records: RecordSlice<'_>, table: &[InstrTiming]) -> f64 {
     let mut commit = f64::NAN;
-    for r in records {
+    for r in records.iter() {
         commit = core.step_fast(&table[r.id as usize], &r.info).commit;
     }
     commit
@@ -227,7 +227,7 @@ type ForkPoint<'a> = Option<(usize, &'a mut dyn FnMut(&Core))>;
 /// index, the core is shown to the callback (the variants fork from it).
 fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<L>, batch: &Batch, table: &[InstrTiming], mut fork: ForkPoint<'_>) -> f64 {
     let mut commit = f64::NAN;
-    let records = &batch.records[..];
+    let records = batch.records.all();
     let at = fork.as_ref().map_or(records.len(), |f| f.0.min(records.len()));
     match sink {
         Sink::Inline(l) => {
@@ -245,13 +245,13 @@ fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<
                     }
                 }
                 let split = detailed_from.clamp(start, end);
-                for r in &records[start..split] {
+                for r in records.slice(start..split).iter() {
                     let t = core.step_fast(&table[r.id as usize], &r.info);
                     l.on_instruction(r.id as usize, &t);
                     commit = t.commit;
                 }
                 let mut details = StageDetails::default();
-                for r in &records[split..end] {
+                for r in records.slice(split..end).iter() {
                     let t = core.step(&table[r.id as usize], &r.info, &mut details);
                     l.on_detailed(r.id as usize, &t, &details);
                     commit = t.commit;
@@ -267,7 +267,7 @@ fn step_baseline<L: Listener + Send + 'static>(core: &mut Core, sink: &mut Sink<
                         f(core);
                     }
                 }
-                for r in &records[start..end] {
+                for r in records.slice(start..end).iter() {
                     let mut details = StageDetails::default();
                     let t = core.step(&table[r.id as usize], &r.info, &mut details);
                     commit = t.commit;
@@ -336,11 +336,11 @@ impl<L: Listener + Send + 'static> SampledTiming<L> {
         }
         match &mut self.sink {
             Some(sink) => step_baseline(&mut self.base, sink, batch, &self.table, None),
-            None => step_unobserved(&mut self.base, &batch.records, &self.table),
+            None => step_unobserved(&mut self.base, batch.records.all(), &self.table),
         };
         if self.open.is_some() {
             for core in &mut self.forks {
-                step_unobserved(core, &batch.records, &self.table);
+                step_unobserved(core, batch.records.all(), &self.table);
             }
         }
         self.batches += 1;

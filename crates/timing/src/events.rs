@@ -145,8 +145,9 @@ pub struct StageDetails {
 /// Dynamic facts of one execution of an instruction (from the functional layer).
 /// Static analysis passes the default: L1 hits, correct predictions, no aliasing.
 ///
-/// One of these travels from the producer thread to every timing worker per
-/// executed instruction, so it is kept small (64 bytes, one cache line): the delays
+/// Kept small (64 bytes, one cache line): the producer fills one per executed
+/// instruction and the timing workers unpack one per record (most records travel
+/// packed in 16 bytes, the rest whole: `bottlenose_simulate::Records`). The delays
 /// are `f32` (whole or half cycles, exact), the addresses have no separate `Some` tag.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DynInfo {
@@ -191,7 +192,7 @@ pub struct DynInfo {
     pub string: StringWork,
 }
 
-// one cache line per executed instruction and timing worker
+// one cache line per execution filled and per record unpacked
 const _: () = assert!(std::mem::size_of::<DynInfo>() <= 64);
 
 /// What one execution's data accesses did to cache lines, in one byte (so that `DynInfo`
@@ -248,9 +249,6 @@ impl LineEvents {
         self.0 & Self::STORE_SPLIT != 0
     }
 }
-
-// one cache line per executed instruction and timing worker
-const _: () = assert!(std::mem::size_of::<DynInfo>() <= 64);
 
 /// Which instructions of a batch a listener wants timed in detail
 /// ([`Listener::begin_batch`]).

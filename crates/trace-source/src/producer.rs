@@ -3,7 +3,7 @@
 //! the baseline's (handed out by the trace source), and each idealized
 //! stream's (the baseline's records masked, fed to its own engine here).
 
-use bottlenose_simulate::engine::{Batch, DynRecord, LatePrefix, Returns, VariantEngine, VariantsTime};
+use bottlenose_simulate::engine::{Batch, LatePrefix, Records, Returns, VariantEngine, VariantsTime};
 use crate::front::{Executed, Front};
 use crate::mappings::MappingLog;
 use crate::roi::{RoiPlacement, RoiTracker};
@@ -107,7 +107,8 @@ pub(crate) struct Producer<'m, S> {
 /// the idealizations' prefix is then estimated at their ratio over the
 /// windows. The prefix is then at most 1 % of the run's instructions, and
 /// what timing it would change in an idealized total about that at most;
-/// keeping it costs its records' memory (72 bytes an instruction) until then.
+/// keeping it costs its records' memory (16 bytes an instruction, 80 for the
+/// few kept whole: `Records`) until then.
 pub const LATE_PREFIX_RUN_FACTOR: u64 = 100;
 /// A run at most this many times its exact prefix has the idealizations time
 /// all of it after the windows (the prefix is then at least a tenth of the
@@ -127,7 +128,7 @@ pub const MIN_PREFIX_UNITS: usize = 10;
 /// and per record the taken-branch bubble an idealized predictor adds back
 /// (only with idealized streams).
 pub(crate) struct KeptBatch {
-    records: Vec<DynRecord>,
+    records: Records,
     bubbles: Vec<f32>,
 }
 
@@ -179,19 +180,21 @@ impl<S: Schedule> Producer<'_, S> {
             self.fast_forward(index, executed);
             return;
         }
-        let base = next_record(&mut self.batch.records, index);
-        self.front.fill_executed(&executed, stat, &mut base.info);
+        // filled here, then packed into the batch (`Records`): the batch's memory is
+        // written once, in 16 bytes for most records
+        let mut info = DynInfo::default();
+        self.front.fill_executed(&executed, stat, &mut info);
+        self.batch.records.push(index as u32, &info);
         // the idealized streams get a copy only of the batches they time (a sampled
         // run's variants skip most windows)
         if !self.ideal.is_empty() && self.variants != VariantsTime::Skip {
-            let base = *base;
             let bubble = self.front.bubble_if_predicted;
             for st in &mut self.ideal {
-                let r = next_record(&mut st.batch.records, index);
-                r.info = base.info;
+                let mut info = info;
                 for ideal in &st.masks {
-                    ideal.apply(&mut r.info, bubble);
+                    ideal.apply(&mut info, bubble);
                 }
+                st.batch.records.push(index as u32, &info);
             }
         }
         if self.keeping && !self.ideal.is_empty() {
@@ -270,11 +273,10 @@ impl<S: Schedule> Producer<'_, S> {
     /// One batch of the prefix to the idealized streams (as `ideal` says, their
     /// masks applied) and to the main engine's variants (as `main` says); `None`:
     /// not to them. `LatePrefix::No`: the run ended in the prefix, timed as the run's.
-    fn give_late(&mut self, records: Vec<DynRecord>, bubbles: &[f32], ideal: Option<LatePrefix>, main: Option<LatePrefix>) {
+    fn give_late(&mut self, records: Records, bubbles: &[f32], ideal: Option<LatePrefix>, main: Option<LatePrefix>) {
         if let Some(late_prefix) = ideal {
             for st in &mut self.ideal {
-                st.batch.records.extend(records.iter().zip(bubbles).map(|(r, &bubble)| {
-                    let mut r = *r;
+                st.batch.records.extend(records.iter().zip(bubbles).map(|(mut r, &bubble)| {
                     for ideal in &st.masks {
                         ideal.apply(&mut r.info, bubble);
                     }
@@ -339,7 +341,7 @@ fn hand_over<L: bottlenose_timing::Listener + Send + 'static>(slot: &mut Batch, 
 /// The filled batch in `slot`, labelled `part` and `variants`, with an empty one
 /// on `records` (a reused buffer) left in its place.
 #[inline]
-fn swap_out(slot: &mut Batch, records: Vec<DynRecord>, part: BatchPart, variants: VariantsTime) -> Batch {
+fn swap_out(slot: &mut Batch, records: Records, part: BatchPart, variants: VariantsTime) -> Batch {
     let mut filled = std::mem::replace(slot, Batch { records, ..Default::default() });
     filled.part = part;
     filled.variants = variants;
@@ -426,10 +428,4 @@ pub(crate) fn roi_boundary(functional: &mut FunctionalLayer, roi_counts: &mut Fu
     }
 }
 
-/// Appends a record for static instruction `index` and returns it to be filled.
-#[inline(always)]
-fn next_record(records: &mut Vec<DynRecord>, index: usize) -> &mut DynRecord {
-    records.push(DynRecord { id: index as u32, info: DynInfo::default() });
-    records.last_mut().expect("just pushed")
-}
 

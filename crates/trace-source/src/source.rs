@@ -14,7 +14,7 @@ use crate::statics::StaticInstruction;
 use crate::strings::StringCollapser;
 use bottlenose_functional::{FunctionalCounts, FunctionalLayer, Idealization, Prefetcher};
 use bottlenose_machine::Machine;
-use bottlenose_simulate::engine::{Batch, DynRecord, Returns, VariantsTime};
+use bottlenose_simulate::engine::{Batch, Records, Returns, VariantsTime};
 use bottlenose_simulate::Source;
 use bottlenose_timing::{BatchPart, UnknownForm};
 use bottlenose_trace::{ExecutedInsn, GuestExit, InsnSink, InstructionStream, ProcessEvents, ProcessTrace, QemuError, Reading, Resume, StreamSummary};
@@ -38,7 +38,7 @@ pub trait Schedule {
     /// The batch just planned held `instructions` (the last one may be short).
     fn end_batch(&mut self, instructions: u64, part: Option<BatchPart>);
     /// The records of a batch about to be timed as `part` (before the engine gets it).
-    fn note_batch(&mut self, part: BatchPart, records: &[DynRecord]);
+    fn note_batch(&mut self, part: BatchPart, records: &Records);
     /// The baseline's cycles of a batch timed in full or of a unit (engine feedback).
     fn on_cycles(&mut self, part: BatchPart, cycles: f64);
     /// Instructions fast-forwarded past the batch they belonged to (a skip
@@ -76,7 +76,7 @@ impl Schedule for Exact {
     fn end_batch(&mut self, _: u64, _: Option<BatchPart>) {
         match *self {}
     }
-    fn note_batch(&mut self, _: BatchPart, _: &[DynRecord]) {
+    fn note_batch(&mut self, _: BatchPart, _: &Records) {
         match *self {}
     }
     fn on_cycles(&mut self, _: BatchPart, _: f64) {

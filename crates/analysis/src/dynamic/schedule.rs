@@ -3,7 +3,7 @@
 
 use super::sampling::{LiveEstimate, Sampler, Warming, UNIT_BATCHES, WARM_UP_BATCHES};
 use bottlenose_trace_source::Schedule;
-use bottlenose_simulate::engine::{DynRecord, VariantsTime};
+use bottlenose_simulate::engine::{Records, VariantsTime};
 use bottlenose_timing::BatchPart;
 
 impl Schedule for Sampler {
@@ -21,7 +21,7 @@ impl Schedule for Sampler {
         Sampler::end_batch(self, instructions, part)
     }
 
-    fn note_batch(&mut self, part: BatchPart, records: &[DynRecord]) {
+    fn note_batch(&mut self, part: BatchPart, records: &Records) {
         Sampler::note_batch(self, part, records)
     }
 

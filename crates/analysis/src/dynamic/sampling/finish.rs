@@ -228,7 +228,7 @@ mod tests {
                     o.units.push(c);
                 }
                 if p != BatchPart::WarmUp {
-                    s.note_batch(p, &[crate::dynamic::engine::DynRecord { id: 0, info: Default::default() }]);
+                    s.note_batch(p, &[crate::dynamic::engine::DynRecord { id: 0, info: Default::default() }].into_iter().collect());
                     s.on_cycles(p, c);
                 }
             }

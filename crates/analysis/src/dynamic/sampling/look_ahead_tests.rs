@@ -21,7 +21,7 @@ fn the_look_ahead_matches_the_fast_forward_that_follows() {
         s.end_batch(batch, part);
         if let Some(p @ BatchPart::Unit { .. }) = part {
             // one loop throughout (as the pipeline notes each batch's code before its cycles)
-            s.note_batch(p, &[DynRecord { id: 3, info: Default::default() }]);
+            s.note_batch(p, &[bottlenose_simulate::engine::DynRecord { id: 3, info: Default::default() }].into_iter().collect());
             s.on_cycles(p, 100.0 + (k % 7) as f64);
         }
         simulated += batch;

@@ -55,13 +55,14 @@ use controller::{choose_period, variants_every, State, Target, VariantLoad, MIN_
 use estimator::{Design, Running, Subsample};
 use schedule::{WindowSchedule, WindowStep};
 use signatures::SignatureLog;
-use bottlenose_simulate::engine::DynRecord;
+use bottlenose_simulate::engine::Records;
 use std::time::{Duration, Instant};
 
 /// Below this many instructions a run is timed exactly (the default threshold).
 /// The baseline and the views time the prefix as it comes; the variants
 /// (sensitivity, the 1-cycle ALU, the idealized cores) wait, and the producer
-/// keeps the prefix's records (72 bytes each: 144 MB at most) to give them if
+/// keeps the prefix's records (16 bytes each, 80 for the few kept whole: about
+/// 35 MB) to give them if
 /// the run ends there, so that a run below the threshold is the exact run. Past
 /// it, the variants time the kept prefix after the windows (the idealizations
 /// all of it in a run at most 10 times the prefix, a sub-sample of its batches
@@ -242,7 +243,7 @@ impl Sampler {
     }
 
     /// A batch of `part` is handed to the engine: what code it ran (its cycles come back later).
-    pub fn note_batch(&mut self, part: BatchPart, records: &[DynRecord]) {
+    pub fn note_batch(&mut self, part: BatchPart, records: &Records) {
         self.signatures.note(part, records);
     }
 

@@ -11,7 +11,7 @@
 
 use super::code_mix::{self, MIN_CLASS_UNITS};
 use super::estimator::Running;
-use bottlenose_simulate::engine::DynRecord;
+use bottlenose_simulate::engine::Records;
 use bottlenose_timing::BatchPart;
 use std::collections::{HashMap, VecDeque};
 
@@ -36,7 +36,7 @@ pub struct SignatureLog {
 
 impl SignatureLog {
     /// A batch of `part` is handed to the engine: sign it if its cycles will be fed back.
-    pub fn note(&mut self, part: BatchPart, records: &[DynRecord]) {
+    pub fn note(&mut self, part: BatchPart, records: &Records) {
         match part {
             BatchPart::WarmUp => {}
             BatchPart::Whole => {
@@ -66,18 +66,18 @@ impl SignatureLog {
     }
 
     /// The signature of `records` ([`code_mix::signature`]).
-    fn sign(&mut self, records: &[DynRecord]) -> u32 {
-        for r in records {
-            let i = r.id as usize;
+    fn sign(&mut self, records: &Records) -> u32 {
+        for id in records.ids() {
+            let i = id as usize;
             if i >= self.counts.len() {
                 self.counts.resize((i + 1).next_power_of_two(), 0);
             }
             self.counts[i] += 1;
         }
         let counts = &self.counts;
-        let sig = code_mix::signature(records.iter().map(|r| (r.id, counts[r.id as usize]))).unwrap_or(0);
-        for r in records {
-            self.counts[r.id as usize] = 0;
+        let sig = code_mix::signature(records.ids().map(|id| (id, counts[id as usize]))).unwrap_or(0);
+        for id in records.ids() {
+            self.counts[id as usize] = 0;
         }
         sig
     }
@@ -148,13 +148,13 @@ mod tests {
 
     #[test]
     fn a_batch_is_signed_by_its_most_executed_instruction_and_paired_with_its_cycles() {
-        let rec = |id: u32| DynRecord { id, info: Default::default() };
+        let rec = |id: u32| bottlenose_simulate::engine::DynRecord { id, info: Default::default() };
         let mut log = SignatureLog::default();
         // loop body 5, 6, 7 three times, then 2 once: 5 (the first of the most executed)
-        let batch: Vec<DynRecord> = [5, 6, 7, 5, 6, 7, 5, 6, 7, 2].into_iter().map(rec).collect();
+        let batch: Records = [5, 6, 7, 5, 6, 7, 5, 6, 7, 2].into_iter().map(rec).collect();
         log.note(BatchPart::Unit { weight: 4.0 }, &batch);
         log.note(BatchPart::WarmUp, &batch);
-        log.note(BatchPart::Unit { weight: 4.0 }, &[rec(8), rec(1), rec(8), rec(8)]);
+        log.note(BatchPart::Unit { weight: 4.0 }, &[8, 1, 8, 8].into_iter().map(rec).collect());
         log.on_cycles(BatchPart::Unit { weight: 4.0 }, 50.0);
         log.on_cycles(BatchPart::WarmUp, 9.0);
         log.on_cycles(BatchPart::Unit { weight: 4.0 }, 70.0);
