@@ -207,7 +207,7 @@ impl<'a> RecordSlice<'a> {
     }
 
     /// The records from position `start` on.
-    pub fn from(self, start: usize) -> RecordSlice<'a> {
+    pub fn starting_at(self, start: usize) -> RecordSlice<'a> {
         self.slice(start..self.len())
     }
 
@@ -281,7 +281,7 @@ mod tests {
             assert_eq!(r.id, k);
             assert!(same(&r.info, &infos[k as usize]));
         }
-        let tail = records.all().from(11);
+        let tail = records.all().starting_at(11);
         assert_eq!(tail.iter().map(|r| r.id).collect::<Vec<_>>(), [11, 12]);
     }
 

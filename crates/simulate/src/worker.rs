@@ -126,7 +126,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
                         (None, Snapshots::Send(_)) => unreachable!("the baseline is its worker's first core"),
                     };
                     base.fork_into(core);
-                    (records.from(at), false)
+                    (records.starting_at(at), false)
                 }
                 (_, VariantsTime::Skip | VariantsTime::WarmUp, _, None) | (_, VariantsTime::Same, BatchPart::WarmUp, None) => continue,
                 (_, VariantsTime::Same | VariantsTime::Only, part, None) => (records, matches!(part, BatchPart::Unit { .. })),
@@ -145,7 +145,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
                     if fork_at.is_some() {
                         fork = Some(snapshots.share(core));
                     }
-                    step_unobserved(core, records.from(at), table)
+                    step_unobserved(core, records.starting_at(at), table)
                 }
                 _ => step_unobserved(core, timed, table),
             };
