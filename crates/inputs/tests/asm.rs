@@ -226,3 +226,14 @@ fn aarch64_assembly_goes_through_the_cross_assembler() {
     let err = assemble_for(Isa::Aarch64, "nop\naddq %rbx, %rax\n", "k.s", AsmSyntax::Auto).unwrap_err();
     assert!(err.to_string().starts_with("k.s:2:"), "{err}");
 }
+
+#[test]
+fn an_input_that_makes_the_assembler_grow_without_bound_is_an_error() {
+    // GNU as 2.40 on nested brackets in an Intel-syntax operand allocates without
+    // end (7 GB in a minute); under its memory limit it stops with an error
+    let source = format!("mov eax, {}\n", "[".repeat(40));
+    let err = assemble(&source, "brackets.s", AsmSyntax::Intel).unwrap_err();
+    assert!(matches!(err, SourceError::Assembler { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.starts_with("brackets.s") && !message.contains('\n'), "{message}");
+}

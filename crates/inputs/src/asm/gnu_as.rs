@@ -2,6 +2,7 @@
 //! mapped back to the user's file and line.
 
 use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -30,7 +31,9 @@ pub(super) fn run_as(as_path: &Path, prepared: &Prepared, file_name: &str, targe
 
     let mut listing_arg = OsString::from("-aln=");
     listing_arg.push(listing_path.as_os_str());
-    let result = Command::new(as_path)
+    let mut command = Command::new(as_path);
+    limit_resources(&mut command);
+    let result = command
         .args(target_flags)
         .arg(listing_arg)
         .arg("-o")
@@ -67,6 +70,31 @@ pub(super) fn run_as(as_path: &Path, prepared: &Prepared, file_name: &str, targe
     // The listing is a nicety: a missing one just means no source lines.
     let listing = std::fs::read_to_string(&listing_path).unwrap_or_default();
     Ok(AsOutput { object, listing })
+}
+
+/// The memory the assembler may map. GNU as 2.40 grows without bound on some
+/// malformed Intel-syntax operands (`mov eax, [[[[...` with 40 brackets: 7 GB in a
+/// minute, found by the fuzzer); with a limit it stops with an error ("out of
+/// memory") in about 4 s. Real files need a few tens of MB.
+const AS_MEMORY_BYTES: u64 = 512 << 20;
+/// The CPU time it may take, for any other input it would loop on.
+const AS_CPU_SECONDS: u64 = 60;
+
+/// Sets the assembler's limits in the child before it runs.
+fn limit_resources(command: &mut Command) {
+    // SAFETY: the closure runs in the forked child before exec and calls only
+    // setrlimit, which is async-signal-safe; it touches no memory of the parent's.
+    unsafe {
+        command.pre_exec(|| {
+            for (resource, limit) in [(libc::RLIMIT_AS, AS_MEMORY_BYTES), (libc::RLIMIT_CPU, AS_CPU_SECONDS)] {
+                let l = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                if libc::setrlimit(resource, &l) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Turns `as` stderr into one error naming the user's file and line.
