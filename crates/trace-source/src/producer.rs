@@ -427,5 +427,3 @@ pub(crate) fn roi_boundary(functional: &mut FunctionalLayer, roi_counts: &mut Fu
         *roi_counts = functional.counts();
     }
 }
-
-

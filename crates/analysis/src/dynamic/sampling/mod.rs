@@ -15,7 +15,8 @@
 //! of a run that ends there), so that a run that ends before is exactly
 //! today's run; past it, sampling begins and the prefix counts as an exact
 //! stratum of the baseline's; the variants time the kept records after the
-//! windows, whole or a sub-sample (`bottlenose_simulate::engine::LatePrefix`). Sampling from the first instruction is `exact_below: 0`.
+//! windows, whole or a sub-sample (`bottlenose_simulate::engine::LatePrefix`).
+//! Sampling from the first instruction is `exact_below: 0`.
 //!
 //! * [`schedule`]: where the windows fall (random offset per period: no aliasing);
 //! * [`estimator`]: totals, ratios and their confidence intervals from the units;
@@ -62,13 +63,12 @@ use std::time::{Duration, Instant};
 /// The baseline and the views time the prefix as it comes; the variants
 /// (sensitivity, the 1-cycle ALU, the idealized cores) wait, and the producer
 /// keeps the prefix's records (16 bytes each, 80 for the few kept whole: about
-/// 35 MB) to give them if
-/// the run ends there, so that a run below the threshold is the exact run. Past
-/// it, the variants time the kept prefix after the windows (the idealizations
-/// all of it in a run at most 10 times the prefix, a sub-sample of its batches
-/// otherwise and for the sensitivity variants: `bottlenose_trace_source`'s
-/// producer). With
-/// the variants timing the whole prefix as it came, the prefix cost 1.1-1.3 CPU s
+/// 35 MB) to give them if the run ends there, so that a run below the threshold
+/// is the exact run. Past it, the variants time the kept prefix after the
+/// windows (the idealizations all of it in a run at most 10 times the prefix, a
+/// sub-sample of its batches otherwise and for the sensitivity variants:
+/// `bottlenose_trace_source`'s producer). With the variants timing the whole
+/// prefix as it came, the prefix cost 1.1-1.3 CPU s
 /// per million instructions, 25 times the sampled model's: 20 M (the threshold
 /// before) made a default run of 677 M instructions 5 times as costly as its
 /// model alone (bench/notes/sampling.md).
