@@ -91,7 +91,7 @@ pub enum VariantsTime {
     WarmUp,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct VariantOutcome {
     pub cycles: f64,
     pub instructions: u64,
@@ -104,12 +104,19 @@ pub struct VariantOutcome {
     /// A sampled run whose exact prefix the variant timed after the windows
     /// ([`Batch::late_prefix`]): its own cycles over the prefix.
     pub exact_prefix: Option<f64>,
+    /// With `exact_prefix`: those cycles by static instruction (each charged
+    /// what its commit moved the last commit on); empty without.
+    pub exact_prefix_by_instruction: Vec<f64>,
     /// A sampled run's units of its prefix's sub-sample ([`LatePrefix::SampleUnit`]):
     /// the cycles of each, in order.
     pub prefix_units: Vec<f64>,
     /// The variance of `prefix_cycles` when a sampled run estimated it from
     /// `prefix_units` (0 when timed, or the baseline's).
     pub prefix_variance: f64,
+    /// A sampled run's estimate of the variant's cycles on code no unit
+    /// measured, priced (its error unknown: the analysis's code-mix
+    /// estimator); `None` when not estimated apart.
+    pub priced: Option<f64>,
 }
 
 /// The baseline's cycles over one batch timed in full or one measured unit,

@@ -30,7 +30,7 @@ pub(crate) struct Timing<L> {
     instructions: Vec<u64>,
     /// Per variant, the fresh core that times the exact prefix given after the
     /// windows ([`Batch::late_prefix`]), once one came.
-    late_prefix: Vec<Option<Core>>,
+    late_prefix: Vec<Option<LateCore>>,
     /// Per variant, the core of the prefix's sub-sample's current unit (fresh
     /// at each warm-up), and the cycles of each unit.
     sample_core: Vec<Option<Core>>,
@@ -41,6 +41,38 @@ pub(crate) struct Timing<L> {
     /// variants' units: sent by the baseline's worker to the others, which fork
     /// their variants from it.
     snapshots: Snapshots,
+}
+
+/// A fresh core timing a sampled run's exact prefix after its windows, and
+/// the cycles of the prefix by static instruction (what its cold code cost
+/// this configuration: the sampled part's cold code no unit measured is
+/// priced from it).
+struct LateCore {
+    core: Core,
+    by_instruction: Vec<f64>,
+    last_commit: f64,
+}
+
+impl LateCore {
+    fn new(core: Core) -> Self {
+        LateCore { core, by_instruction: Vec::new(), last_commit: 0.0 }
+    }
+
+    /// Times `records`, each instruction charged the cycles its commit moved
+    /// the last commit on (as the baseline's per-instruction costs are).
+    fn step(&mut self, records: RecordSlice<'_>, table: &[InstrTiming]) {
+        for r in records.iter() {
+            let commit = self.core.step_fast(&table[r.id as usize], &r.info).commit;
+            let id = r.id as usize;
+            if id >= self.by_instruction.len() {
+                self.by_instruction.resize((id + 1).next_power_of_two(), 0.0);
+            }
+            if commit > self.last_commit {
+                self.by_instruction[id] += commit - self.last_commit;
+                self.last_commit = commit;
+            }
+        }
+    }
 }
 
 /// How a worker gets the baseline's state at the start of a unit of the variants' sub-sample.
@@ -177,7 +209,7 @@ impl<L: Listener + Send + 'static> Timing<L> {
             let fresh = || Core::new(core.config().clone());
             match batch.late_prefix {
                 whole if whole.whole_on(*i) => {
-                    step_unobserved(late_prefix[k].get_or_insert_with(fresh), batch.records.all(), table);
+                    late_prefix[k].get_or_insert_with(|| LateCore::new(fresh())).step(batch.records.all(), table);
                 }
                 LatePrefix::No | LatePrefix::EveryCore | LatePrefix::Variant(_) => {}
                 LatePrefix::SampleWarmUp => {
@@ -202,8 +234,8 @@ impl<L: Listener + Send + 'static> Timing<L> {
             .enumerate()
             .map(|(k, ((i, c), ((((units, marks), instructions), late), prefix_units)))| {
                 let prefix_cycles = prefix.as_ref().map(|p| p[k]);
-                let exact_prefix = late.map(|l| l.cycles());
-                (i, VariantOutcome { cycles: c.cycles(), instructions, prefix_cycles, units, marks, exact_prefix, prefix_units, prefix_variance: 0.0 })
+                let (exact_prefix, exact_prefix_by_instruction) = late.map_or((None, Vec::new()), |l| (Some(l.core.cycles()), l.by_instruction));
+                (i, VariantOutcome { cycles: c.cycles(), instructions, prefix_cycles, units, marks, exact_prefix, exact_prefix_by_instruction, prefix_units, ..Default::default() })
             })
             .collect();
         (outcomes, sink)
@@ -354,7 +386,7 @@ impl<L: Listener + Send + 'static> SampledTiming<L> {
         self.close();
         let total = self.base.cycles();
         let n = self.instructions;
-        let outcome = |cycles| VariantOutcome { cycles, instructions: n, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None, prefix_units: Vec::new(), prefix_variance: 0.0 };
+        let outcome = |cycles| VariantOutcome { cycles, instructions: n, ..Default::default() };
         let mut outcomes = vec![(0, outcome(total))];
         for (i, sum) in self.sums.iter().enumerate() {
             let cycles = if self.base_sum > 0.0 { total * sum / self.base_sum } else { total };

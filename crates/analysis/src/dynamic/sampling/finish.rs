@@ -51,7 +51,7 @@ fn prefix_ratio(variant: &[f64], base: &[f64], batches: u64) -> Option<(f64, f64
 
 /// After [`estimate`]: `cycles` the estimate, `prefix_cycles` set.
 fn measured(o: &VariantOutcome) -> Measured<'_> {
-    Measured { prefix: prefix_cycles(o), prefix_variance: o.prefix_variance, units: &o.units, total: o.cycles }
+    Measured { prefix: prefix_cycles(o), prefix_variance: o.prefix_variance, units: &o.units, total: o.cycles, priced: o.priced }
 }
 
 /// A run whose sampled part measured no unit (it ended first, or the period
@@ -84,7 +84,12 @@ fn total_without_units(design: &Design, o: &VariantOutcome) -> f64 {
 /// ([`Subsample::variant_ratio`]). Its prefix: as it timed it after the
 /// windows, or the baseline's times its ratio over the prefix's sub-sample
 /// ([`prefix_ratio`], with that estimate's variance), or, in a run too long to
-/// have kept the prefix, the baseline's at the windows' ratio. `None` (and
+/// have kept the prefix, the baseline's at the windows' ratio. The part of the
+/// baseline's estimate priced, not measured (cold code no unit measured:
+/// [`super::code_mix::CodeMix::unmeasured`]), a variant that timed the whole
+/// prefix takes at its own ratio to the baseline over the prefix's cold code,
+/// not the windows' ratio: cold code is where a perfect icache saves most, and
+/// the windows, in the program's loops, say nothing of it. `None` (and
 /// nothing changed): the run ended in its exact prefix.
 pub fn estimate<'a>(
     sampler: Sampler,
@@ -106,6 +111,9 @@ pub fn estimate<'a>(
     };
     baseline.prefix_cycles = Some(prefix_cycles(baseline));
     baseline.cycles = base;
+    let unmeasured = mix.as_ref().map(|m| m.unmeasured);
+    baseline.priced = unmeasured;
+    let base_cold = unit_costs.prefix_cold().cycles;
     // the variants waited through the exact prefix and timed it, or a sub-sample of
     // it, after the windows; a run too long for the producer to keep the prefix that
     // long takes it at their ratio over the windows
@@ -127,7 +135,15 @@ pub fn estimate<'a>(
         };
         o.prefix_cycles = Some(prefix);
         o.prefix_variance = variance;
-        o.cycles = prefix + (base - base_prefix) * r;
+        // the variant's own price of cold code, where it timed the prefix's
+        let cold_ratio = (!o.exact_prefix_by_instruction.is_empty() && base_cold > 0.0).then(|| unit_costs.prefix_cold_on(&o.exact_prefix_by_instruction).cycles / base_cold);
+        match (unmeasured, cold_ratio) {
+            (Some(u), Some(rho)) => {
+                o.priced = Some(u * rho);
+                o.cycles = prefix + (base - base_prefix - u) * r + u * rho;
+            }
+            _ => o.cycles = prefix + (base - base_prefix) * r,
+        }
     }
     for (i, &(n, m)) in untimed.iter().enumerate().filter(|(_, u)| u.0 > 0) {
         cost.add_untimed(i, n, m);
@@ -205,7 +221,7 @@ impl SampledRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bottlenose_timing::BatchPart;
+    use bottlenose_timing::{BatchPart, Listener};
 
     const BATCH: u64 = 4096;
 
@@ -214,7 +230,7 @@ mod tests {
     /// and the sampler at the end.
     fn drive(opts: SamplingOptions, batches: u64, cycles_per_batch: impl Fn(u64) -> f64) -> (Sampler, VariantOutcome) {
         let mut s = Sampler::new(opts, BATCH);
-        let mut o = VariantOutcome { cycles: 0.0, instructions: 0, prefix_cycles: None, units: Vec::new(), marks: Vec::new(), exact_prefix: None, prefix_units: Vec::new(), prefix_variance: 0.0 };
+        let mut o = VariantOutcome::default();
         let mut part = s.next_batch(0);
         for b in 0..batches {
             if let Some(p) = part {
@@ -307,6 +323,61 @@ mod tests {
         assert!((timed.cycles - (0.9 * 24.0 + 0.5 * 56.0) * BATCH as f64).abs() < 1e-6, "{}", timed.cycles);
         assert_eq!(untimed.prefix_cycles, Some(0.5 * base_prefix));
         assert!((untimed.cycles - 0.5 * 80.0 * BATCH as f64).abs() < 1e-6, "{}", untimed.cycles);
+    }
+
+    /// Cold code no unit measured (static 9, 10 executions where the windows
+    /// were not: the exit), priced at the prefix's cold code (static 1: 2
+    /// executions, 100 cycles): 500 cycles of the baseline's estimate. A
+    /// variant at 0.5 of the baseline on every unit that timed the whole prefix,
+    /// its cold code there at 10 cycles (0.1 of the baseline's), takes those 500
+    /// at 0.1, not 0.5; one that did not time it, at 0.5.
+    #[test]
+    fn a_variant_prices_cold_code_no_unit_measured_at_its_prefixs_cold_code() {
+        let opts = SamplingOptions { exact_below: 8 * BATCH, period: Some(4), seed: 3, ..Default::default() };
+        let (s, mut base) = drive(opts, 64, |b| if b < 8 { 3.0 * BATCH as f64 } else { BATCH as f64 });
+        // what the baseline's listener saw: the prefix (static 0 at 3 cycles, static 1
+        // twice at 50), then each unit (static 0 at 1 cycle an execution)
+        let mut unit_costs = UnitCosts::new(true);
+        let mut t = -1.0;
+        unit_costs.begin_part(1, BatchPart::Whole);
+        for k in 0..8 * BATCH {
+            t += if k < 2 { 50.0 } else { 3.0 };
+            unit_costs.record(if k < 2 { 1 } else { 0 }, t);
+        }
+        let measured = base.units.len() as u64;
+        for _ in 0..measured {
+            unit_costs.begin_part(1, BatchPart::Unit { weight: 4.0 });
+            for _ in 0..BATCH {
+                t += 1.0;
+                unit_costs.record(0, t);
+            }
+        }
+        unit_costs.begin_part(1, BatchPart::WarmUp);
+        let mut untimed = vec![(0, 0); 10];
+        untimed[0] = (56 * BATCH - measured * BATCH - 10, 0);
+        untimed[9] = (10, 0);
+        let mut by_instruction = vec![0.0; 2];
+        by_instruction[1] = 10.0;
+        let variant = |exact_prefix: Option<f64>, by_instruction: Vec<f64>| VariantOutcome {
+            units: base.units.iter().map(|u| 0.5 * u).collect(),
+            exact_prefix,
+            exact_prefix_by_instruction: by_instruction,
+            prefix_units: Vec::new(),
+            ..base.clone()
+        };
+        let base_prefix = base.prefix_cycles.unwrap();
+        let mut timed = variant(Some(0.9 * base_prefix), by_instruction);
+        let mut untimed_prefix = variant(None, Vec::new());
+        let mut cost = InstructionCost::new();
+        estimate(s, [&mut base, &mut timed, &mut untimed_prefix], &mut cost, &mut unit_costs, &untimed).expect("sampled");
+        let sampled = base.cycles - base_prefix;
+        // the loop's 56 batches at 1 cycle an instruction but the exit's 10, and the exit at 50 each
+        assert!((sampled - (56.0 * BATCH as f64 - 10.0 + 500.0)).abs() < 1e-6, "{sampled}");
+        assert_eq!(base.priced, Some(500.0));
+        assert!((timed.priced.unwrap() - 50.0).abs() < 1e-9, "{:?}", timed.priced);
+        assert!((timed.cycles - (0.9 * base_prefix + 0.5 * (sampled - 500.0) + 50.0)).abs() < 1e-6, "{}", timed.cycles);
+        assert_eq!(untimed_prefix.priced, None);
+        assert!((untimed_prefix.cycles - 0.5 * base.cycles).abs() < 1e-6, "{}", untimed_prefix.cycles);
     }
 
     /// The ratio estimator over the prefix's units, by hand: base 1, 2, 3 and

@@ -21,11 +21,14 @@ pub struct Measured<'a> {
     pub units: &'a [f64],
     /// The estimate of the run's cycles (without units, not the units' expansion).
     pub total: f64,
+    /// The part of `total` priced, not measured (cold code no unit measured),
+    /// when estimated apart: its error is unknown.
+    pub priced: Option<f64>,
 }
 
 impl<'a> Measured<'a> {
     pub fn new(prefix: f64, units: &'a [f64], total: f64) -> Self {
-        Measured { prefix, prefix_variance: 0.0, units, total }
+        Measured { prefix, prefix_variance: 0.0, units, total, priced: None }
     }
 
     pub(super) fn series(&self) -> Series<'a> {
@@ -76,6 +79,18 @@ fn ratio(d: &Design, a: &Measured<'_>, b: &Measured<'_>, z: f64) -> Interval {
     let r = iv.value;
     let extra = (a.prefix_variance + r * r * b.prefix_variance) / (tb * tb);
     Interval { value: r, half_width: (iv.half_width * iv.half_width + z * z * extra).sqrt() }
+}
+
+/// `a`'s ratio to `b` (`q`, from their units) where both priced code no unit
+/// measured: centred on their totals (the report's figures, which price that
+/// code each at its own cost), and wider by the difference of the priced
+/// parts, whose error nothing measured bounds: its whole value (as the
+/// baseline's cycles take the priced part's whole value).
+fn with_priced(q: Interval, a: &Measured<'_>, b: &Measured<'_>) -> Interval {
+    match (a.priced, b.priced) {
+        (Some(pa), Some(pb)) if q.known() && b.total > 0.0 => Interval { value: a.total / b.total, half_width: q.half_width.hypot((pb - pa).abs() / b.total) },
+        _ => q,
+    }
 }
 
 /// What the report says when the sample has no spread to give intervals from.
@@ -135,7 +150,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         .iter()
         .map(|(what, m)| {
             // CPI reduction = (T_b - T_i) / N = T_b / N · (1 - T_i / T_b)
-            let q = ratio(&sub, m, &base_sub, z);
+            let q = with_priced(ratio(&sub, m, &base_sub, z), m, &base_sub);
             let scale = cycles.value / n;
             IdealizationInterval { what: what.clone(), cpi_reduction: Interval { value: scale * (1.0 - q.value), half_width: scale * q.half_width } }
         })
@@ -288,6 +303,27 @@ mod tests {
         // in the denominator (a speedup, base / variant: r = 5/3, T_b = 60): z · r · 4 / 60 = 1/3
         let speedup = ratio(&d, &base, &sampled, 3.0);
         assert!((speedup.value - 100.0 / 60.0).abs() < 1e-12 && (speedup.half_width - 1.0 / 3.0).abs() < 1e-12, "{speedup:?}");
+    }
+
+    /// An idealization that priced the cold code no unit measured at its own
+    /// cost: its ratio is its total over the baseline's (the report's cycles,
+    /// not the units' expansion), and the difference of the priced parts joins
+    /// the half-width whole. Base: 100 cycles, 30 of them priced; the
+    /// idealization 64 (the units' expansion 70: 0.7 of the baseline), 3 of
+    /// them priced: 0.64, ±|30 - 3| / 100 = 0.27 in quadrature with the units' 0.
+    #[test]
+    fn a_ratio_of_priced_totals_is_centred_on_them_and_wider_by_the_priced_difference() {
+        let d = Design { unit_instructions: 10, prefix_instructions: 0, strata: vec![Stratum { instructions: 40, first_unit: 0, units: 4 }] };
+        let (base_units, ideal_units) = ([10.0; 4], [7.0; 4]);
+        let base = Measured { priced: Some(30.0), ..Measured::new(60.0, &base_units, 100.0) };
+        let ideal = Measured { priced: Some(3.0), ..Measured::new(42.0, &ideal_units, 64.0) };
+        let q = ratio(&d, &ideal, &base, 3.0);
+        assert!((q.value - 0.7).abs() < 1e-12 && q.half_width == 0.0, "{q:?}");
+        let priced = with_priced(q, &ideal, &base);
+        assert!((priced.value - 0.64).abs() < 1e-12 && (priced.half_width - 0.27).abs() < 1e-12, "{priced:?}");
+        // a variant that priced nothing apart keeps the units' ratio
+        let plain = Measured { priced: None, ..ideal };
+        assert_eq!(with_priced(q, &plain, &base), q);
     }
 
     /// A peak of 8 flops per cycle on 2 FP units: an idle cause's interval is

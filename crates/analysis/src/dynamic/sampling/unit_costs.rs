@@ -79,7 +79,7 @@ impl UnitCosts {
     /// since the commit before are its own (as [`bottlenose_listeners::InstructionCost`] counts them).
     /// Out of line: an exact run leaves the listener off, and its check is then all it costs.
     #[inline(never)]
-    fn record(&mut self, index: usize, commit: f64) {
+    pub(super) fn record(&mut self, index: usize, commit: f64) {
         let cycles = if commit > self.last_commit { commit - std::mem::replace(&mut self.last_commit, commit) } else { 0.0 };
         match self.part {
             Part::WarmUp => {
@@ -135,10 +135,16 @@ impl UnitCosts {
 
     /// The exact prefix's cold code: its instructions that ran at most
     /// [`COLD_EXECUTIONS`] times there (the loader, the program's set-up).
-    fn prefix_cold(&self) -> ColdCode {
+    pub fn prefix_cold(&self) -> ColdCode {
+        self.prefix_cold_on(&self.prefix)
+    }
+
+    /// The same cold code of the prefix, its cycles as another core timed them
+    /// (`by_instruction`: a variant's cycles over the whole prefix by static index).
+    pub fn prefix_cold_on(&self, by_instruction: &[f64]) -> ColdCode {
         let mut cold = ColdCode::default();
-        for (&cycles, &n) in self.prefix.iter().zip(&self.prefix_count).filter(|(_, &n)| n > 0 && n as u64 <= COLD_EXECUTIONS) {
-            cold.cycles += cycles;
+        for (i, &n) in self.prefix_count.iter().enumerate().filter(|(_, &n)| n > 0 && n as u64 <= COLD_EXECUTIONS) {
+            cold.cycles += by_instruction.get(i).copied().unwrap_or(0.0);
             cold.executions += n as f64;
         }
         cold
@@ -356,5 +362,7 @@ mod tests {
         t += 100.0;
         u.record(2, t);
         assert_eq!(u.prefix_cold(), ColdCode { cycles: 30.0, executions: 2.0 });
+        // the same instructions as another core timed them: static 1's 3 cycles, not 0's or 2's
+        assert_eq!(u.prefix_cold_on(&[17.0, 3.0, 500.0]), ColdCode { cycles: 3.0, executions: 2.0 });
     }
 }
