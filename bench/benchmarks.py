@@ -17,8 +17,8 @@ notes that are not measurements live in bench/notes/ and are included as they ar
 --only strings puts bench/out/strings.md (bench/strings.py) into the existing file's
 "String instructions" section and touches nothing else; --only aarch64 does the same with
 bench/out/aarch64.md (bench/aarch64.py) and the "AArch64" section; --only sampling with
-bench/out/sampling.md (bench/sampling.py), sampling_cost.md, exact_speed.md, prefix.md and
-bench/notes/sampling.md.
+bench/out/sampling.md (bench/sampling.py), sampling_cost.md, exact_speed.md, prefix.md,
+coverage.md (bench/coverage.py) and bench/notes/sampling.md.
 """
 from __future__ import annotations
 
@@ -411,13 +411,17 @@ def section_sampling() -> str:
     exact = exact.read_text().rstrip() if exact.exists() else "(bench/out/exact_speed.md missing: run `python3 bench/exact_speed.py`)"
     prefix = OUT / "prefix.md"
     prefix = prefix.read_text().rstrip() if prefix.exists() else "(bench/out/prefix.md missing: run `python3 bench/prefix.py`)"
+    coverage = OUT / "coverage.md"
+    coverage = coverage.read_text().rstrip() if coverage.exists() else "(bench/out/coverage.md missing: run `python3 bench/coverage.py`)"
     notes = NOTES / "sampling.md"
     return (f"{SAMPLING_TITLE}\n\n`python3 bench/sampling.py`: the issue's bars (cycles within 3 %, the 99.7 % interval "
             "covering the exact cycles in 9 programs of 10, Top-Down level 1 and the stacks' components within 2 points, the sensitivity top 3 the same):\n\n"
             + table + "\n\n`python3 bench/sampling_cost.py`: the full default analysis against the sampled model alone (the issue's bar: at most 1.5x):\n\n"
             + cost + "\n\n`python3 bench/exact_speed.py`: exact mode end to end (the issue's bar: the timing model alone at least 30 M simulated instructions/s):\n\n"
             + exact + "\n\n`python3 bench/prefix.py`: a default run's exact prefix, which the variants time after the windows (whole, or a sub-sample), against the exact run on programs of a few times its length:\n\n"
-            + prefix + "\n\n" + (notes_in_section(notes.read_text()) if notes.exists() else ""))
+            + prefix + "\n\n`python3 bench/coverage.py`: the intervals on the cycles against the exact run on short programs, over fixed sampling periods and seeds, "
+            "with the exact prefix (the default) and without (`--sample`):\n\n"
+            + coverage + "\n\n" + (notes_in_section(notes.read_text()) if notes.exists() else ""))
 
 
 def notes_in_section(notes: str) -> str:

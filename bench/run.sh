@@ -18,6 +18,8 @@
 #                                 it, against the exact run, on programs a few times its length
 #   sampling_cost.md              bench/sampling_cost.py: the full default analysis against the
 #                                 sampled model alone (issue 19: at most 1.5x)
+#   coverage.md                   bench/coverage.py: the cycles' intervals against exact runs of
+#                                 short programs over fixed periods and seeds (about 2 min)
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
 # speed, views cost, and the outputs above).
 # Each output starts with the date and the CPU (`bottlenose machines host`, else lscpu). ~15-20 min (plus about an hour for bench/sampling.py)
@@ -66,6 +68,8 @@ echo "== exact mode end to end (bench/exact_speed.py)"
 python3 bench/exact_speed.py --bin target/release/bottlenose
 echo "== a default run's exact prefix against the exact run (bench/prefix.py)"
 python3 bench/prefix.py --bin target/release/bottlenose
+echo "== the cycles' intervals over sampling periods and seeds (bench/coverage.py)"
+python3 bench/coverage.py --bin target/release/bottlenose
 
 for m in skylake zen4; do
   echo "== bench/compare_blocks.sh $m"
