@@ -16,11 +16,11 @@ program: the intervals that cover, and the worst error. Writes bench/out/coverag
 """
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from sampling import begin, gcc, generated_by, timed_run, write_out  # bench/sampling.py, beside this script
+from prefix import build  # bench/prefix.py: the same short programs
+from sampling import begin, generated_by, parser, timed_run, write_out  # bench/sampling.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 PERIODS = [2, 3, 4, 6, 8, 16]
@@ -29,15 +29,11 @@ QUIET = ["--no-views", "--no-sensitivity", "--no-idealize"]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "bottlenose"))
-    ap.add_argument("--machine", default="skylake")
+    ap = parser(__doc__)
     a = ap.parse_args()
     host, load = begin(a.bin)
     tmp = Path(tempfile.mkdtemp(prefix="bn-coverage-"))
-    dot = gcc(tmp, "dot", "examples/dot.c", ["-O2", "-g"])
-    phases = gcc(tmp, "phases", "bench/programs/phases.c", ["-O1"])
-    programs = [("dot", [dot]), ("phases 10", [phases, "10"]), ("phases 40", [phases, "40"])]
+    programs = [p for p in build(tmp) if p[0] in ("dot", "phases 10", "phases 40")]
     out = tmp / "run.json"
     rows = []
     for name, cmd in programs:

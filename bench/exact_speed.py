@@ -13,20 +13,17 @@ the minimum is the least disturbed run. Writes bench/out/exact_speed.md.
 """
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from sampling import begin, gcc, generated_by, timed_run, write_out  # bench/sampling.py, beside this script
+from sampling import begin, gcc, generated_by, parser, timed_run, write_out  # bench/sampling.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 FLAGS = ["--exact", "--no-views", "--no-sensitivity", "--no-idealize"]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "bottlenose"))
-    ap.add_argument("--machine", default="skylake")
+    ap = parser(__doc__)
     ap.add_argument("--repeat", type=int, default=7)
     a = ap.parse_args()
     host, load = begin(a.bin)

@@ -17,11 +17,10 @@ Writes bench/out/prefix.md.
 """
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from sampling import begin, gcc, generated_by, timed_run, write_out  # bench/sampling.py, beside this script
+from sampling import begin, gcc, generated_by, parser, timed_run, write_out  # bench/sampling.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,9 +34,7 @@ def build(tmp: Path) -> list[tuple[str, list[str]]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "bottlenose"))
-    ap.add_argument("--machine", default="skylake")
+    ap = parser(__doc__)
     a = ap.parse_args()
     host, load = begin(a.bin)
     tmp = Path(tempfile.mkdtemp(prefix="bn-prefix-"))

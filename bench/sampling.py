@@ -100,6 +100,15 @@ def host_name(bn: str) -> str:
     return f"{cpu}, {os.cpu_count()} CPUs"
 
 
+def parser(doc: str, profile: str = "release") -> argparse.ArgumentParser:
+    """The sampling bench scripts' command line: `--bin` (the `profile` build's bottlenose) and
+    `--machine` (skylake), to which a script adds its own."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=str(ROOT / "target" / profile / "bottlenose"))
+    ap.add_argument("--machine", default="skylake")
+    return ap
+
+
 def begin(bn: str) -> tuple[str, float]:
     """Before a measuring script's runs: the binary must exist; the host's name and the
     load average at the start (the tables print both)."""
@@ -216,9 +225,7 @@ def table(rows: list[dict], machine: str, host: str, skipped: list[str]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "bottlenose"))
-    ap.add_argument("--machine", default="skylake")
+    ap = parser(__doc__)
     ap.add_argument("--only", help="comma-separated program names' first words (e.g. phases,gzip)")
     ap.add_argument("--jobs", type=int, default=2, help="runs at a time")
     ap.add_argument("--warming", default="", help="comma-separated `run --warming` values for the sampled runs")

@@ -16,11 +16,10 @@ bench/out/sampling_cost.md.
 """
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from sampling import begin, gcc, generated_by, timed_run, write_out  # bench/sampling.py, beside this script
+from sampling import begin, gcc, generated_by, parser, timed_run, write_out  # bench/sampling.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,9 +40,7 @@ def build(tmp: Path) -> list[tuple[str, list[str], list[str]]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", default=str(ROOT / "target" / "debug" / "bottlenose"))
-    ap.add_argument("--machine", default="skylake")
+    ap = parser(__doc__, "debug")
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     host, load = begin(a.bin)
