@@ -55,7 +55,8 @@ struct LateCore {
 
 impl LateCore {
     fn new(core: Core) -> Self {
-        LateCore { core, by_instruction: Vec::new(), last_commit: 0.0 }
+        // from cycle -1, as the baseline's listeners count (an instruction committing at 0 took a cycle)
+        LateCore { core, by_instruction: Vec::new(), last_commit: -1.0 }
     }
 
     /// Times `records`, each instruction charged the cycles its commit moved
