@@ -131,7 +131,9 @@ pub struct RunArgs {
     /// windows; every result gets a 99.7 % confidence interval).
     #[arg(long, value_name = "N", default_value_t = bottlenose_analysis::dynamic::sampling::DEFAULT_EXACT_BELOW)]
     pub exact_below: u64,
-    /// Sample from the first instruction (as --exact-below 0).
+    /// Sample from the first instruction (as --exact-below 0). For long runs: on a program of a few
+    /// million instructions the start-up code no window measures is priced low (the default's exact
+    /// prefix times it).
     #[arg(long, conflicts_with = "exact_below")]
     pub sample: bool,
     /// Wanted half-width of the 99.7 % interval on the cycles, in percent: the

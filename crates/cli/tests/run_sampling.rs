@@ -93,6 +93,9 @@ fn a_sampled_run_gives_intervals_that_cover_the_exact_run() {
     assert!((cycles - exact_cycles).abs() <= hw, "exact {exact_cycles} outside {cycles} ± {hw}");
     // from the run's exact instruction mix: the two phases' loops are a class each at least
     assert!(sm["code_classes"].as_u64().is_some_and(|k| k >= 2), "{}", sm["code_classes"]);
+    // the exit no unit measured is priced, reported, and inside the half-width
+    let priced = sm["priced_cycles"].as_f64().expect("priced_cycles");
+    assert!(priced > 0.0 && priced <= hw, "priced {priced}, half-width {hw}");
     // CPI = cycles / instructions, with the same relative interval
     let (cpi, cpi_hw) = interval(&sm["cpi"]);
     let n = s["instructions_simulated"].as_f64().unwrap();
@@ -259,6 +262,8 @@ fn the_text_and_html_reports_show_the_intervals() {
     assert!(text.contains("(sampled, 99.7 % confidence)"), "{text}");
     assert!(text.contains("Sampling (SMARTS"), "{text}");
     assert!(text.contains("cycles from the run's exact instruction mix"), "{text}");
+    // the program's exit, which no unit of 1 in 16 batches measured, priced and said so
+    assert!(text.lines().any(|l| l.trim_start().starts_with("priced, not measured: ") && l.contains("% of the estimate")), "{text}");
     assert!(text.lines().any(|l| l.contains("frontend") && l.contains('±')), "{text}");
     assert!(text.contains("sensitivity and idealizations timed a sub-sample of"), "{text}");
     assert!(text.lines().any(|l| l.trim_start().starts_with("functions") && l.contains("!main") && l.contains('±')), "{text}");
@@ -275,6 +280,7 @@ fn the_text_and_html_reports_show_the_intervals() {
     let html = std::fs::read_to_string(d.path().join("r.html")).unwrap();
     let section = &html[html.find("<section id=\"sampling\">").expect("a sampling section")..];
     assert!(section.contains("exact instruction mix"), "{section}");
+    assert!(section.contains("Priced, not measured: "), "{section}");
     assert!(section.contains("frontend ×1.15</td><td class=\"num\">") && section.contains(" ± "), "{section}");
     assert!(section.contains("timed a sub-sample of"), "{section}");
     assert!(section.contains("Functions (share of cycles)") && section.contains("!main</td><td class=\"num\">"), "{section}");

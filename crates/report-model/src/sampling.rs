@@ -164,6 +164,12 @@ pub struct SamplingSummary {
     /// (the code-mix estimate). `None`: the expansion of the units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code_classes: Option<usize>,
+    /// The part of `cycles` priced, not measured: code no unit measured (cold
+    /// code: start-up, the exit) at the cycles per execution of the cold code
+    /// the exact prefix and the units timed; its whole value is in the
+    /// half-width. `None` with the expansion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priced_cycles: Option<f64>,
     pub strata: Vec<StratumReport>,
     pub cycles: Interval,
     pub cpi: Interval,

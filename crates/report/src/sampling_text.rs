@@ -42,6 +42,10 @@ pub fn render_sampling(s: &SamplingSummary) -> String {
     if let Some(k) = s.code_classes {
         let _ = writeln!(o, "  cycles from the run's exact instruction mix: {k} classes of code, each its executions times its cycles per execution on the units");
     }
+    if let Some(p) = s.priced_cycles.filter(|&p| p > 0.0) {
+        let share = 100.0 * p / s.cycles.value.max(1.0);
+        let _ = writeln!(o, "  priced, not measured: {p:.0} cycles ({share:.2} % of the estimate), code no unit measured (start-up, the exit) at the cycles per execution of the cold code the exact prefix and the units timed; the interval holds all of it");
+    }
     let periods: Vec<String> = s.strata.iter().map(|x| format!("{} instructions at 1 window in {} batches ({} units)", x.instructions, x.period, x.units)).collect();
     let _ = writeln!(o, "  strata: {}", periods.join("; "));
     if (!s.sensitivity.is_empty() || !s.idealization.is_empty()) && s.variant_units < s.units {

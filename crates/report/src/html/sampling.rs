@@ -31,6 +31,9 @@ pub(super) fn sampling(o: &mut String, r: &Value) {
     if let Some(k) = s["code_classes"].as_u64() {
         let _ = write!(o, "<p>The cycles come from the run's exact instruction mix: {k} classes of code, each its executions times its cycles per execution measured on the units.</p>");
     }
+    if let (Some(p), Some(c)) = (s["priced_cycles"].as_f64().filter(|&p| p > 0.0), s["cycles"]["value"].as_f64()) {
+        let _ = write!(o, "<p>Priced, not measured: {p:.0} cycles ({:.2} % of the estimate), code no unit measured (start-up, the exit) at the cycles per execution of the cold code the exact prefix and the units timed; the interval holds all of it.</p>", 100.0 * p / c.max(1.0));
+    }
     let has_variants = [&s["sensitivity"], &s["idealization"]].iter().any(|v| v.as_array().is_some_and(|a| !a.is_empty()));
     if has_variants && s["variant_units"].as_u64() < s["units"].as_u64() {
         let every: Vec<String> = s["strata"].as_array().map(|a| a.iter().map(|x| format!("1 in {} ({} units)", x["variants_every"], x["variant_units"])).collect()).unwrap_or_default();

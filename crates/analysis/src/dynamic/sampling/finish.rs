@@ -21,9 +21,11 @@ pub struct SampledRun {
     strata: Vec<StratumReport>,
     elapsed: Duration,
     batch_instructions: u64,
-    /// The total cycles from the code-mix estimator, with their interval, and its classes of code.
+    /// The total cycles from the code-mix estimator, with their interval, its
+    /// classes of code and the part of it priced, not measured.
     cycles: Option<Interval>,
     code_classes: Option<usize>,
+    priced_cycles: Option<f64>,
 }
 
 /// The cycles of the exact prefix: all the variant timed if no window followed it.
@@ -158,7 +160,7 @@ pub fn estimate<'a>(
     }
     let cycles = mix.as_ref().map(|m| Interval { value: base, half_width: m.total.half_width });
     let code_classes = mix.map(|m| m.classes);
-    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, code_classes })
+    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, code_classes, priced_cycles: unmeasured })
 }
 
 /// Groups of static instructions the report gives shares of (functions, loops):
@@ -201,6 +203,7 @@ impl SampledRun {
             base: measured(&outcomes[0]),
             cycles: self.cycles,
             code_classes: self.code_classes,
+            priced_cycles: self.priced_cycles,
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
             // (every variant that did not time it whole had the same sub-sample)
@@ -369,7 +372,7 @@ mod tests {
         let mut timed = variant(Some(0.9 * base_prefix), by_instruction);
         let mut untimed_prefix = variant(None, Vec::new());
         let mut cost = InstructionCost::new();
-        estimate(s, [&mut base, &mut timed, &mut untimed_prefix], &mut cost, &mut unit_costs, &untimed).expect("sampled");
+        let run = estimate(s, [&mut base, &mut timed, &mut untimed_prefix], &mut cost, &mut unit_costs, &untimed).expect("sampled");
         let sampled = base.cycles - base_prefix;
         // the loop's 56 batches at 1 cycle an instruction but the exit's 10, and the exit at 50 each
         assert!((sampled - (56.0 * BATCH as f64 - 10.0 + 500.0)).abs() < 1e-6, "{sampled}");
@@ -378,6 +381,12 @@ mod tests {
         assert!((timed.cycles - (0.9 * base_prefix + 0.5 * (sampled - 500.0) + 50.0)).abs() < 1e-6, "{}", timed.cycles);
         assert_eq!(untimed_prefix.priced, None);
         assert!((untimed_prefix.cycles - 0.5 * base.cycles).abs() < 1e-6, "{}", untimed_prefix.cycles);
+        // the report says how much of the baseline's estimate is priced
+        let none = |_: usize, _: &mut Vec<usize>| {};
+        let groups = || Groups { names: Vec::new(), of: none };
+        let sm = run.summary(&[], std::slice::from_ref(&base), &[], &[], None, 64 * BATCH, unit_costs, groups(), groups());
+        assert_eq!(sm.priced_cycles, Some(500.0));
+        assert!(serde_json::to_value(&sm).unwrap()["priced_cycles"] == 500.0);
     }
 
     /// The ratio estimator over the prefix's units, by hand: base 1, 2, 3 and
