@@ -402,26 +402,26 @@ SAMPLING_TITLE = "## Sampled simulation (issue 19)"
 
 
 def section_sampling() -> str:
-    """bench/sampling.py's table (sampled against exact runs), then the notes of bench/notes/sampling.md."""
-    f = OUT / "sampling.md"
-    table = f.read_text().rstrip() if f.exists() else "(bench/out/sampling.md missing: run `python3 bench/sampling.py`)"
-    cost = OUT / "sampling_cost.md"
-    cost = cost.read_text().rstrip() if cost.exists() else "(bench/out/sampling_cost.md missing: run `python3 bench/sampling_cost.py`)"
-    exact = OUT / "exact_speed.md"
-    exact = exact.read_text().rstrip() if exact.exists() else "(bench/out/exact_speed.md missing: run `python3 bench/exact_speed.py`)"
-    prefix = OUT / "prefix.md"
-    prefix = prefix.read_text().rstrip() if prefix.exists() else "(bench/out/prefix.md missing: run `python3 bench/prefix.py`)"
-    coverage = OUT / "coverage.md"
-    coverage = coverage.read_text().rstrip() if coverage.exists() else "(bench/out/coverage.md missing: run `python3 bench/coverage.py`)"
+    """The sampling scripts' tables (each says which bar it checks), then the notes of bench/notes/sampling.md."""
+    parts = [
+        ("sampling", "the issue's bars (cycles within 3 %, the 99.7 % interval covering the exact cycles in 9 programs of 10, "
+         "Top-Down level 1 and the stacks' components within 2 points, the sensitivity top 3 the same)"),
+        ("sampling_cost", "the full default analysis against the sampled model alone (the issue's bar: at most 1.5x)"),
+        ("exact_speed", "exact mode end to end (the issue's bar: the timing model alone at least 30 M simulated instructions/s)"),
+        ("prefix", "a default run's exact prefix, which the variants time after the windows (whole, or a sub-sample), "
+         "against the exact run on programs of a few times its length"),
+        ("coverage", "the intervals on the cycles against the exact run on short programs, over fixed sampling periods and seeds, "
+         "with the exact prefix (the default) and without (`--sample`)"),
+    ]
+    body = "".join(f"`python3 bench/{name}.py`: {what}:\n\n{out_table(name)}\n\n" for name, what in parts)
     notes = NOTES / "sampling.md"
-    return (f"{SAMPLING_TITLE}\n\n`python3 bench/sampling.py`: the issue's bars (cycles within 3 %, the 99.7 % interval "
-            "covering the exact cycles in 9 programs of 10, Top-Down level 1 and the stacks' components within 2 points, the sensitivity top 3 the same):\n\n"
-            + table + "\n\n`python3 bench/sampling_cost.py`: the full default analysis against the sampled model alone (the issue's bar: at most 1.5x):\n\n"
-            + cost + "\n\n`python3 bench/exact_speed.py`: exact mode end to end (the issue's bar: the timing model alone at least 30 M simulated instructions/s):\n\n"
-            + exact + "\n\n`python3 bench/prefix.py`: a default run's exact prefix, which the variants time after the windows (whole, or a sub-sample), against the exact run on programs of a few times its length:\n\n"
-            + prefix + "\n\n`python3 bench/coverage.py`: the intervals on the cycles against the exact run on short programs, over fixed sampling periods and seeds, "
-            "with the exact prefix (the default) and without (`--sample`):\n\n"
-            + coverage + "\n\n" + (notes_in_section(notes.read_text()) if notes.exists() else ""))
+    return f"{SAMPLING_TITLE}\n\n" + body + (notes_in_section(notes.read_text()) if notes.exists() else "")
+
+
+def out_table(name: str) -> str:
+    """bench/out/NAME.md as bench/NAME.py wrote it, or what to run when it is missing."""
+    f = OUT / f"{name}.md"
+    return f.read_text().rstrip() if f.exists() else f"(bench/out/{name}.md missing: run `python3 bench/{name}.py`)"
 
 
 def notes_in_section(notes: str) -> str:

@@ -21,11 +21,9 @@ pub struct SampledRun {
     strata: Vec<StratumReport>,
     elapsed: Duration,
     batch_instructions: u64,
-    /// The total cycles from the code-mix estimator, with their interval, its
-    /// classes of code and the part of it priced, not measured.
+    /// The total cycles from the code-mix estimator, with their interval, and its classes of code.
     cycles: Option<Interval>,
     code_classes: Option<usize>,
-    priced_cycles: Option<f64>,
 }
 
 /// The cycles of the exact prefix: all the variant timed if no window followed it.
@@ -160,7 +158,7 @@ pub fn estimate<'a>(
     }
     let cycles = mix.as_ref().map(|m| Interval { value: base, half_width: m.total.half_width });
     let code_classes = mix.map(|m| m.classes);
-    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, code_classes, priced_cycles: unmeasured })
+    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, code_classes })
 }
 
 /// Groups of static instructions the report gives shares of (functions, loops):
@@ -203,7 +201,6 @@ impl SampledRun {
             base: measured(&outcomes[0]),
             cycles: self.cycles,
             code_classes: self.code_classes,
-            priced_cycles: self.priced_cycles,
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
             // (every variant that did not time it whole had the same sub-sample)

@@ -50,8 +50,6 @@ pub struct Inputs<'a> {
     pub cycles: Option<Interval>,
     /// The code-mix estimate's classes of code (with `cycles`).
     pub code_classes: Option<usize>,
-    /// The part of `cycles` priced, not measured ([`super::code_mix::CodeMix::unmeasured`]).
-    pub priced_cycles: Option<f64>,
     pub variants: Vec<(Vec<String>, f64, Measured<'a>)>,
     pub ideals: Vec<(String, Measured<'a>)>,
     /// Units of the prefix's sub-sample the sensitivity variants timed, and
@@ -184,7 +182,7 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
         prefix_idealized: i.prefix_idealized,
         detailed_instructions: d.prefix_instructions + units as u64 * (d.unit_instructions + i.warm_up_batches * i.batch_instructions),
         code_classes: i.code_classes,
-        priced_cycles: i.priced_cycles,
+        priced_cycles: i.base.priced,
         strata: i.strata,
         cycles,
         cpi,

@@ -59,7 +59,6 @@ fn report(design: &Design, sub: &Subsample, base_units: &[f64], variant_units: &
         base,
         cycles: None,
         code_classes: None,
-        priced_cycles: None,
         variants: vec![(vec!["x".into()], 1.15, variant())],
         ideals: vec![("x".into(), variant())],
         prefix_variant_units: 0,
