@@ -88,6 +88,9 @@ pub struct CodeMix {
     /// The part of `total` priced, not measured: cold code no class's units
     /// measured, at the price of cold code (its half-width is this whole value).
     pub unmeasured: f64,
+    /// That part by static index (zero where an instruction's cycles are measured):
+    /// a function's or loop's share carries its own part's whole value as half-width.
+    pub unmeasured_by_instruction: Vec<f64>,
 }
 
 /// A unit's signature: the first in static order of its most executed static
@@ -251,13 +254,17 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], p
             by_instruction[i] += w * e.cycles as f64 * calibration[c];
         }
     }
+    let mut unmeasured_by_instruction = vec![0.0; executions.len()];
     for (i, &x) in executions.iter().enumerate().filter(|(_, &x)| x > 0) {
         let c = class_of(i as u32);
         if x_ht[c] == 0.0 {
             by_instruction[i] += x as f64 * ratio[c];
         }
+        if c == unseen || (priced && c == cold) {
+            unmeasured_by_instruction[i] = x as f64 * ratio[c];
+        }
     }
-    Some(CodeMix { total, by_instruction, classes: rest, unmeasured })
+    Some(CodeMix { total, by_instruction, classes: rest, unmeasured, unmeasured_by_instruction })
 }
 
 #[cfg(test)]

@@ -223,4 +223,7 @@ fn cold_code_no_unit_measured_is_priced_beside_cold_code_that_is_a_class() {
     assert!((m.unmeasured - priced).abs() < 1e-9, "{}", m.unmeasured);
     assert!((m.total.half_width - priced).abs() < 1e-6, "{:?}", m.total);
     assert!((m.by_instruction[8] - 10.0 * 606.0 / 23.0).abs() < 1e-9 && (m.by_instruction[5] - 2.0).abs() < 1e-9, "{:?}", m.by_instruction);
+    // by instruction, the priced part is statics 8 and 9's, 10 · 606 / 23 each; the measured code's none
+    let u = &m.unmeasured_by_instruction;
+    assert!(u[..8].iter().all(|&p| p == 0.0) && (u[8] - 10.0 * 606.0 / 23.0).abs() < 1e-9 && (u[9] - u[8]).abs() < 1e-12, "{u:?}");
 }

@@ -10,8 +10,13 @@
 //! not: on run_sampling's program, the windows gave main 93.1 % ± 0.5 of the
 //! cycles where it took 91.5 %, the rest being the exit no window measured.
 //! The interval is centred on `V`, its half-width `h_R + V · h_C / C`: the
-//! group's own sampling error, and the share's part of the cycles' relative
-//! half-width (which holds the unmeasured cold code's).
+//! group's own sampling error (with the whole of its code priced, not
+//! measured, `P_g / C`), and the share's part of the cycles' relative
+//! half-width (which holds all the priced code's). Without `P_g / C` a group
+//! that is mostly priced code, the loader's lazy binding or the exit's
+//! `printf`, got the total's relative half-width only: on three short
+//! programs sampled 36 ways, 76 % of the functions' intervals and 86 % of the
+//! loops' covered the exact share; 99 % of each with it.
 
 use bottlenose_report_model::sampling::{Interval, ShareInterval};
 
