@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""How often a sampled run's 99.7 % interval on the cycles covers the exact run's, on short
-programs (5-19 M instructions) over sampling periods and seeds.
+"""How often a sampled run's 99.7 % intervals cover the exact run's, on short programs (5-19 M
+instructions) over sampling periods and seeds: the cycles', and the shares of the functions and
+loops the report lists (the first ten of each; one the exact run's table leaves out counts as
+covered when its interval reaches below that table's last row).
 
 bench/sampling.py checks the issue's bars on ten programs of 10^8-10^9 instructions at the
 adaptive period. Here the programs are a few times the 2 M exact prefix, where start-up and
@@ -10,7 +12,7 @@ sampled) and `--sample` (sampled from the first instruction). Each program's exa
 from this script too, with the same environment: a program's cycles depend on where its stack
 lands (`phases 40`'s branchy loop ran 11 % slower with a few more bytes of environment), so an
 exact run from a shell is not the reference for a sampled run from here. Per regime and
-program: the intervals that cover, and the worst error. Writes bench/out/coverage.md.
+program: the intervals that cover, and the worst error of the cycles. Writes bench/out/coverage.md.
 
     python3 bench/coverage.py [--bin PATH] [--machine M]
 """
@@ -28,6 +30,18 @@ SEEDS = [0, 1]
 QUIET = ["--no-views", "--no-sensitivity", "--no-idealize"]
 
 
+def groups_covered(sampled: list[dict], table: list[dict], key: str) -> tuple[int, int]:
+    """Of the first ten `sampled` shares (name, share interval), how many cover the exact run's
+    `table` row of that name (by `key`); one the table leaves out is below its last row."""
+    rows = {r[key]: r["share"] for r in table}
+    floor = min(rows.values(), default=0.0)
+    covered = 0
+    for g in sampled[:10]:
+        v, w = g["share"]["value"], g["share"].get("half_width") or 0.0
+        covered += abs(v - rows[g["name"]]) <= w if g["name"] in rows else v - w <= floor
+    return covered, len(sampled[:10])
+
+
 def main() -> None:
     ap = parser(__doc__)
     a = ap.parse_args()
@@ -41,6 +55,7 @@ def main() -> None:
         truth = exact["cycles"]
         for regime, flags in (("default", []), ("`--sample`", ["--sample"])):
             covered, worst, runs = 0, 0.0, 0
+            fn_cover, loop_cover = [0, 0], [0, 0]
             for period in PERIODS:
                 for seed in SEEDS:
                     d, _, _ = timed_run(a.bin, a.machine, [*QUIET, *flags, "--sample-period", str(period), "--sample-seed", str(seed)], cmd, out)
@@ -50,11 +65,18 @@ def main() -> None:
                     if abs(err) > abs(worst):
                         worst = err
                     runs += 1
-            rows.append(f"| `{name}` | {exact['instructions_simulated'] / 1e6:.1f} M | {regime} | {covered} of {runs} | {worst * 100:+.2f} % |")
+                    for acc, k, key in ((fn_cover, "functions", "function"), (loop_cover, "loops", "head")):
+                        c, n = groups_covered(d["sampling"].get(k, []), exact[k], key)
+                        acc[0] += c
+                        acc[1] += n
+            rows.append(f"| `{name}` | {exact['instructions_simulated'] / 1e6:.1f} M | {regime} | {covered} of {runs} | {worst * 100:+.2f} % "
+                        f"| {fn_cover[0]} of {fn_cover[1]} | {loop_cover[0]} of {loop_cover[1]} |")
     md = (generated_by("coverage.py", host, load) + f"machine model `{a.machine}`, `run {' '.join(QUIET)}` under `setarch -R`, "
           f"`--sample-period` {', '.join(map(str, PERIODS))} with `--sample-seed` {' and '.join(map(str, SEEDS))}, against `--exact` run the same way: "
-          "the 99.7 % intervals on the cycles that cover the exact cycles, and the worst error:\n\n"
-          "| program | instructions | regime | intervals covering | worst error |\n| --- | ---: | --- | ---: | ---: |\n" + "\n".join(rows) + "\n")
+          "the 99.7 % intervals on the cycles that cover the exact cycles, the worst error, and the intervals on the shares of the "
+          "first ten functions and loops of each report that cover the exact run's:\n\n"
+          "| program | instructions | regime | cycles: intervals covering | worst error | functions covering | loops covering |\n"
+          "| --- | ---: | --- | ---: | ---: | ---: | ---: |\n" + "\n".join(rows) + "\n")
     write_out("coverage.md", md)
 
 
