@@ -175,9 +175,10 @@ pub(crate) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: Proc
         let flops = accounting.flops_stack.as_ref().map(|f| (f, view_params.fp_units));
         let mut summary = run.summary(&labels, &outcomes, &ideal_units, &windows, flops, simulated, unit_costs, function_groups, loop_groups);
         sampling::topdown::add_topdown(&mut summary, &windows, &accounting.topdown);
-        let cycles = summary.cycles;
-        sampling::groups::centre_group_shares(&mut summary.functions, |n| functions.iter().find(|f| f.function == n).map(|f| f.share), cycles);
-        sampling::groups::centre_group_shares(&mut summary.loops, |n| loops.iter().find(|l| l.head == n).map(|l| l.share), cycles);
+        // the code mix's intervals hold the total's error; the windows' ratio (a run without a mix) does not
+        let widen = if summary.code_classes.is_some() { 0.0 } else { summary.cycles.relative() };
+        sampling::groups::centre_group_shares(&mut summary.functions, |n| functions.iter().find(|f| f.function == n).map(|f| f.share), widen);
+        sampling::groups::centre_group_shares(&mut summary.loops, |n| loops.iter().find(|l| l.head == n).map(|l| l.share), widen);
         if let Some(stacks) = &accounting.cpi_stacks {
             sampling::stacks::centre_cpi_stacks(&mut summary, stacks);
         }

@@ -91,6 +91,30 @@ pub struct CodeMix {
     /// That part by static index (zero where an instruction's cycles are measured):
     /// a function's or loop's share carries its own part's whole value as half-width.
     pub unmeasured_by_instruction: Vec<f64>,
+    /// The fit, for the functions' and loops' intervals ([`super::groups`]).
+    pub fit: Fit,
+}
+
+/// What the functions' and loops' intervals need of the fit: a group's
+/// estimate is its instructions' part of each class's calibrated units, and
+/// its residuals are the total's, restricted to it ([`super::groups::mix_shares`]).
+#[derive(Debug, Clone, Default)]
+pub struct Fit {
+    /// Each static instruction's class, by static index (`None`: it did not run in the sampled part).
+    pub class: Vec<Option<u32>>,
+    /// The class whose unit entries the fit leaves out: cold code the units
+    /// measured too seldom, priced with the code no unit measured.
+    pub left_out: Option<u32>,
+    /// Each measured unit's Horvitz-Thompson weight.
+    pub weight: Vec<f64>,
+    /// Per class: its estimated executions from the units (`X̂_c`), and its exact
+    /// executions over that (`g_c`).
+    pub executions_ht: Vec<f64>,
+    pub calibration: Vec<f64>,
+    /// The total's linearized residual per unit.
+    pub residuals: Vec<f64>,
+    /// The variance's factor for the ratios fitted to the same units.
+    pub dof: f64,
 }
 
 /// A unit's signature: the first in static order of its most executed static
@@ -229,10 +253,10 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], p
     let residuals: Vec<f64> = by_unit.iter().map(|parts| parts.iter().map(|&(c, y, x)| calibration[c] * (y - ratio[c] * x)).sum()).collect();
     // priced cold code: no spread measured, its whole value is the half-width
     let unmeasured = exact[unseen] * ratio[unseen] + if priced { exact[cold] * ratio[cold] } else { 0.0 };
+    let fitted = (0..classes).filter(|&c| x_ht[c] > 0.0).count() as f64;
+    let free = n as f64 - 1.0;
+    let dof = if free > 0.0 { free / (free - fitted).max(free / 2.0) } else { 1.0 };
     let total = if design.spread_known() {
-        let fitted = (0..classes).filter(|&c| x_ht[c] > 0.0).count() as f64;
-        let free = n as f64 - 1.0;
-        let dof = if free > 0.0 { free / (free - fitted).max(free / 2.0) } else { 1.0 };
         let sampled = z * (design.variance_of(|i| residuals[i]) * dof).sqrt();
         Interval { value, half_width: sampled.hypot(unmeasured) }
     } else {
@@ -264,7 +288,16 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], p
             unmeasured_by_instruction[i] = x as f64 * ratio[c];
         }
     }
-    Some(CodeMix { total, by_instruction, classes: rest, unmeasured, unmeasured_by_instruction })
+    let fit = Fit {
+        class: executions.iter().enumerate().map(|(i, &x)| (x > 0).then(|| class_of(i as u32) as u32)).collect(),
+        left_out: priced.then_some(cold as u32),
+        weight,
+        executions_ht: x_ht,
+        calibration,
+        residuals,
+        dof,
+    };
+    Some(CodeMix { total, by_instruction, classes: rest, unmeasured, unmeasured_by_instruction, fit })
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 use super::estimator::{Design, Interval, Series, Stratum, Subsample};
 use super::estimator::Z_99_7;
 use super::report::{summarize, Inputs, Measured, SamplingSummary, StratumReport};
-use super::unit_costs::{Priced, UnitCosts};
+use super::code_mix::CodeMix;
+use super::unit_costs::UnitCosts;
 use super::{Sampler, SamplingOptions, WARM_UP_BATCHES};
 use crate::dynamic::engine::VariantOutcome;
 use bottlenose_views::{InstructionCost, WindowTally};
@@ -23,9 +24,8 @@ pub struct SampledRun {
     batch_instructions: u64,
     /// The total cycles from the code-mix estimator, with their interval, and its classes of code.
     cycles: Option<Interval>,
-    code_classes: Option<usize>,
-    /// The baseline's cycles priced, not measured, by static index ([`super::code_mix::CodeMix::unmeasured_by_instruction`]).
-    unmeasured_by_instruction: Vec<f64>,
+    /// The code-mix estimate the cycles are from (its fit gives the functions' and loops' intervals).
+    mix: Option<CodeMix>,
 }
 
 /// The cycles of the exact prefix: all the variant timed if no window followed it.
@@ -159,9 +159,7 @@ pub fn estimate<'a>(
         cost.scale_cycles(base / weighted);
     }
     let cycles = mix.as_ref().map(|m| Interval { value: base, half_width: m.total.half_width });
-    let code_classes = mix.as_ref().map(|m| m.classes);
-    let unmeasured_by_instruction = mix.map(|m| m.unmeasured_by_instruction).unwrap_or_default();
-    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, code_classes, unmeasured_by_instruction })
+    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, mix })
 }
 
 /// Groups of static instructions the report gives shares of (functions, loops):
@@ -192,10 +190,10 @@ impl SampledRun {
         // (without units there is nothing to estimate a group's share from but the prefix)
         let none = self.design.measured_units() == 0;
         let base = measured(&outcomes[0]).series();
-        // a group's code priced, not measured, widens its share by its whole value, as in the total
-        let priced = Priced { by_instruction: &self.unmeasured_by_instruction, total: self.cycles.map_or(0.0, |c| c.value) };
-        let function_shares = if none { Vec::new() } else { unit_costs.group_shares(&self.design, base, Z_99_7, functions.of, &functions.names, priced) };
-        let loop_shares = if none { Vec::new() } else { unit_costs.group_shares(&self.design, base, Z_99_7, loops.of, &loops.names, priced) };
+        // the groups' shares of the code-mix estimate, as the report's tables give them
+        let mix = self.mix.as_ref().zip(self.cycles.map(|c| c.value));
+        let function_shares = if none { Vec::new() } else { unit_costs.group_shares(&self.design, base, Z_99_7, functions.of, &functions.names, mix) };
+        let loop_shares = if none { Vec::new() } else { unit_costs.group_shares(&self.design, base, Z_99_7, loops.of, &loops.names, mix) };
         let mut summary = summarize(Inputs {
             design: &self.design,
             subsample: &self.subsample,
@@ -205,7 +203,7 @@ impl SampledRun {
             warm_up_batches: WARM_UP_BATCHES,
             base: measured(&outcomes[0]),
             cycles: self.cycles,
-            code_classes: self.code_classes,
+            code_classes: self.mix.as_ref().map(|m| m.classes),
             variants: labels.iter().zip(&outcomes[1..]).map(|((r, w), o)| (r.clone(), *w, measured(o))).collect(),
             ideals: ideals.iter().map(|(n, o)| (n.clone(), measured(o))).collect(),
             // (every variant that did not time it whole had the same sub-sample)

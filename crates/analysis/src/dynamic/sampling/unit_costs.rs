@@ -14,14 +14,6 @@ use super::estimator::{Design, Interval, Series};
 use super::report::ShareInterval;
 use bottlenose_timing::{BatchPart, Details, Listener, StageTimes};
 
-/// The cycles of a sampled run's estimate priced, not measured, by static
-/// index, and the estimated total they are part of.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Priced<'a> {
-    pub by_instruction: &'a [f64],
-    pub total: f64,
-}
-
 /// Which part of the run the current batch is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -171,13 +163,12 @@ impl UnitCosts {
     /// Each group's share of the baseline's cycles with its interval: `groups_of`
     /// puts into its vector the groups (functions, loops: a nested loop's
     /// instructions are also its outer loops') a static index belongs to, asked
-    /// once per index; `base` is the baseline's cycles (prefix and units) the
-    /// shares are of; `priced`, the cycles priced, not measured: each group's part
-    /// of them, as a share of the estimated total, is added whole to its half-width
-    /// (nothing measured says how far that part is off: cold code at run's end
-    /// took 1.4 times its price in `dot`). Groups in `wanted` order. Can be asked
-    /// again for other groups.
-    pub fn group_shares(&mut self, design: &Design, base: Series<'_>, z: f64, mut groups_of: impl FnMut(usize, &mut Vec<usize>), wanted: &[String], priced: Priced<'_>) -> Vec<ShareInterval> {
+    /// once per index. With `mix` (the code-mix estimate and the estimated total
+    /// cycles it is part of), the share and interval of that estimator
+    /// ([`super::groups::mix_shares`]); without, the windows' ratio of the group's
+    /// cycles to `base`, the baseline's (prefix and units). Groups in `wanted`
+    /// order. Can be asked again for other groups.
+    pub fn group_shares(&mut self, design: &Design, base: Series<'_>, z: f64, mut groups_of: impl FnMut(usize, &mut Vec<usize>), wanted: &[String], mix: Option<(&CodeMix, f64)>) -> Vec<ShareInterval> {
         self.close_unit();
         self.part = Part::WarmUp; // (closed: a second call adds no unit)
         let groups = wanted.len();
@@ -191,12 +182,6 @@ impl UnitCosts {
                 groups_of(i, &mut g);
                 g
             })
-        }
-        let mut unmeasured = vec![0.0; groups];
-        for (i, &p) in priced.by_instruction.iter().enumerate().filter(|(_, &p)| p > 0.0) {
-            for &g in of(&mut known, i, &mut groups_of) {
-                unmeasured[g] += p;
-            }
         }
         let mut prefix = vec![0.0; groups];
         // (the per-instruction vectors grow in powers of two: past the last static
@@ -215,21 +200,19 @@ impl UnitCosts {
                 }
             }
         }
-        wanted
-            .iter()
-            .enumerate()
-            .map(|(g, name)| {
-                let mut share = if base.units.len() == per_unit[g].len() {
-                    design.ratio_interval(Series { prefix: prefix[g], units: &per_unit[g] }, base, z)
-                } else {
-                    Interval::default()
-                };
-                if priced.total > 0.0 {
-                    share.half_width += unmeasured[g] / priced.total;
+        let shares: Vec<Interval> = match mix {
+            Some((mix, total)) => {
+                for (i, _) in mix.by_instruction.iter().enumerate().filter(|(_, &y)| y != 0.0) {
+                    of(&mut known, i, &mut groups_of);
                 }
-                ShareInterval { name: name.clone(), share }
-            })
-            .collect()
+                let units = &self.units[..design.measured_units().min(self.units.len())];
+                super::groups::mix_shares(design, mix, units, &known, &prefix, total, z)
+            }
+            None => (0..groups)
+                .map(|g| if base.units.len() == per_unit[g].len() { design.ratio_interval(Series { prefix: prefix[g], units: &per_unit[g] }, base, z) } else { Interval::default() })
+                .collect(),
+        };
+        wanted.iter().zip(shares).map(|(name, share)| ShareInterval { name: name.clone(), share }).collect()
     }
 }
 
@@ -294,7 +277,7 @@ mod tests {
             base.push(f + g);
         }
         let design = Design { unit_instructions: 1, prefix_instructions: 0, strata: vec![Stratum { instructions: 40, first_unit: 0, units: 4 }] };
-        let s = u.group_shares(&design, Series { prefix: 0.0, units: &base }, 3.0, |i, g| g.push(i), &["f".into(), "g".into()], Priced::default());
+        let s = u.group_shares(&design, Series { prefix: 0.0, units: &base }, 3.0, |i, g| g.push(i), &["f".into(), "g".into()], None);
         // f: 1+2+3+4 = 10 of 22; g: 12 of 22
         assert!((s[0].share.value - 10.0 / 22.0).abs() < 1e-9, "{:?}", s[0]);
         assert!((s[1].share.value - 12.0 / 22.0).abs() < 1e-9, "{:?}", s[1]);
@@ -328,11 +311,11 @@ mod tests {
                 g.push(1);
             }
         };
-        let s = u.group_shares(&design, series, 3.0, nested, &["outer".into(), "inner".into()], Priced::default());
+        let s = u.group_shares(&design, series, 3.0, nested, &["outer".into(), "inner".into()], None);
         // inner: 2+3+4 = 9 of 12
         assert!((s[0].share.value - 1.0).abs() < 1e-9, "{:?}", s[0]);
         assert!((s[1].share.value - 0.75).abs() < 1e-9, "{:?}", s[1]);
-        let again = u.group_shares(&design, series, 3.0, |i, g| g.push(i), &["a".into(), "b".into()], Priced::default());
+        let again = u.group_shares(&design, series, 3.0, |i, g| g.push(i), &["a".into(), "b".into()], None);
         // static 0: 9 of 12, static 1: 3 of 12 (still three units: none added)
         assert!((again[0].share.value - 0.75).abs() < 1e-9 && (again[1].share.value - 0.25).abs() < 1e-9, "{again:?}");
     }
@@ -357,39 +340,11 @@ mod tests {
             assert!(i < 2 || i == 5, "static {i} never ran");
             g.extend((i < 2).then_some(i));
         };
-        let s = u.group_shares(&design, Series { prefix: 100.0, units: &base }, 3.0, known, &["f".into(), "g".into()], Priced::default());
+        let s = u.group_shares(&design, Series { prefix: 100.0, units: &base }, 3.0, known, &["f".into(), "g".into()], None);
         // f: 100 + 10/2 · 10 = 150 of 100 + 10 · 15 = 250; g: 100 of 250 (and the
         // prefix's vector, grown past instruction 1, is not looked up there)
         assert!((s[0].share.value - 0.6).abs() < 1e-9, "{:?}", s[0]);
         assert!((s[1].share.value - 0.4).abs() < 1e-9, "{:?}", s[1]);
-    }
-
-    /// A group's priced cycles widen its share by their whole part of the total:
-    /// f (static 0) and g (static 1) each 10 cycles in each of two units standing
-    /// for 5 each (shares 0.5 and 0.5, no spread); g's static 2, priced at 30
-    /// cycles of a 130-cycle total, adds 30 / 130 to g's half-width and nothing to f's.
-    #[test]
-    fn priced_cycles_widen_their_groups_share_by_their_whole_part() {
-        let mut u = UnitCosts::new(true);
-        let mut t = -1.0;
-        for _ in 0..2 {
-            u.begin_part(2, BatchPart::Unit { weight: 5.0 });
-            for i in 0..2 {
-                t += 10.0;
-                u.record(i, t);
-            }
-        }
-        u.begin_part(1, BatchPart::WarmUp);
-        let design = Design { unit_instructions: 2, prefix_instructions: 0, strata: vec![Stratum { instructions: 20, first_unit: 0, units: 2 }] };
-        let base = [20.0, 20.0];
-        let f_or_g = |i: usize, g: &mut Vec<usize>| g.push(if i == 0 { 0 } else { 1 });
-        let priced = Priced { by_instruction: &[0.0, 0.0, 30.0], total: 130.0 };
-        let plain = u.group_shares(&design, Series { prefix: 0.0, units: &base }, 3.0, f_or_g, &["f".into(), "g".into()], Priced::default());
-        let s = u.group_shares(&design, Series { prefix: 0.0, units: &base }, 3.0, f_or_g, &["f".into(), "g".into()], priced);
-        assert!((s[0].share.value - 0.5).abs() < 1e-9 && (s[1].share.value - 0.5).abs() < 1e-9, "{s:?}");
-        assert!(plain[0].share.half_width.abs() < 1e-9 && plain[1].share.half_width.abs() < 1e-9, "{plain:?}");
-        assert!(s[0].share.half_width.abs() < 1e-9, "{:?}", s[0]);
-        assert!((s[1].share.half_width - 30.0 / 130.0).abs() < 1e-9, "{:?}", s[1]);
     }
 
     /// The prefix's cold code: static 1 ran twice (30 cycles), static 0 ran
