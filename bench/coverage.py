@@ -55,7 +55,7 @@ def main() -> None:
         truth = exact["cycles"]
         for regime, flags in (("default", []), ("`--sample`", ["--sample"])):
             covered, worst, runs = 0, 0.0, 0
-            fn_cover, loop_cover = [0, 0], [0, 0]
+            fn_cover, loop_cover, hottest = [0, 0], [0, 0], []
             for period in PERIODS:
                 for seed in SEEDS:
                     d, _, _ = timed_run(a.bin, a.machine, [*QUIET, *flags, "--sample-period", str(period), "--sample-seed", str(seed)], cmd, out)
@@ -69,14 +69,18 @@ def main() -> None:
                         c, n = groups_covered(d["sampling"].get(k, []), exact[k], key)
                         acc[0] += c
                         acc[1] += n
+                    if d["sampling"].get("functions"):
+                        hottest.append(d["sampling"]["functions"][0]["share"].get("half_width") or 0.0)
             rows.append(f"| `{name}` | {exact['instructions_simulated'] / 1e6:.1f} M | {regime} | {covered} of {runs} | {worst * 100:+.2f} % "
-                        f"| {fn_cover[0]} of {fn_cover[1]} | {loop_cover[0]} of {loop_cover[1]} |")
+                        f"| {fn_cover[0]} of {fn_cover[1]} | {loop_cover[0]} of {loop_cover[1]} "
+                        f"| ±{100 * sum(hottest) / max(len(hottest), 1):.1f} |")
     md = (generated_by("coverage.py", host, load) + f"machine model `{a.machine}`, `run {' '.join(QUIET)}` under `setarch -R`, "
           f"`--sample-period` {', '.join(map(str, PERIODS))} with `--sample-seed` {' and '.join(map(str, SEEDS))}, against `--exact` run the same way: "
           "the 99.7 % intervals on the cycles that cover the exact cycles, the worst error, and the intervals on the shares of the "
-          "first ten functions and loops of each report that cover the exact run's:\n\n"
-          "| program | instructions | regime | cycles: intervals covering | worst error | functions covering | loops covering |\n"
-          "| --- | ---: | --- | ---: | ---: | ---: | ---: |\n" + "\n".join(rows) + "\n")
+          "first ten functions and loops of each report that cover the exact run's, and the hottest function's half-width "
+          "(points of the cycles, the mean over the runs):\n\n"
+          "| program | instructions | regime | cycles: intervals covering | worst error | functions covering | loops covering | hottest function |\n"
+          "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n" + "\n".join(rows) + "\n")
     write_out("coverage.md", md)
 
 
