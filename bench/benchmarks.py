@@ -410,8 +410,8 @@ def section_sampling() -> str:
         ("exact_speed", "exact mode end to end (the issue's bar: the timing model alone at least 30 M simulated instructions/s)"),
         ("prefix", "a default run's exact prefix, which the variants time after the windows (whole, or a sub-sample), "
          "against the exact run on programs of a few times its length"),
-        ("coverage", "the intervals on the cycles against the exact run on short programs, over fixed sampling periods and seeds, "
-         "with the exact prefix (the default) and without (`--sample`)"),
+        ("coverage", "the intervals on the cycles and on the functions' and loops' shares against the exact run on short programs, "
+         "over fixed sampling periods and seeds, with the exact prefix (the default) and without (`--sample`)"),
     ]
     body = "".join(f"`python3 bench/{name}.py`: {what}:\n\n{out_table(name)}\n\n" for name, what in parts)
     notes = NOTES / "sampling.md"

@@ -18,7 +18,7 @@
 #                                 it, against the exact run, on programs a few times its length
 #   sampling_cost.md              bench/sampling_cost.py: the full default analysis against the
 #                                 sampled model alone (issue 19: at most 1.5x)
-#   coverage.md                   bench/coverage.py: the cycles' intervals against exact runs of
+#   coverage.md                   bench/coverage.py: the cycles', functions' and loops' intervals against exact runs of
 #                                 short programs over fixed periods and seeds (about 2 min)
 # and finally BENCHMARKS.md (bench/benchmarks.py: model speed, paper reproductions, dynamic-run
 # speed, views cost, and the outputs above).
