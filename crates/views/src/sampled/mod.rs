@@ -134,9 +134,13 @@ struct Schedule<C> {
     /// and the tally then.
     start: (i64, u64),
     start_tally: WindowTally,
-    /// A weighted window (a sampled run's unit): its weight and the counts at its start.
+    /// The counted window's weight (1 but for a sampled run's unit) and the counts at its start.
     weighted: Option<(f64, Box<C>)>,
     tallies: Vec<WindowTally>,
+    /// The longest batch so far (every batch is whole but the run's last), and
+    /// the length of the counted window's.
+    batch_len: usize,
+    window_len: usize,
     windows: u64,
     counted_instructions: u64,
     swept_cycles: f64,
@@ -197,6 +201,8 @@ impl<V: Windowed> Sampled<V> {
             start_tally: WindowTally::default(),
             weighted: None,
             tallies: Vec::new(),
+            batch_len: 0,
+            window_len: 0,
             windows: 0,
             counted_instructions: 0,
             swept_cycles: 0.0,
@@ -234,8 +240,10 @@ impl<V: Windowed> Sampled<V> {
     pub(crate) fn into_parts(mut self) -> (V, Option<SampleOutcome<V::Counts>>) {
         // a sampled run that ended within its exact prefix was counted exactly
         let outcome = self.schedule.take().filter(|s| s.phase != Phase::Exact).map(|mut s| {
-            if s.phase == Phase::Count {
-                self.close_window(&mut s);
+            match s.phase {
+                Phase::Count if s.window_len < s.batch_len => self.drop_window(&mut s),
+                Phase::Count => self.close_window(&mut s),
+                _ => {}
             }
             if s.phase != Phase::Count && s.phase != Phase::Exact {
                 std::mem::swap(self.views.counts_mut(), &mut s.other);
@@ -274,6 +282,7 @@ impl<V: Windowed> Sampled<V> {
         // run's first unit after its exact prefix) warms them up instead of being counted
         let next = if next == Phase::Count && s.phase == Phase::Skip { Phase::Warm } else { next };
         s.batches += 1;
+        s.batch_len = s.batch_len.max(len);
         match (s.phase, next) {
             (Phase::Exact, Phase::Exact) => {}
             (Phase::Exact, _) => {
@@ -289,12 +298,13 @@ impl<V: Windowed> Sampled<V> {
             _ => {}
         }
         if next == Phase::Count {
+            s.window_len = len;
             self.views.sweep_to_dispatch();
             std::mem::swap(self.views.counts_mut(), &mut s.other);
             let fin = self.views.swept();
             s.start = (fin, self.views.booked());
             s.start_tally = self.views.counts_mut().tally(fin);
-            s.weighted = forced.map(|f| f.1).filter(|&w| w != 1.0).map(|w| (w, Box::new(self.views.counts_mut().clone())));
+            s.weighted = Some((forced.map_or(1.0, |f| f.1), Box::new(self.views.counts_mut().clone())));
         }
         s.phase = next;
         self.schedule = Some(s);
@@ -327,16 +337,30 @@ impl<V: Windowed> Sampled<V> {
         let fin = self.views.swept();
         let mut window = self.views.counts_mut().tally(fin).minus(&s.start_tally);
         let w = match s.weighted.take() {
-            Some((w, start)) => {
+            Some((w, start)) if w != 1.0 => {
                 self.views.counts_mut().reweight(&start, w);
                 w
             }
-            None => 1.0,
+            _ => 1.0,
         };
         window.weight = w;
         s.tallies.push(window);
         s.counted_instructions += ((self.views.booked() - booked0) as f64 * w).round() as u64;
         s.swept_cycles += (fin - fin0) as f64 * w;
+        std::mem::swap(self.views.counts_mut(), &mut s.other);
+        s.phase = Phase::Skip;
+    }
+
+    /// Leaves out the window the run ended in, cut off (its batch shorter than
+    /// the others): a window stands for its period, and the run has no more of
+    /// it. In a sampled run it is the unit cut off by the end, which the cycles'
+    /// estimate leaves out too (its instructions count in its stratum, at the
+    /// other units' rate); weighted as a whole unit, the exit it holds, which
+    /// ran once, counted as many times as the unit's weight.
+    fn drop_window(&mut self, s: &mut Schedule<V::Counts>) {
+        if let Some((_, start)) = s.weighted.take() {
+            *self.views.counts_mut() = *start;
+        }
         std::mem::swap(self.views.counts_mut(), &mut s.other);
         s.phase = Phase::Skip;
     }

@@ -150,3 +150,32 @@ fn a_run_within_the_exact_prefix_is_exact() {
     assert!(outcome.is_none());
     assert_eq!(views.counts.0, 10.0);
 }
+
+/// The run ends inside a unit, cut off (5 of its batch's 8 instructions): the
+/// window is left out, as the cycles' estimate leaves out that unit; weighted
+/// as a whole unit, the exit it holds counted twice. The first unit's 8
+/// instructions count twice (weight 8 over the views' period 4), and only it.
+/// A unit the run ends with, whole, counts.
+#[test]
+fn a_unit_cut_off_by_the_end_of_the_run_is_left_out() {
+    let run = |last: usize| {
+        let mut s = Sampled::exact(Toy::default()).sampled(4, 0);
+        s.begin_part(8, BatchPart::WarmUp);
+        feed(&mut s, 8);
+        s.begin_part(8, BatchPart::Unit { weight: 8.0 });
+        feed(&mut s, 8);
+        s.begin_part(8, BatchPart::WarmUp);
+        feed(&mut s, 8);
+        s.begin_part(last, BatchPart::Unit { weight: 8.0 });
+        feed(&mut s, last);
+        s.into_parts()
+    };
+    let (views, outcome) = run(5);
+    let o = outcome.expect("sampled");
+    assert_eq!(views.counts.0, 16.0);
+    assert_eq!((o.counted_instructions, o.swept_cycles, o.tallies.len(), o.report.windows), (16, 16.0, 1, 1));
+    let (views, outcome) = run(8);
+    let o = outcome.expect("sampled");
+    assert_eq!(views.counts.0, 32.0);
+    assert_eq!((o.tallies.len(), o.report.windows), (2, 2));
+}
