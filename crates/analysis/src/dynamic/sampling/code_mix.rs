@@ -302,4 +302,4 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], p
 
 #[cfg(test)]
 #[path = "code_mix_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -201,6 +201,21 @@ fn cold_code_in_enough_units_is_a_class() {
     assert!((m.total.value - (397.0 + 150.0)).abs() < 1e-6, "{:?}", m.total);
 }
 
+/// The run of the test below (also the groups' tests, `groups_tests.rs`): a loop
+/// (static 0) in ten units of a 100-unit run, three of them with a cheap cold
+/// execution each (statics 5-7), and statics 8 and 9 run 10 times where no
+/// unit was; the prefix's cold code 600 cycles over 20 executions.
+pub(in crate::dynamic::sampling) fn an_exit_no_unit_measured() -> (Design, Vec<Vec<UnitEntry>>, CodeMix) {
+    let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 400, first_unit: 0, units: 10 }] };
+    let mut units: Vec<Vec<UnitEntry>> = (0..10).map(|_| vec![entry(0, 4, 4.0)]).collect();
+    for (k, u) in units.iter_mut().take(3).enumerate() {
+        *u = vec![entry(0, 3, 3.0), entry(5 + k as u32, 1, 2.0)];
+    }
+    let executions = [377, 0, 0, 0, 0, 1, 1, 1, 10, 10];
+    let m = estimate(&design, &units, &executions, ColdCode { cycles: 600.0, executions: 20.0 }, Z_99_7).unwrap();
+    (design, units, m)
+}
+
 /// Cold code the units measured says nothing of cold code none measured: 3
 /// units each caught one cheap cold execution (statics 5-7, a phase change,
 /// 2 cycles: a class, ratio 2), and statics 8 and 9 ran 10 times each where no
@@ -211,13 +226,7 @@ fn cold_code_in_enough_units_is_a_class() {
 /// 40, with no half-width.
 #[test]
 fn cold_code_no_unit_measured_is_priced_beside_cold_code_that_is_a_class() {
-    let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 400, first_unit: 0, units: 10 }] };
-    let mut units: Vec<Vec<UnitEntry>> = (0..10).map(|_| vec![entry(0, 4, 4.0)]).collect();
-    for (k, u) in units.iter_mut().take(3).enumerate() {
-        *u = vec![entry(0, 3, 3.0), entry(5 + k as u32, 1, 2.0)];
-    }
-    let executions = [377, 0, 0, 0, 0, 1, 1, 1, 10, 10];
-    let m = estimate(&design, &units, &executions, ColdCode { cycles: 600.0, executions: 20.0 }, Z_99_7).unwrap();
+    let (_, _, m) = an_exit_no_unit_measured();
     let priced = 20.0 * 606.0 / 23.0;
     assert!((m.total.value - (377.0 + 3.0 * 2.0 + priced)).abs() < 1e-6, "{:?}", m.total);
     assert!((m.unmeasured - priced).abs() < 1e-9, "{}", m.unmeasured);

@@ -3,6 +3,7 @@
 //! carrying their priced code whole.
 
 use super::*;
+use crate::dynamic::sampling::code_mix::tests::an_exit_no_unit_measured;
 use crate::dynamic::sampling::code_mix::{estimate, ColdCode};
 use crate::dynamic::sampling::estimator::{Series, Stratum, Z_99_7};
 use crate::dynamic::sampling::synthetic_tests::noise;
@@ -81,13 +82,7 @@ fn the_shares_intervals_cover_over_the_starts_of_a_systematic_sample() {
 /// own; it carries the priced part's weight in the total, its share times P / C.
 #[test]
 fn priced_code_widens_its_groups_share_by_its_whole_value() {
-    let design = Design { unit_instructions: 4, prefix_instructions: 0, strata: vec![Stratum { instructions: 400, first_unit: 0, units: 10 }] };
-    let mut units: Vec<Vec<UnitEntry>> = (0..10).map(|_| vec![entry(0, 4, 4.0)]).collect();
-    for (k, u) in units.iter_mut().take(3).enumerate() {
-        *u = vec![entry(0, 3, 3.0), entry(5 + k as u32, 1, 2.0)];
-    }
-    let executions = [377, 0, 0, 0, 0, 1, 1, 1, 10, 10];
-    let m = estimate(&design, &units, &executions, ColdCode { cycles: 600.0, executions: 20.0 }, Z_99_7).unwrap();
+    let (design, units, m) = an_exit_no_unit_measured();
     let priced = 20.0 * 606.0 / 23.0;
     let total = m.total.value;
     let mut of: Vec<Option<Vec<usize>>> = vec![None; 10];
