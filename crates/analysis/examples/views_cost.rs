@@ -82,7 +82,7 @@ fn main() {
             let v = (InstructionCost::new(), AccountingViews::new(params.clone(), facts.clone()));
             let c = thread_cpu();
             let (r, v) = run_block(&block, cfg.clone(), iterations, v);
-            let result = v.1.finish(r.total_cycles, &v.0);
+            let result = v.1.finish(r.total_cycles, &v.0, &[]);
             views = views.min(thread_cpu() - c);
             assert_eq!(result.cpi_stacks.cycles, r.total_cycles);
         }

@@ -75,7 +75,7 @@ pub fn analyze_block(
     let (runs, views) = run_loop(&block, configs, views, iterations, threads);
     let ((timeline, causes), (executions, views)) = views;
     let base = &runs[0];
-    let mut accounting = AccountingReport::for_machine(views.finish(base.total_cycles, &executions), &view_params, machine);
+    let mut accounting = AccountingReport::for_machine(views.finish(base.total_cycles, &executions, &[]), &view_params, machine);
     let alu1_cycles = runs[alu1.expect("planned")].total_cycles;
     accounting.add_idealizations(base.total_cycles, &[(vec![Ideal::Alu1], alu1_cycles)]);
     let cpi = base.cycles_per_iteration();

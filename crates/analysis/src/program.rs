@@ -113,7 +113,9 @@ pub(crate) fn simulate(machine: &Machine, opts: &mut DynamicOptions, trace: Proc
     }
     let base = outcomes[0].cycles.max(0.0);
     // without the views there is nothing to report (they booked nothing)
-    let views_result = with_views.then(|| views.finish(base, &cost));
+    // (the views weigh a sampled run's units as its code-mix estimate does)
+    let calibration = sampled.as_ref().map_or(&[][..], |s| s.unit_calibration());
+    let views_result = with_views.then(|| views.finish(base, &cost, calibration));
     let windows = views_result.as_ref().map(|r| r.windows.clone()).unwrap_or_default();
     let mut accounting = match views_result {
         Some(r) => AccountingReport::for_machine(r, &view_params, machine),

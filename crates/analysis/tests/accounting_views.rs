@@ -229,11 +229,11 @@ fn sampled_views_estimate_the_exact_views() {
 
     let mut exact = new_views();
     let (cycles, all) = batched(&m, src, batches, &mut exact);
-    let exact = exact.finish(cycles, &all);
+    let exact = exact.finish(cycles, &all, &[]);
     let mut sampled = new_views().sampled(period, exact_batches);
     let (sampled_cycles, all) = batched(&m, src, batches, &mut sampled);
     assert_eq!(sampled_cycles, cycles, "sampling the views changed the timing");
-    let sampled = sampled.finish(cycles, &all);
+    let sampled = sampled.finish(cycles, &all, &[]);
 
     let s = sampled.sampling.expect("sampled views say so");
     assert_eq!(s.exact_instructions, exact_batches * 4096);
@@ -274,7 +274,7 @@ fn sampled_views_estimate_the_exact_views() {
     let (short_cycles, all) = batched(&m, src, exact_batches as usize, &mut short_exact);
     let mut short_sampled = new_views().sampled(period, exact_batches);
     batched(&m, src, exact_batches as usize, &mut short_sampled);
-    let (x, y) = (short_exact.finish(short_cycles, &all), short_sampled.finish(short_cycles, &all));
+    let (x, y) = (short_exact.finish(short_cycles, &all, &[]), short_sampled.finish(short_cycles, &all, &[]));
     assert!(y.sampling.is_none());
     assert_eq!(format!("{:?}", x.topdown), format!("{:?}", y.topdown));
     assert_eq!(format!("{:?}", x.cpi_stacks), format!("{:?}", y.cpi_stacks));

@@ -80,7 +80,7 @@ pub(crate) fn run(facts: Vec<StaticFacts>, stream: &[(usize, StageTimes, StageDe
         cost.on_instruction(*i, t);
         views.on_detailed(*i, t, d);
     }
-    views.finish(clocks, &cost)
+    views.finish(clocks, &cost, &[])
 }
 
 /// The first stream: a plain instruction, then a scalar FP add that the

@@ -74,8 +74,10 @@ impl Sampled<CycleViews> {
     /// executions and mispredictions of every instruction, counted by an
     /// [`InstructionCost`] beside the views on the same stream (the views do not
     /// count them again; sampled views skip batches without looking at them).
-    pub fn finish(self, clocks: f64, all: &InstructionCost) -> AccountingResult {
-        let (views, outcome) = self.into_parts();
+    /// `calibration`: a sampled run's factor on each unit's weight (empty: none;
+    /// see `Sampled::into_parts`).
+    pub fn finish(self, clocks: f64, all: &InstructionCost, calibration: &[f64]) -> AccountingResult {
+        let (views, outcome) = self.into_parts(calibration);
         views.finish(clocks, all, outcome)
     }
 }

@@ -91,17 +91,23 @@ pub struct WindowTally {
 }
 
 impl WindowTally {
-    fn minus(&self, o: &WindowTally) -> Self {
+    /// Every count times `f` (the weight stays).
+    fn scaled(&self, f: f64) -> Self {
         let mut d = *self;
-        d.cycles -= o.cycles;
-        for (a, b) in d.cpi.iter_mut().zip(&o.cpi) {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x -= y);
-        }
-        d.gaps.iter_mut().zip(&o.gaps).for_each(|(x, y)| *x -= y);
-        d.fp_idle.iter_mut().zip(&o.fp_idle).for_each(|(x, y)| *x -= y);
-        d.topdown.iter_mut().zip(&o.topdown).for_each(|(x, y)| *x -= y);
+        d.cycles *= f;
+        d.cpi.iter_mut().flatten().chain(&mut d.gaps).chain(&mut d.fp_idle).chain(&mut d.topdown).for_each(|x| *x *= f);
         d
     }
+}
+
+/// One counted window: what it counted from zero, its instructions and
+/// cycles, its weight, and the sampled run's unit it was (none for the views'
+/// own windows).
+struct CountedWindow<C> {
+    counts: C,
+    tally: WindowTally,
+    instructions: u64,
+    unit: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,22 +134,21 @@ struct Schedule<C> {
     prefix: Option<Prefix<C>>,
     batches: u64,
     phase: Phase,
-    /// The counts not in use: while counting, the scratch ones; otherwise the real ones.
+    /// While counting, the scratch counts (what is booked outside the windows)
+    /// are parked here, and the window counts from zero.
     other: C,
-    /// At the start of the counted window: first unswept cycle, instructions booked,
-    /// and the tally then.
+    /// At the start of the counted window: first unswept cycle, instructions booked;
+    /// its weight (1 but for a sampled run's unit), and the unit it is.
     start: (i64, u64),
-    start_tally: WindowTally,
-    /// The counted window's weight (1 but for a sampled run's unit) and the counts at its start.
-    weighted: Option<(f64, Box<C>)>,
-    tallies: Vec<WindowTally>,
+    weight: f64,
+    unit: Option<u64>,
+    /// The windows counted, each apart: they are weighted and summed at the end.
+    counted: Vec<CountedWindow<C>>,
     /// The longest batch so far (every batch is whole but the run's last), and
     /// the length of the counted window's.
     batch_len: usize,
     window_len: usize,
     windows: u64,
-    counted_instructions: u64,
-    swept_cycles: f64,
 }
 
 /// What the windows of a sampled run measured, handed to the views at the end.
@@ -179,12 +184,14 @@ pub struct Sampled<V: Windowed> {
     unit_every: u64,
     units_all: u64,
     units_seen: u64,
+    /// The sampled run's unit the next batch is, when it is one.
+    unit: Option<u64>,
 }
 
 impl<V: Windowed> Sampled<V> {
     /// Counts every instruction.
     pub fn exact(views: V) -> Self {
-        Sampled { views, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_all: 0, units_seen: 0 }
+        Sampled { views, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_all: 0, units_seen: 0, unit: None }
     }
 
     /// Counted exactly on the first `exact_batches` batches of a dynamic run,
@@ -198,14 +205,12 @@ impl<V: Windowed> Sampled<V> {
             phase: if exact_batches > 0 { Phase::Exact } else { Phase::Skip },
             other: self.views.new_counts(),
             start: (0, 0),
-            start_tally: WindowTally::default(),
-            weighted: None,
-            tallies: Vec::new(),
+            weight: 1.0,
+            unit: None,
+            counted: Vec::new(),
             batch_len: 0,
             window_len: 0,
             windows: 0,
-            counted_instructions: 0,
-            swept_cycles: 0.0,
         };
         self.skipping = s.phase == Phase::Skip;
         self.schedule = Some(s);
@@ -236,8 +241,13 @@ impl<V: Windowed> Sampled<V> {
     }
 
     /// The views and, when sampled past the exact prefix, what the windows measured
-    /// (the real counts are back in the views).
-    pub(crate) fn into_parts(mut self) -> (V, Option<SampleOutcome<V::Counts>>) {
+    /// (the windows' counts, weighted and summed, are the views' real counts).
+    /// `calibration`: by a sampled run's unit, a factor on its weight (1 past
+    /// the end, and for the views' own windows): the code mix weighs each class
+    /// of code a unit ran by the run's exact executions of it, so that one-off
+    /// code (a program's exit) caught by a unit counts once, not the unit's weight
+    /// times (`bottlenose_analysis`' sampling, `CodeMix::unit_calibration`).
+    pub(crate) fn into_parts(mut self, calibration: &[f64]) -> (V, Option<SampleOutcome<V::Counts>>) {
         // a sampled run that ended within its exact prefix was counted exactly
         let outcome = self.schedule.take().filter(|s| s.phase != Phase::Exact).map(|mut s| {
             match s.phase {
@@ -245,17 +255,29 @@ impl<V: Windowed> Sampled<V> {
                 Phase::Count => self.close_window(&mut s),
                 _ => {}
             }
-            if s.phase != Phase::Count && s.phase != Phase::Exact {
-                std::mem::swap(self.views.counts_mut(), &mut s.other);
+            let zero = self.views.new_counts();
+            let mut real = self.views.new_counts();
+            let (mut counted_instructions, mut swept_cycles) = (0u64, 0.0);
+            let mut tallies = Vec::with_capacity(s.counted.len());
+            for window in &s.counted {
+                let w = window.tally.weight;
+                let f = window.unit.and_then(|u| calibration.get(u as usize)).copied().unwrap_or(1.0);
+                let mut counts = window.counts.clone();
+                counts.reweight(&zero, w * f);
+                real.add(&counts);
+                counted_instructions += (window.instructions as f64 * w * f).round() as u64;
+                swept_cycles += window.tally.cycles * w * f;
+                tallies.push(window.tally.scaled(f));
             }
+            *self.views.counts_mut() = real;
             let report = ViewsSampling {
                 exact_instructions: s.prefix.as_ref().map_or(0, |p| p.instructions),
                 period: s.period,
                 windows: s.windows,
-                counted_instructions: s.counted_instructions,
-                counted_cycles: s.swept_cycles,
+                counted_instructions,
+                counted_cycles: swept_cycles,
             };
-            SampleOutcome { prefix: s.prefix, counted_instructions: s.counted_instructions, swept_cycles: s.swept_cycles, tallies: s.tallies, report }
+            SampleOutcome { prefix: s.prefix, counted_instructions, swept_cycles, tallies, report }
         });
         (self.views, outcome)
     }
@@ -265,6 +287,7 @@ impl<V: Windowed> Sampled<V> {
     /// sampled run's schedule gives the batch (its warm-ups and units), instead
     /// of the views' own schedule.
     fn next_batch(&mut self, len: usize, forced: Option<(Phase, f64)>) -> Details {
+        let unit = self.unit.take();
         let Some(mut s) = self.schedule.take() else { return Details::All };
         let next = match s.batches.checked_sub(s.exact_batches) {
             _ if forced.is_some() => forced.map_or(Phase::Skip, |f| f.0),
@@ -289,7 +312,8 @@ impl<V: Windowed> Sampled<V> {
                 // the prefix ends where the window would: its cycles are swept; what it
                 // booked beyond them is swept into the scratch counts (a few cycles)
                 self.views.sweep_to_dispatch();
-                let counts = std::mem::replace(self.views.counts_mut(), s.other.clone());
+                let scratch = self.views.new_counts();
+                let counts = std::mem::replace(self.views.counts_mut(), scratch);
                 s.prefix = Some(Prefix { counts, cycles: self.views.swept(), instructions: self.views.booked() });
             }
             // (a window ending a period may be followed at once by the next one's warm-up,
@@ -300,11 +324,12 @@ impl<V: Windowed> Sampled<V> {
         if next == Phase::Count {
             s.window_len = len;
             self.views.sweep_to_dispatch();
-            std::mem::swap(self.views.counts_mut(), &mut s.other);
-            let fin = self.views.swept();
-            s.start = (fin, self.views.booked());
-            s.start_tally = self.views.counts_mut().tally(fin);
-            s.weighted = Some((forced.map_or(1.0, |f| f.1), Box::new(self.views.counts_mut().clone())));
+            // the window counts from zero; the scratch counts wait
+            let window = self.views.new_counts();
+            s.other = std::mem::replace(self.views.counts_mut(), window);
+            s.start = (self.views.swept(), self.views.booked());
+            s.weight = forced.map_or(1.0, |f| f.1);
+            s.unit = if forced.is_some() { unit } else { None };
         }
         s.phase = next;
         self.schedule = Some(s);
@@ -328,27 +353,26 @@ impl<V: Windowed> Sampled<V> {
         }
     }
 
-    /// Ends the counted window: its cycles are swept into the real counts, which
-    /// then change places with the scratch ones again.
+    /// Ends the counted window: its cycles are swept into its counts, kept
+    /// apart, and the scratch counts are back.
     fn close_window(&mut self, s: &mut Schedule<V::Counts>) {
         self.views.sweep_to_dispatch();
         let (fin0, booked0) = s.start;
         s.windows += 1;
         let fin = self.views.swept();
-        let mut window = self.views.counts_mut().tally(fin).minus(&s.start_tally);
-        let w = match s.weighted.take() {
-            Some((w, start)) if w != 1.0 => {
-                self.views.counts_mut().reweight(&start, w);
-                w
-            }
-            _ => 1.0,
-        };
-        window.weight = w;
-        s.tallies.push(window);
-        s.counted_instructions += ((self.views.booked() - booked0) as f64 * w).round() as u64;
-        s.swept_cycles += (fin - fin0) as f64 * w;
-        std::mem::swap(self.views.counts_mut(), &mut s.other);
+        let instructions = self.views.booked() - booked0;
+        let counts = self.take_window(s);
+        let mut tally = counts.tally(fin - fin0);
+        tally.weight = s.weight;
+        s.counted.push(CountedWindow { counts, tally, instructions, unit: s.unit });
         s.phase = Phase::Skip;
+    }
+
+    /// The counted window's counts; the scratch counts back in the views.
+    fn take_window(&mut self, s: &mut Schedule<V::Counts>) -> V::Counts {
+        let zero = self.views.new_counts();
+        let scratch = std::mem::replace(&mut s.other, zero);
+        std::mem::replace(self.views.counts_mut(), scratch)
     }
 
     /// Leaves out the window the run ended in, cut off (its batch shorter than
@@ -358,10 +382,7 @@ impl<V: Windowed> Sampled<V> {
     /// other units' rate); weighted as a whole unit, the exit it holds, which
     /// ran once, counted as many times as the unit's weight.
     fn drop_window(&mut self, s: &mut Schedule<V::Counts>) {
-        if let Some((_, start)) = s.weighted.take() {
-            *self.views.counts_mut() = *start;
-        }
-        std::mem::swap(self.views.counts_mut(), &mut s.other);
+        self.take_window(s);
         s.phase = Phase::Skip;
     }
 
@@ -402,6 +423,7 @@ impl<V: Windowed> Listener for Sampled<V> {
                 let u = self.units_seen;
                 self.units_seen += 1;
                 let k = self.sub_sample_weight(u);
+                self.unit = Some(u);
                 if k > 0.0 {
                     // a unit stands for `weight` batches (times the sub-sample's), a window
                     // of the views' own for their period

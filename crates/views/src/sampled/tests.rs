@@ -91,7 +91,7 @@ fn a_weighted_unit_counts_its_weight_over_the_views_period() {
     assert_eq!(s.begin_part(8, BatchPart::Unit { weight: 8.0 }), Details::All);
     feed(&mut s, 8);
     s.begin_part(8, BatchPart::WarmUp);
-    let (views, outcome) = s.into_parts();
+    let (views, outcome) = s.into_parts(&[]);
     let o = outcome.expect("sampled");
     assert_eq!(views.counts.0, 16.0);
     assert_eq!((o.counted_instructions, o.swept_cycles), (16, 16.0));
@@ -129,7 +129,7 @@ fn a_sub_sample_of_units_counts_one_in_k_at_k_times_the_weight() {
     feed(&mut s, 8);
     assert_eq!(s.begin_part(8, BatchPart::WarmUp), Details::None);
     pass(&mut s, 8);
-    let (views, outcome) = s.into_parts();
+    let (views, outcome) = s.into_parts(&[]);
     let o = outcome.expect("sampled");
     assert_eq!(views.counts.0, 64.0);
     assert_eq!((o.counted_instructions, o.swept_cycles), (64, 64.0));
@@ -146,7 +146,7 @@ fn a_run_within_the_exact_prefix_is_exact() {
     feed(&mut s, 5);
     assert_eq!(s.begin_batch(5), Details::All);
     feed(&mut s, 5);
-    let (views, outcome) = s.into_parts();
+    let (views, outcome) = s.into_parts(&[]);
     assert!(outcome.is_none());
     assert_eq!(views.counts.0, 10.0);
 }
@@ -168,7 +168,7 @@ fn a_unit_cut_off_by_the_end_of_the_run_is_left_out() {
         feed(&mut s, 8);
         s.begin_part(last, BatchPart::Unit { weight: 8.0 });
         feed(&mut s, last);
-        s.into_parts()
+        s.into_parts(&[])
     };
     let (views, outcome) = run(5);
     let o = outcome.expect("sampled");
@@ -178,4 +178,28 @@ fn a_unit_cut_off_by_the_end_of_the_run_is_left_out() {
     let o = outcome.expect("sampled");
     assert_eq!(views.counts.0, 32.0);
     assert_eq!((o.tallies.len(), o.report.windows), (2, 2));
+}
+
+/// A sampled run's calibration scales each unit's weight: the unit of the
+/// first test, weight 8 over the views' period 4 (2), at factor 0.25 counts
+/// half of its 8 instructions and cycles, and its tally keeps its weight with
+/// its counts scaled. A factor past the calibration's end is 1.
+#[test]
+fn a_units_calibration_scales_its_weight() {
+    let run = |calibration: &[f64]| {
+        let mut s = Sampled::exact(Toy::default()).sampled(4, 0);
+        s.begin_part(8, BatchPart::WarmUp);
+        feed(&mut s, 8);
+        s.begin_part(8, BatchPart::Unit { weight: 8.0 });
+        feed(&mut s, 8);
+        s.begin_part(8, BatchPart::WarmUp);
+        s.into_parts(calibration)
+    };
+    let (views, outcome) = run(&[0.25]);
+    let o = outcome.expect("sampled");
+    assert_eq!(views.counts.0, 4.0);
+    assert_eq!((o.counted_instructions, o.swept_cycles), (4, 4.0));
+    assert_eq!((o.tallies[0].weight, o.tallies[0].cycles, o.tallies[0].gaps[0]), (2.0, 2.0, 2.0));
+    let (views, _) = run(&[]);
+    assert_eq!(views.counts.0, 16.0);
 }

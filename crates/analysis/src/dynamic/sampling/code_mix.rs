@@ -103,8 +103,10 @@ pub struct Fit {
     /// Each static instruction's class, by static index (`None`: it did not run in the sampled part).
     pub class: Vec<Option<u32>>,
     /// The class whose unit entries the fit leaves out: cold code the units
-    /// measured too seldom, priced with the code no unit measured.
+    /// measured too seldom, priced with the code no unit measured; and its
+    /// exact executions over the units' estimate of them.
     pub left_out: Option<u32>,
+    pub left_out_calibration: f64,
     /// Each measured unit's Horvitz-Thompson weight.
     pub weight: Vec<f64>,
     /// Per class: its estimated executions from the units (`X̂_c`), and its exact
@@ -115,6 +117,34 @@ pub struct Fit {
     pub residuals: Vec<f64>,
     /// The variance's factor for the ratios fitted to the same units.
     pub dof: f64,
+}
+
+impl CodeMix {
+    /// Per measured unit, the factor its weight takes when its cycles are
+    /// weighed as the estimate weighs them: `Σ_c g_c y_uc / y_u`, each class's
+    /// cycles in the unit by the class's calibration (its exact executions over
+    /// the units' estimate of them), over all of the unit's cycles. One-off code
+    /// (an exit a unit caught, run once where the unit stands for four) gets
+    /// `1 / w` of it, priced or not. The views weigh their windows by it
+    /// (`bottlenose_views::AccountingViews::finish`).
+    pub fn unit_calibration(&self, units: &[Vec<UnitEntry>]) -> Vec<f64> {
+        let fit = &self.fit;
+        units
+            .iter()
+            .map(|u| {
+                let all: f64 = u.iter().map(|e| e.cycles as f64).sum();
+                let weighed: f64 = u
+                    .iter()
+                    .filter_map(|e| {
+                        let c = fit.class.get(e.index as usize).copied().flatten()?;
+                        let g = if Some(c) == fit.left_out { fit.left_out_calibration } else { fit.calibration[c as usize] };
+                        Some(g * e.cycles as f64)
+                    })
+                    .sum();
+                if all > 0.0 { weighed / all } else { 1.0 }
+            })
+            .collect()
+    }
 }
 
 /// A unit's signature: the first in static order of its most executed static
@@ -213,6 +243,8 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], p
     // the price of cold code: the prefix's and what the units measured of it, unweighted
     // (each execution a measurement)
     let (mut cold_cycles, mut cold_executions) = (prefix_cold.cycles, prefix_cold.executions);
+    // (priced cold code's executions as the units estimate them: the views weigh it by them)
+    let mut left_out_ht = 0.0;
     let mut by_unit: Vec<Vec<(usize, f64, f64)>> = Vec::with_capacity(n);
     for (u, &w) in units.iter().zip(&weight) {
         let mut parts: Vec<(usize, f64, f64)> = Vec::new();
@@ -222,6 +254,7 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], p
                 cold_cycles += e.cycles as f64;
                 cold_executions += e.count as f64;
                 if priced {
+                    left_out_ht += w * e.count as f64;
                     continue;
                 }
             }
@@ -291,6 +324,7 @@ pub fn estimate(design: &Design, units: &[Vec<UnitEntry>], executions: &[u64], p
     let fit = Fit {
         class: executions.iter().enumerate().map(|(i, &x)| (x > 0).then(|| class_of(i as u32) as u32)).collect(),
         left_out: priced.then_some(cold as u32),
+        left_out_calibration: if left_out_ht > 0.0 { exact[cold] / left_out_ht } else { 0.0 },
         weight,
         executions_ht: x_ht,
         calibration,

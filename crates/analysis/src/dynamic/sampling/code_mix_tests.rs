@@ -236,3 +236,21 @@ fn cold_code_no_unit_measured_is_priced_beside_cold_code_that_is_a_class() {
     let u = &m.unmeasured_by_instruction;
     assert!(u[..8].iter().all(|&p| p == 0.0) && (u[8] - 10.0 * 606.0 / 23.0).abs() < 1e-9 && (u[9] - u[8]).abs() < 1e-12, "{u:?}");
 }
+
+/// The factor on each unit's weight: in the priced-exit run the loop's class
+/// is calibrated by its 377 executions over the units' estimate, 10 · 37; the
+/// cold phase change (3 executions, one in each of units 0-2, which stand for
+/// 10 each) by 3 / 30. Units 0-2 hold 3 cycles of loop and 2 of cold code:
+/// (377 / 370 · 3 + 0.1 · 2) / 5; the others, loop alone, 377 / 370.
+#[test]
+fn a_units_calibration_weighs_one_off_code_by_its_executions() {
+    let (design, units, m) = an_exit_no_unit_measured();
+    assert_eq!(design.measured_units(), units.len());
+    let f = m.unit_calibration(&units);
+    let loop_g = 377.0 / 370.0;
+    assert_eq!(f.len(), 10);
+    for (u, &fu) in f.iter().enumerate() {
+        let want = if u < 3 { (loop_g * 3.0 + 0.1 * 2.0) / 5.0 } else { loop_g };
+        assert!((fu - want).abs() < 1e-9, "unit {u}: {fu} against {want}");
+    }
+}

@@ -26,6 +26,8 @@ pub struct SampledRun {
     cycles: Option<Interval>,
     /// The code-mix estimate the cycles are from (its fit gives the functions' and loops' intervals).
     mix: Option<CodeMix>,
+    /// Its factor on each unit's weight, for the views ([`CodeMix::unit_calibration`]).
+    unit_calibration: Vec<f64>,
 }
 
 /// The cycles of the exact prefix: all the variant timed if no window followed it.
@@ -159,7 +161,8 @@ pub fn estimate<'a>(
         cost.scale_cycles(base / weighted);
     }
     let cycles = mix.as_ref().map(|m| Interval { value: base, half_width: m.total.half_width });
-    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, mix })
+    let unit_calibration = mix.as_ref().map(|m| m.unit_calibration(unit_costs.measured_units(&design))).unwrap_or_default();
+    Some(SampledRun { opts, design, subsample, strata, elapsed, batch_instructions, cycles, mix, unit_calibration })
 }
 
 /// Groups of static instructions the report gives shares of (functions, loops):
@@ -170,6 +173,11 @@ pub struct Groups<F> {
 }
 
 impl SampledRun {
+    /// The factor on each unit's weight the views take (empty without a code-mix estimate).
+    pub fn unit_calibration(&self) -> &[f64] {
+        &self.unit_calibration
+    }
+
     /// The `sampling` section: `outcomes[0]` the baseline, `outcomes[1..]` the
     /// sensitivity variants (`labels`), `ideals` the idealizations by name;
     /// `functions` and `loops` the ones the report shows, their cycles per

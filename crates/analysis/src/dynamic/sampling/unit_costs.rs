@@ -118,7 +118,7 @@ impl UnitCosts {
     pub fn code_mix(&mut self, design: &Design, untimed: &[(u64, u64)], z: f64) -> Option<CodeMix> {
         self.close_unit();
         self.part = Part::WarmUp;
-        let units = &self.units[..design.measured_units().min(self.units.len())];
+        let units = self.measured_units(design);
         let len = untimed.len().max(self.warm_up.len()).max(self.current.len());
         let mut executions = vec![0u64; len];
         for (i, u) in untimed.iter().enumerate() {
@@ -153,6 +153,11 @@ impl UnitCosts {
     /// The exact prefix's cycles of static instruction `index`.
     pub fn prefix_cycles(&self, index: usize) -> f64 {
         self.prefix.get(index).copied().unwrap_or(0.0)
+    }
+
+    /// The units of `design` (measured in full), in stream order.
+    pub fn measured_units(&self, design: &Design) -> &[Vec<UnitEntry>] {
+        &self.units[..design.measured_units().min(self.units.len())]
     }
 
     /// The units measured (the last one possibly cut off by the end of the run).
@@ -205,8 +210,7 @@ impl UnitCosts {
                 for (i, _) in mix.by_instruction.iter().enumerate().filter(|(_, &y)| y != 0.0) {
                     of(&mut known, i, &mut groups_of);
                 }
-                let units = &self.units[..design.measured_units().min(self.units.len())];
-                super::groups::mix_shares(design, mix, units, &known, &prefix, total, z)
+                super::groups::mix_shares(design, mix, self.measured_units(design), &known, &prefix, total, z)
             }
             None => (0..groups)
                 .map(|g| if base.units.len() == per_unit[g].len() { design.ratio_interval(Series { prefix: prefix[g], units: &per_unit[g] }, base, z) } else { Interval::default() })
