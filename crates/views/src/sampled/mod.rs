@@ -148,7 +148,6 @@ struct Schedule<C> {
     /// the length of the counted window's.
     batch_len: usize,
     window_len: usize,
-    windows: u64,
 }
 
 /// What the windows of a sampled run measured, handed to the views at the end.
@@ -184,14 +183,12 @@ pub struct Sampled<V: Windowed> {
     unit_every: u64,
     units_all: u64,
     units_seen: u64,
-    /// The sampled run's unit the next batch is, when it is one.
-    unit: Option<u64>,
 }
 
 impl<V: Windowed> Sampled<V> {
     /// Counts every instruction.
     pub fn exact(views: V) -> Self {
-        Sampled { views, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_all: 0, units_seen: 0, unit: None }
+        Sampled { views, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_all: 0, units_seen: 0 }
     }
 
     /// Counted exactly on the first `exact_batches` batches of a dynamic run,
@@ -210,7 +207,6 @@ impl<V: Windowed> Sampled<V> {
             counted: Vec::new(),
             batch_len: 0,
             window_len: 0,
-            windows: 0,
         };
         self.skipping = s.phase == Phase::Skip;
         self.schedule = Some(s);
@@ -273,7 +269,7 @@ impl<V: Windowed> Sampled<V> {
             let report = ViewsSampling {
                 exact_instructions: s.prefix.as_ref().map_or(0, |p| p.instructions),
                 period: s.period,
-                windows: s.windows,
+                windows: s.counted.len() as u64,
                 counted_instructions,
                 counted_cycles: swept_cycles,
             };
@@ -287,7 +283,6 @@ impl<V: Windowed> Sampled<V> {
     /// sampled run's schedule gives the batch (its warm-ups and units), instead
     /// of the views' own schedule.
     fn next_batch(&mut self, len: usize, forced: Option<(Phase, f64)>) -> Details {
-        let unit = self.unit.take();
         let Some(mut s) = self.schedule.take() else { return Details::All };
         let next = match s.batches.checked_sub(s.exact_batches) {
             _ if forced.is_some() => forced.map_or(Phase::Skip, |f| f.0),
@@ -329,7 +324,8 @@ impl<V: Windowed> Sampled<V> {
             s.other = std::mem::replace(self.views.counts_mut(), window);
             s.start = (self.views.swept(), self.views.booked());
             s.weight = forced.map_or(1.0, |f| f.1);
-            s.unit = if forced.is_some() { unit } else { None };
+            // (a forced window is a sampled run's unit, the last one seen)
+            s.unit = forced.map(|_| self.units_seen - 1);
         }
         s.phase = next;
         self.schedule = Some(s);
@@ -358,7 +354,6 @@ impl<V: Windowed> Sampled<V> {
     fn close_window(&mut self, s: &mut Schedule<V::Counts>) {
         self.views.sweep_to_dispatch();
         let (fin0, booked0) = s.start;
-        s.windows += 1;
         let fin = self.views.swept();
         let instructions = self.views.booked() - booked0;
         let counts = self.take_window(s);
@@ -423,7 +418,6 @@ impl<V: Windowed> Listener for Sampled<V> {
                 let u = self.units_seen;
                 self.units_seen += 1;
                 let k = self.sub_sample_weight(u);
-                self.unit = Some(u);
                 if k > 0.0 {
                     // a unit stands for `weight` batches (times the sub-sample's), a window
                     // of the views' own for their period

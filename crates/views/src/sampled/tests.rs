@@ -151,6 +151,15 @@ fn a_run_within_the_exact_prefix_is_exact() {
     assert_eq!(views.counts.0, 10.0);
 }
 
+/// A sampled run's warm-up of 8 instructions, then a unit of weight 8 and
+/// `len` instructions (8 whole), both booked.
+fn warm_up_and_unit(s: &mut Sampled<Toy>, len: usize) {
+    s.begin_part(8, BatchPart::WarmUp);
+    feed(s, 8);
+    s.begin_part(len, BatchPart::Unit { weight: 8.0 });
+    feed(s, len);
+}
+
 /// The run ends inside a unit, cut off (5 of its batch's 8 instructions): the
 /// window is left out, as the cycles' estimate leaves out that unit; weighted
 /// as a whole unit, the exit it holds counted twice. The first unit's 8
@@ -160,14 +169,8 @@ fn a_run_within_the_exact_prefix_is_exact() {
 fn a_unit_cut_off_by_the_end_of_the_run_is_left_out() {
     let run = |last: usize| {
         let mut s = Sampled::exact(Toy::default()).sampled(4, 0);
-        s.begin_part(8, BatchPart::WarmUp);
-        feed(&mut s, 8);
-        s.begin_part(8, BatchPart::Unit { weight: 8.0 });
-        feed(&mut s, 8);
-        s.begin_part(8, BatchPart::WarmUp);
-        feed(&mut s, 8);
-        s.begin_part(last, BatchPart::Unit { weight: 8.0 });
-        feed(&mut s, last);
+        warm_up_and_unit(&mut s, 8);
+        warm_up_and_unit(&mut s, last);
         s.into_parts(&[])
     };
     let (views, outcome) = run(5);
@@ -188,10 +191,7 @@ fn a_unit_cut_off_by_the_end_of_the_run_is_left_out() {
 fn a_units_calibration_scales_its_weight() {
     let run = |calibration: &[f64]| {
         let mut s = Sampled::exact(Toy::default()).sampled(4, 0);
-        s.begin_part(8, BatchPart::WarmUp);
-        feed(&mut s, 8);
-        s.begin_part(8, BatchPart::Unit { weight: 8.0 });
-        feed(&mut s, 8);
+        warm_up_and_unit(&mut s, 8);
         s.begin_part(8, BatchPart::WarmUp);
         s.into_parts(calibration)
     };

@@ -119,6 +119,19 @@ pub struct Fit {
     pub dof: f64,
 }
 
+impl Fit {
+    /// The class static index `index` counts in, if the fit counted its unit entries.
+    pub fn counted_class(&self, index: u32) -> Option<usize> {
+        self.class.get(index as usize).copied().flatten().filter(|&c| Some(c) != self.left_out).map(|c| c as usize)
+    }
+
+    /// The calibration of static index `index`'s class (the left-out class's too).
+    fn calibration_of(&self, index: u32) -> Option<f64> {
+        let c = self.class.get(index as usize).copied().flatten()?;
+        Some(if Some(c) == self.left_out { self.left_out_calibration } else { self.calibration[c as usize] })
+    }
+}
+
 impl CodeMix {
     /// Per measured unit, the factor its weight takes when its cycles are
     /// weighed as the estimate weighs them: `Σ_c g_c y_uc / y_u`, each class's
@@ -133,14 +146,7 @@ impl CodeMix {
             .iter()
             .map(|u| {
                 let all: f64 = u.iter().map(|e| e.cycles as f64).sum();
-                let weighed: f64 = u
-                    .iter()
-                    .filter_map(|e| {
-                        let c = fit.class.get(e.index as usize).copied().flatten()?;
-                        let g = if Some(c) == fit.left_out { fit.left_out_calibration } else { fit.calibration[c as usize] };
-                        Some(g * e.cycles as f64)
-                    })
-                    .sum();
+                let weighed: f64 = u.iter().filter_map(|e| Some(fit.calibration_of(e.index)? * e.cycles as f64)).sum();
                 if all > 0.0 { weighed / all } else { 1.0 }
             })
             .collect()

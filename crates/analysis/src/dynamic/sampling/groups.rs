@@ -35,8 +35,6 @@ pub fn mix_shares(design: &Design, mix: &CodeMix, units: &[Vec<UnitEntry>], memb
     let fit = &mix.fit;
     let classes = fit.calibration.len();
     let of = |i: usize| members.get(i).and_then(|m| m.as_deref()).unwrap_or(&[]);
-    // the class an entry counts in, if the fit counted it
-    let counted = |i: u32| fit.class.get(i as usize).copied().flatten().filter(|&c| Some(c) != fit.left_out).map(|c| c as usize);
     let (mut estimate, mut priced) = (vec![0.0; groups], vec![0.0; groups]);
     for (i, (&y, &p)) in mix.by_instruction.iter().zip(&mix.unmeasured_by_instruction).enumerate().filter(|(_, (&y, _))| y != 0.0) {
         for &g in of(i) {
@@ -52,7 +50,7 @@ pub fn mix_shares(design: &Design, mix: &CodeMix, units: &[Vec<UnitEntry>], memb
     let mut ratio = vec![0.0; groups * classes];
     for (u, &w) in units.iter().zip(&fit.weight) {
         for e in u {
-            let Some(c) = counted(e.index) else { continue };
+            let Some(c) = fit.counted_class(e.index) else { continue };
             for &g in of(e.index as usize) {
                 ratio[g * classes + c] += w * e.cycles as f64;
             }
@@ -70,7 +68,7 @@ pub fn mix_shares(design: &Design, mix: &CodeMix, units: &[Vec<UnitEntry>], memb
         y.fill(0.0);
         x.fill(0.0);
         for e in unit {
-            let Some(c) = counted(e.index) else { continue };
+            let Some(c) = fit.counted_class(e.index) else { continue };
             x[c] += e.count as f64;
             for &g in of(e.index as usize) {
                 y[g * classes + c] += e.cycles as f64;
