@@ -155,7 +155,8 @@ pub fn summarize(i: Inputs<'_>) -> SamplingSummary {
             IdealizationInterval { what: what.clone(), cpi_reduction: Interval { value: scale * (1.0 - q.value), half_width: scale * q.half_width } }
         })
         .collect();
-    let (cpi_stacks, flops_stack) = view_shares(i.windows, z, i.flops, &cycles);
+    let unmeasured = super::topdown::unmeasured_share(i.base.priced, &cycles);
+    let (cpi_stacks, flops_stack) = view_shares(i.windows, z, i.flops, &cycles, unmeasured);
     let units = d.measured_units();
     let variant_units = sub.measured_units();
     let has_variants = !i.variants.is_empty() || !i.ideals.is_empty();
@@ -224,17 +225,19 @@ pub(super) fn window_design(windows: &[WindowTally]) -> (Design, Vec<&WindowTall
 }
 
 /// The views' component shares with their intervals: ratio estimates over the
-/// counted windows ([`window_design`]). With the FLOPS stack (`flops`), its
-/// components' intervals: see [`flops_intervals`]. (Top-Down's are the tree's:
-/// see `super::topdown`.)
-fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String, f64>, f64)>, cycles: &Interval) -> (Option<StackIntervals>, Vec<FlopsInterval>) {
+/// counted windows ([`window_design`]), widened by what priced code could hold
+/// (`unmeasured`, its share of the cycles: `super::topdown::unmeasured_half_width`).
+/// With the FLOPS stack (`flops`), its components' intervals: see
+/// [`flops_intervals`]. (Top-Down's are the tree's: see `super::topdown`.)
+fn view_shares(windows: &[WindowTally], z: f64, flops: Option<(&BTreeMap<String, f64>, f64)>, cycles: &Interval, unmeasured: f64) -> (Option<StackIntervals>, Vec<FlopsInterval>) {
     if windows.len() < 2 {
         return (None, Vec::new());
     }
     let (design, sorted) = window_design(windows);
     let cycles_by_window: Vec<f64> = sorted.iter().map(|t| t.cycles).collect();
     let share = |values: Vec<f64>| {
-        design.ratio_interval(Series { prefix: 0.0, units: &values }, Series { prefix: 0.0, units: &cycles_by_window }, z)
+        let r = design.ratio_interval(Series { prefix: 0.0, units: &values }, Series { prefix: 0.0, units: &cycles_by_window }, z);
+        Interval { half_width: r.half_width + super::topdown::unmeasured_half_width(r.value, unmeasured), ..r }
     };
     let stage = |s: usize| -> Vec<ShareInterval> {
         (1..CPI_COMPONENTS.len())

@@ -53,7 +53,7 @@ fn two_phases_worked_by_hand() {
         node("Backend_Bound", Some(0.325), vec![node("Memory_Bound", Some(0.45), vec![node("Vendor_Thing", Some(0.1), vec![]), node("Stores_Bound", Some(0.01), vec![])]), node("Core_Bound", Some(0.375), vec![])]),
     ];
     let cycles = Interval { value: 800.0, half_width: 40.0 };
-    let out = node_intervals(&windows, &tree, &cycles, 1.0);
+    let out = node_intervals(&windows, &tree, &cycles, 0.0, 1.0);
     let paths: Vec<&str> = out.iter().map(|n| n.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -79,7 +79,7 @@ fn two_phases_worked_by_hand() {
     // no gaps of the kind on any window: the ratio is 0 and so is its spread; what is left is the cycles' part (Q = 0)
     assert_eq!(get("Bad_Speculation").value.half_width, 0.0);
     // one window has no spread: the window-based nodes have no interval, the exact ones keep theirs
-    let one = node_intervals(&windows[..1], &tree, &cycles, 1.0);
+    let one = node_intervals(&windows[..1], &tree, &cycles, 0.0, 1.0);
     assert!(!one.iter().find(|n| n.path == "Backend_Bound.Memory_Bound").unwrap().value.known());
     assert!(close(one.iter().find(|n| n.path == "Retiring").unwrap().value.half_width, 0.0275));
 }
@@ -181,7 +181,7 @@ fn the_intervals_cover_the_population_as_often_as_they_say() {
                     ],
                 ),
             ];
-            let out = node_intervals(&windows, &tree, &cycles, Z_99_7);
+            let out = node_intervals(&windows, &tree, &cycles, 0.0, Z_99_7);
             for (k, path) in nodes.iter().enumerate() {
                 let iv = out.iter().find(|n| n.path == *path).unwrap().value;
                 covered[k] += iv.contains(truth[k]) as u32;
@@ -207,7 +207,34 @@ fn every_node_of_the_simulated_tree_has_a_derivation() {
     assert!(labels.len() >= 25, "{labels:?}");
     let tree: Vec<TopDownNode> = labels.iter().map(|l| node(l, Some(0.1), vec![])).collect();
     let windows = [window(100.0, 20.0, 10.0, 30.0, 40.0), window(300.0, 30.0, 120.0, 150.0, 30.0)];
-    let out = node_intervals(&windows, &tree, &Interval { value: 800.0, half_width: 40.0 }, Z_99_7);
+    let out = node_intervals(&windows, &tree, &Interval { value: 800.0, half_width: 40.0 }, 0.0, Z_99_7);
     let missing: Vec<&String> = labels.iter().filter(|l| !out.iter().any(|n| n.path == **l)).collect();
     assert!(missing.is_empty(), "no derivation for {missing:?}");
+}
+
+/// Priced code (2 % of the cycles here) widens every share the windows stand
+/// in for by `2 · 0.02 · max(V, 1 − V)`: the worked example's Frontend_Bound
+/// (V = 0.125) by 0.035, Memory_Bound (0.45) by 0.022; Retiring, exact counts
+/// over the cycles, and Machine_Clears keep theirs.
+#[test]
+fn priced_code_widens_the_windows_shares() {
+    let a = window(100.0, 20.0, 10.0, 30.0, 40.0);
+    let b = window(300.0, 30.0, 120.0, 150.0, 30.0);
+    let windows = [a, b, a, b];
+    let tree = vec![
+        node("Frontend_Bound", Some(0.125), vec![]),
+        node("Bad_Speculation", Some(0.0), vec![node("Machine_Clears", Some(0.0), vec![])]),
+        node("Retiring", Some(0.55), vec![]),
+        node("Backend_Bound", Some(0.325), vec![node("Memory_Bound", Some(0.45), vec![])]),
+    ];
+    let cycles = Interval { value: 800.0, half_width: 40.0 };
+    let out = node_intervals(&windows, &tree, &cycles, 0.02, 1.0);
+    let get = |p: &str| out.iter().find(|n| n.path == p).unwrap().value.half_width;
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-6;
+    assert!(close(get("Frontend_Bound"), 0.0413177 + 0.035), "{}", get("Frontend_Bound"));
+    assert!(close(get("Backend_Bound.Memory_Bound"), 0.0433013 + 0.022), "{}", get("Backend_Bound.Memory_Bound"));
+    assert!(close(get("Retiring"), 0.0275));
+    assert_eq!(get("Bad_Speculation.Machine_Clears"), 0.0);
+    assert_eq!(super::topdown::unmeasured_share(Some(16.0), &cycles), 0.02);
+    assert_eq!(super::topdown::unmeasured_share(None, &cycles), 0.0);
 }
