@@ -238,8 +238,8 @@ fn sampled_views_estimate_the_exact_views() {
     let s = sampled.sampling.expect("sampled views say so");
     assert_eq!(s.exact_instructions, exact_batches * 4096);
     let periods = (batches as u64 - exact_batches) as f64 / period as f64;
-    assert!((s.windows as f64 - periods).abs() <= 1.0, "{} windows in {periods} periods", s.windows);
-    assert_eq!(s.counted_instructions, s.windows * 4096);
+    // one in every period, and one after each batch at a CPI not seen before (a few)
+    assert!(s.windows as f64 >= periods - 1.0 && s.windows as f64 <= periods + 4.0, "{} windows in {periods} periods", s.windows);
     assert!(exact.sampling.is_none());
     // what follows from executions is exact
     assert_eq!(sampled.cpi_stacks.instructions, exact.cpi_stacks.instructions);

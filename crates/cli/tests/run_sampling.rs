@@ -409,9 +409,18 @@ fn a_sampled_run_measures_bad_speculation_as_the_exact_run_does() {
     // instructions of half the run: far above the integer phase's few percent
     let exact_bad = share(&exact, "bad_speculation");
     assert!(exact_bad > 20.0, "exact Bad_Speculation {exact_bad:.1} %: the branch was converted?");
-    for k in ["bad_speculation", "frontend_bound", "backend_bound", "retiring"] {
+    for k in ["bad_speculation", "backend_bound", "retiring"] {
         let (e, m) = (share(&exact, k), share(&s, k));
         assert!((e - m).abs() <= 2.0, "{k}: exact {e:.2} %, sampled {m:.2} %");
+    }
+    // Frontend_Bound (3 % exact) is the loader's and the exit's instruction-cache misses:
+    // one-off code no unit measured (`--sample` has no exact prefix), priced, and
+    // whatever it held is in the level-1 intervals, which the exact shares fall in
+    for (k, name) in [("bad_speculation", "Bad_Speculation"), ("frontend_bound", "Frontend_Bound"), ("backend_bound", "Backend_Bound"), ("retiring", "Retiring")] {
+        let node = s["sampling"]["topdown_level1"].as_array().unwrap().iter().find(|n| n["name"] == name).expect("a level-1 node");
+        let (v, w) = interval(&node["share"]);
+        let e = share(&exact, k) / 100.0;
+        assert!((e - v).abs() <= w, "{name}: exact {e:.4}, sampled {v:.4} ± {w:.4}");
     }
 }
 

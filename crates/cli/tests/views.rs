@@ -444,7 +444,9 @@ fn long_runs_count_the_views_on_samples() {
     assert_eq!(s["exact_instructions"], 1 << 20, "{s}");
     assert_eq!(s["period"], 8);
     let rest = f(&sampled["instructions_simulated"]) - (1 << 20) as f64;
-    assert!((f(&s["windows"]) - rest / 4096.0 / 8.0).abs() <= 1.0, "{s}");
+    // one in 8, and one after each batch at a CPI not seen before (a few)
+    let periods = rest / 4096.0 / 8.0;
+    assert!(f(&s["windows"]) >= periods - 1.0 && f(&s["windows"]) <= periods + 4.0, "{s}");
     for e in ["SlotsRetired", "BrMispredRetired", "FpScalarOpsRetired"] {
         assert_eq!(sampled["events"][e], exact["events"][e], "{e}");
     }

@@ -24,9 +24,16 @@
 //! later ones book only at or after their own dispatch, which is past the last
 //! swept cycle.
 //!
+//! The model times every batch, so each batch's cycles are known: the views'
+//! own windows are weighted by the cycles of the batches of their CPI
+//! ([`strata`]), and after a skipped batch at a CPI not seen before the next
+//! batch is a window (a *catch-up*: its own first [`WARM_UP`] instructions warm
+//! up, the rest is counted). A sampled run's units are weighted by the code
+//! mix's calibration instead (`into_parts`).
+//!
 //! At the end (`CycleViews::finish`) the counts that follow from static
 //! facts come from every execution (exact); the exact prefix is added as it is;
-//! the windows are scaled to the rest of the run: per-cycle counts by its cycles
+//! the windows, weighted, are scaled to the rest of the run: per-cycle counts by its cycles
 //! over the windows' swept cycles, the dispatch gaps (and with them the dispatch
 //! CPI stack) so that slots and gaps fill the run's clocks, per-instruction event
 //! counts by its instructions over the windows'. Last, the stall components of
@@ -37,6 +44,9 @@ use crate::flops_stack::IDLE_CAUSES;
 use crate::topdown::TOPDOWN_TALLIES;
 use bottlenose_timing::{BatchPart, Details, Listener, StageDetails, StageTimes};
 pub use bottlenose_report_model::views::ViewsSampling;
+use strata::BatchStrata;
+
+mod strata;
 
 /// Instructions booked before a counted window (the tail of the batch before it):
 /// three times the largest bundled ROB (Zen 4: 320 entries), so that whatever is
@@ -102,12 +112,13 @@ impl WindowTally {
 
 /// One counted window: what it counted from zero, its instructions and
 /// cycles, its weight, and the sampled run's unit it was (none for the views'
-/// own windows).
+/// own windows, which have their batch's CPI bin instead: see [`strata`]).
 struct CountedWindow<C> {
     counts: C,
     tally: WindowTally,
     instructions: u64,
     unit: Option<u64>,
+    bin: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +159,17 @@ struct Schedule<C> {
     /// the length of the counted window's.
     batch_len: usize,
     window_len: usize,
+    /// The batch under way: its length, the last commit before it, and whether
+    /// the views' own schedule placed it (past the exact prefix); the cycles of
+    /// every such batch, by CPI, for the windows' weights.
+    current: (usize, f64, bool),
+    strata: BatchStrata,
+    /// A skipped batch was the first at its CPI: the next one is a window that
+    /// warms up on its own head, so that what first runs at a new CPI (a program's
+    /// exit, two or three batches of cold code) gets a window before it is over.
+    catch_up: bool,
+    /// The last commit before the counted window opened: its cycles.
+    window_commit: f64,
 }
 
 /// What the windows of a sampled run measured, handed to the views at the end.
@@ -172,6 +194,10 @@ fn window_offset(q: u64, period: u64) -> u64 {
 /// Views counted on every instruction, or on samples of the run.
 pub struct Sampled<V: Windowed> {
     pub(crate) views: V,
+    /// The last commit time seen (commits are in order): batches' cycles.
+    commit_seen: f64,
+    /// Instructions to book before a catch-up window opens (0: none pending).
+    opens_in: usize,
     schedule: Option<Schedule<V::Counts>>,
     /// In a batch that sampled views skip (they look at none of its instructions,
     /// or not yet: the head of a warm-up batch, `ignore`).
@@ -188,7 +214,7 @@ pub struct Sampled<V: Windowed> {
 impl<V: Windowed> Sampled<V> {
     /// Counts every instruction.
     pub fn exact(views: V) -> Self {
-        Sampled { views, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_all: 0, units_seen: 0 }
+        Sampled { views, commit_seen: 0.0, opens_in: 0, schedule: None, skipping: false, ignore: 0, unit_every: 1, units_all: 0, units_seen: 0 }
     }
 
     /// Counted exactly on the first `exact_batches` batches of a dynamic run,
@@ -207,6 +233,10 @@ impl<V: Windowed> Sampled<V> {
             counted: Vec::new(),
             batch_len: 0,
             window_len: 0,
+            current: (0, 0.0, false),
+            strata: BatchStrata::default(),
+            catch_up: false,
+            window_commit: 0.0,
         };
         self.skipping = s.phase == Phase::Skip;
         self.schedule = Some(s);
@@ -246,18 +276,27 @@ impl<V: Windowed> Sampled<V> {
     pub(crate) fn into_parts(mut self, calibration: &[f64]) -> (V, Option<SampleOutcome<V::Counts>>) {
         // a sampled run that ended within its exact prefix was counted exactly
         let outcome = self.schedule.take().filter(|s| s.phase != Phase::Exact).map(|mut s| {
+            let ended = self.end_batch(&mut s);
             match s.phase {
-                Phase::Count if s.window_len < s.batch_len => self.drop_window(&mut s),
-                Phase::Count => self.close_window(&mut s),
+                // a catch-up window the run ended before it opened: nothing counted
+                Phase::Count if self.opens_in > 0 => {}
+                // (a window of the views' own stands for its CPI bin's batches, whatever its length)
+                Phase::Count if s.window_len < s.batch_len && ended.is_none() => self.drop_window(&mut s),
+                Phase::Count => self.close_window(&mut s, ended),
                 _ => {}
             }
+            let strata = s.strata.factors(s.period);
             let zero = self.views.new_counts();
             let mut real = self.views.new_counts();
             let (mut counted_instructions, mut swept_cycles) = (0u64, 0.0);
             let mut tallies = Vec::with_capacity(s.counted.len());
             for window in &s.counted {
                 let w = window.tally.weight;
-                let f = window.unit.and_then(|u| calibration.get(u as usize)).copied().unwrap_or(1.0);
+                let f = match (window.unit, window.bin) {
+                    (Some(u), _) => calibration.get(u as usize).copied().unwrap_or(1.0),
+                    (None, Some(b)) => strata[b],
+                    (None, None) => 1.0,
+                };
                 let mut counts = window.counts.clone();
                 counts.reweight(&zero, w * f);
                 real.add(&counts);
@@ -284,9 +323,11 @@ impl<V: Windowed> Sampled<V> {
     /// of the views' own schedule.
     fn next_batch(&mut self, len: usize, forced: Option<(Phase, f64)>) -> Details {
         let Some(mut s) = self.schedule.take() else { return Details::All };
+        let ended = self.end_batch(&mut s);
         let next = match s.batches.checked_sub(s.exact_batches) {
             _ if forced.is_some() => forced.map_or(Phase::Skip, |f| f.0),
             None => Phase::Exact,
+            Some(_) if s.catch_up => Phase::Count,
             Some(b) => {
                 let offset = window_offset(b / s.period, s.period);
                 match b % s.period {
@@ -297,8 +338,10 @@ impl<V: Windowed> Sampled<V> {
             }
         };
         // a unit straight after batches the views skipped (timed, not booked: a sampled
-        // run's first unit after its exact prefix) warms them up instead of being counted
-        let next = if next == Phase::Count && s.phase == Phase::Skip { Phase::Warm } else { next };
+        // run's first unit after its exact prefix) warms them up instead of being counted;
+        // a catch-up window warms up on its own head
+        let warm_inside = std::mem::take(&mut s.catch_up) && next == Phase::Count;
+        let next = if next == Phase::Count && s.phase == Phase::Skip && !warm_inside { Phase::Warm } else { next };
         s.batches += 1;
         s.batch_len = s.batch_len.max(len);
         match (s.phase, next) {
@@ -313,21 +356,24 @@ impl<V: Windowed> Sampled<V> {
             }
             // (a window ending a period may be followed at once by the next one's warm-up,
             // and a sampled run's unit by the next period's unit)
-            (Phase::Count, _) => self.close_window(&mut s),
+            (Phase::Count, _) => self.close_window(&mut s, ended),
             _ => {}
         }
         if next == Phase::Count {
             s.window_len = len;
-            self.views.sweep_to_dispatch();
-            // the window counts from zero; the scratch counts wait
-            let window = self.views.new_counts();
-            s.other = std::mem::replace(self.views.counts_mut(), window);
-            s.start = (self.views.swept(), self.views.booked());
             s.weight = forced.map_or(1.0, |f| f.1);
             // (a forced window is a sampled run's unit, the last one seen)
             s.unit = forced.map(|_| self.units_seen - 1);
+            if warm_inside {
+                // booked from a fresh start, counted from `opens_in` instructions on
+                self.views.restart_next();
+                self.opens_in = WARM_UP.min(len / 2).max(1);
+            } else {
+                self.open_window(&mut s);
+            }
         }
         s.phase = next;
+        s.current = (len, self.commit_seen, forced.is_none() && next != Phase::Exact);
         self.schedule = Some(s);
         match next {
             Phase::Exact | Phase::Count => {
@@ -349,9 +395,44 @@ impl<V: Windowed> Sampled<V> {
         }
     }
 
-    /// Ends the counted window: its cycles are swept into its counts, kept
-    /// apart, and the scratch counts are back.
-    fn close_window(&mut self, s: &mut Schedule<V::Counts>) {
+    /// The counted window starts here: it counts from zero, the scratch counts wait.
+    fn open_window(&mut self, s: &mut Schedule<V::Counts>) {
+        self.views.sweep_to_dispatch();
+        let window = self.views.new_counts();
+        s.other = std::mem::replace(self.views.counts_mut(), window);
+        s.start = (self.views.swept(), self.views.booked());
+        s.window_commit = self.commit_seen;
+    }
+
+    /// A catch-up window's head is booked: it opens.
+    #[cold]
+    fn open_window_now(&mut self) {
+        if let Some(mut s) = self.schedule.take() {
+            self.open_window(&mut s);
+            self.schedule = Some(s);
+        }
+    }
+
+    /// The batch under way is over: when the views' own schedule placed it, its
+    /// CPI bin (then it is in the strata too) and the cycles of what a window in
+    /// it counted.
+    fn end_batch(&self, s: &mut Schedule<V::Counts>) -> Option<(usize, f64)> {
+        let (len, commit_before, own) = s.current;
+        if !own || len == 0 {
+            return None;
+        }
+        let cycles = (self.commit_seen - commit_before).max(0.0);
+        let bin = strata::bin_of(cycles, len);
+        if s.strata.add_batch(bin, cycles) && s.phase == Phase::Skip {
+            s.catch_up = true;
+        }
+        Some((bin, (self.commit_seen - s.window_commit).max(0.0)))
+    }
+
+    /// Ends the counted window (whose batch, when the views' own schedule
+    /// placed it, is `batch`: its bin, and the cycles of the window): its
+    /// cycles are swept into its counts, kept apart, and the scratch counts are back.
+    fn close_window(&mut self, s: &mut Schedule<V::Counts>, batch: Option<(usize, f64)>) {
         self.views.sweep_to_dispatch();
         let (fin0, booked0) = s.start;
         let fin = self.views.swept();
@@ -359,7 +440,10 @@ impl<V: Windowed> Sampled<V> {
         let counts = self.take_window(s);
         let mut tally = counts.tally(fin - fin0);
         tally.weight = s.weight;
-        s.counted.push(CountedWindow { counts, tally, instructions, unit: s.unit });
+        if let Some((bin, cycles)) = batch {
+            s.strata.add_window(bin, cycles);
+        }
+        s.counted.push(CountedWindow { counts, tally, instructions, unit: s.unit, bin: batch.map(|b| b.0) });
         s.phase = Phase::Skip;
     }
 
@@ -439,7 +523,8 @@ impl<V: Windowed> Listener for Sampled<V> {
 
     /// Without details there is nothing to book: the instruction is one the views skip.
     #[inline(always)]
-    fn on_instruction(&mut self, _index: usize, _t: &StageTimes) {
+    fn on_instruction(&mut self, _index: usize, t: &StageTimes) {
+        self.commit_seen = t.commit;
         if self.skipping {
             self.pass();
         }
@@ -449,10 +534,17 @@ impl<V: Windowed> Listener for Sampled<V> {
     /// from `InstructionCost` at the end); in a warm-up batch, its head is not.
     #[inline(always)]
     fn on_detailed(&mut self, index: usize, t: &StageTimes, d: &StageDetails) {
+        self.commit_seen = t.commit;
         if self.skipping {
             self.pass();
         } else if self.views.is_on() {
             self.views.book(index, t, d);
+            if self.opens_in > 0 {
+                self.opens_in -= 1;
+                if self.opens_in == 0 {
+                    self.open_window_now();
+                }
+            }
         }
     }
 }

@@ -203,3 +203,92 @@ fn a_units_calibration_scales_its_weight() {
     let (views, _) = run(&[]);
     assert_eq!(views.counts.0, 16.0);
 }
+
+/// Feeds a batch of `len` instructions as the driver does for what
+/// `begin_batch` asked (`Details::None`: the cheap step; `From(k)`: detailed
+/// from the k-th), each taking `cpi` cycles to commit after the one before.
+fn feed_timed(s: &mut Sampled<Toy>, commit: &mut f64, len: usize, cpi: f64) -> Details {
+    let d = s.begin_batch(len);
+    let from = match d {
+        Details::None => len,
+        Details::All => 0,
+        Details::From(k) => k,
+    };
+    for i in 0..len {
+        *commit += cpi;
+        let t = StageTimes { commit: *commit, ..times() };
+        if i < from {
+            s.on_instruction(i, &t);
+        } else {
+            s.on_detailed(i, &t, &StageDetails::default());
+        }
+    }
+    d
+}
+
+/// The phase the views' own schedule gives batch `b` (no exact prefix), before
+/// any catch-up window: `Some(true)` warm-up, `Some(false)` counted, `None` skipped.
+fn regular(b: u64, period: u64) -> Option<bool> {
+    let offset = super::window_offset(b / period, period);
+    match b % period {
+        r if r == offset => Some(true),
+        r if r == offset + 1 => Some(false),
+        _ => None,
+    }
+}
+
+/// The views' own windows (period 4, no exact prefix) over a loop of batches
+/// at 1 cycle per instruction, then an exit at 20 cycles per instruction: a
+/// batch of 8 the schedule skips, the first at its CPI, and one of 5, cut off
+/// by the end of the run, which becomes a window: its first 2 instructions
+/// warm up, its last 3 are counted (60 cycles). Each window stands for the
+/// cycles of its CPI bin over its own, so the toy's count of booked
+/// instructions, times the period, is the run's instructions: the loop's
+/// windows 1 per cycle, the exit's 3 per 60 cycles of its 260. Weighted
+/// `period` times each, the windows would give a multiple of 4 · 4 and 4 · 3.
+#[test]
+fn the_views_own_windows_stand_for_the_batches_of_their_cpi() {
+    let period = 4;
+    // a loop of 40 batches or a few more, so that the exit's first batch is one the schedule skips
+    let loop_batches = (40..60).find(|&l| regular(l, period).is_none()).expect("a skipped batch");
+    let mut s = Sampled::exact(Toy::default()).sampled(period, 0);
+    let mut commit = 0.0;
+    for _ in 0..loop_batches {
+        feed_timed(&mut s, &mut commit, 8, 1.0);
+    }
+    let exit: Vec<Details> = [8, 5].iter().map(|&len| feed_timed(&mut s, &mut commit, len, 20.0)).collect();
+    assert_eq!(exit, [Details::None, Details::All]);
+    let (views, outcome) = s.into_parts(&[]);
+    let o = outcome.expect("sampled");
+    let instructions = loop_batches as f64 * 8.0 + 13.0;
+    assert!((views.counts.0 * 4.0 - instructions).abs() < 1e-9, "{} against {instructions}", views.counts.0 * 4.0);
+    // the exit's window is the last, 3 instructions counted, scaled by its factor 260 / 60 / 4
+    let t = o.tallies.last().expect("the exit's window");
+    assert!((t.gaps[0] - 3.0 * 260.0 / 60.0 / 4.0).abs() < 1e-9, "{t:?}");
+}
+
+/// A batch at a CPI not seen before gets a window at once, where the views'
+/// own schedule would skip: the next batch, counted after a warm-up on its own
+/// head (the third period's, at a stretch its offset leaves out). A second
+/// batch at that CPI does not: a run at one CPI throughout has its periods'
+/// windows and the one after its first batch.
+#[test]
+fn a_new_cpi_gets_a_window_of_its_own() {
+    let period = 8;
+    let mut s = Sampled::exact(Toy::default()).sampled(period, 0);
+    let mut commit = 0.0;
+    // two whole periods at the loop's CPI, then the third up to two batches the schedule skips
+    let at = (2 * period..3 * period - 1).find(|&b| regular(b, period).is_none() && regular(b + 1, period).is_none()).expect("a skipped stretch");
+    for _ in 0..at {
+        feed_timed(&mut s, &mut commit, 8, 1.0);
+    }
+    let got: Vec<Details> = (0..2).map(|_| feed_timed(&mut s, &mut commit, 8, 30.0)).collect();
+    assert_eq!(got, [Details::None, Details::All]);
+    let mut s2 = Sampled::exact(Toy::default()).sampled(period, 0);
+    let mut c2 = 0.0;
+    let first = feed_timed(&mut s2, &mut c2, 8, 30.0);
+    assert_eq!(first, Details::None, "the schedule's first batch");
+    let again: Vec<Details> = (0..2 * period).map(|_| feed_timed(&mut s2, &mut c2, 8, 30.0)).collect();
+    let windows = again.iter().filter(|d| **d == Details::All).count();
+    assert_eq!(windows as u64, 2 + 1, "{again:?}");
+}
