@@ -11,7 +11,7 @@ bench/accuracy_history.json (bench/accuracy.py records every full run there). Ha
 notes that are not measurements live in bench/notes/ and are included as they are
 (bench/notes/accuracy-SIGNATURE.md next to the accuracy tables of that CPU).
 
-    python3 bench/benchmarks.py [--out BENCHMARKS.md] [--quick] [--only strings|aarch64|sampling]
+    python3 bench/benchmarks.py [--out BENCHMARKS.md] [--quick] [--only strings|aarch64|sampling|views]
 
 --quick skips the slow parts (dynamic-run speed, CLI paper tests) for a dry run.
 --only strings puts bench/out/strings.md (bench/strings.py) into the existing file's
@@ -267,6 +267,7 @@ def section_sampled_views(quick: bool) -> str:
         "speed": ("bench/programs/speed.c", ["-O2", "-fno-tree-vectorize"]),
         "streams": ("bench/programs/streams.c", ["-O1", "-fno-tree-vectorize"]),
         "matvec": ("bench/programs/matvec.c", ["-O1", "-fno-tree-vectorize"]),
+        "phases": ("bench/programs/phases.c", ["-O1"]),
     }
     for name, (src, flags) in progs.items():
         sh(["gcc", *flags, "-o", str(tmp / name), src])
@@ -276,6 +277,9 @@ def section_sampled_views(quick: bool) -> str:
         ("streams.c `triad`", "streams", ["--roi", "function:triad"], ["1"]),
         ("matvec.c multiply1 (Yasin Table 4)", "matvec", ["--roi", "function:multiply1"], ["1"]),
         ("matvec.c multiply2", "matvec", ["--roi", "function:multiply2"], ["2"]),
+        # whole programs with their exit: one-off cold code a window may catch (or not)
+        ("phases.c 38 rounds, whole program", "phases", [], ["38"]),
+        ("phases.c 40 rounds, whole program", "phases", [], ["40"]),
     ]
     rows = ["| run | instructions | windows | largest Top-Down difference (points) | largest CPI-stack difference (points of the cycles) |", "| --- | ---: | ---: | --- | --- |"]
     for label, prog, args, prog_args in cases:
@@ -283,7 +287,8 @@ def section_sampled_views(quick: bool) -> str:
         for mode, extra in (("exact", ["--exact-views"]), ("sampled", [])):
             out = tmp / f"{prog}-{mode}.json"
             # `--exact`: the model times every instruction in both runs, so only the views' sampling differs
-            sh([str(BN), "run", "--machine", "skylake", "-q", "--format", "json", "--exact", "--no-sensitivity", "--no-idealize", *args, *extra,
+            # (`setarch -R`: both runs see the same addresses, hence the same instruction stream)
+            sh(["setarch", "x86_64", "-R", str(BN), "run", "--machine", "skylake", "-q", "--format", "json", "--exact", "--no-sensitivity", "--no-idealize", *args, *extra,
                 "-o", str(out), "--", str(tmp / prog), *prog_args])
             got[mode] = json.loads(out.read_text())
         (ta, sa), (tb, sb) = flat_views(got["exact"]), flat_views(got["sampled"])
@@ -299,7 +304,7 @@ def section_sampled_views(quick: bool) -> str:
         "`bottlenose run` counts the first 1 Mi instructions exactly, then the views on one batch of 4 Ki "
         "instructions in every 8 (after a warm-up on the 1 Ki instructions before it, at a pseudo-random offset in each period) and "
         "scales the windows to the run; slots, executions and mispredictions stay exact (`--sample-views N`, "
-        "`--exact-views`). The same runs with and without sampling, skylake, `--exact --no-sensitivity --no-idealize` (the model "
+        "`--exact-views`). The same runs with and without sampling, skylake, `--exact --no-sensitivity --no-idealize` under `setarch -R` (the model "
         "times every instruction; the sampled simulation of issue 19 is the next section); "
         "every Top-Down node and every CPI-stack component compared:\n\n" + "\n".join(rows) + "\n"
     )
@@ -483,8 +488,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=["strings", "aarch64", "sampling"], help="regenerate this one section in place (bench/strings.py's, bench/aarch64.py's or bench/sampling.py's table)")
+    ap.add_argument("--only", choices=["strings", "aarch64", "sampling", "views"], help="regenerate this one section in place (bench/strings.py's, bench/aarch64.py's or bench/sampling.py's table, or the sampled views')")
     a = ap.parse_args()
+    if a.only == "views":
+        out = Path(a.out)
+        out.write_text(replace_section(out.read_text(), "## Sampled views", section_sampled_views(False), "## Sampled simulation"))
+        log(f"updated the sampled-views section of {a.out}")
+        return
     if a.only == "aarch64":
         out = Path(a.out)
         out.write_text(replace_section(out.read_text(), AARCH64_TITLE, section_aarch64(), "## Cycles per iteration next to llvm-mca-19"))
