@@ -39,76 +39,18 @@
 //! counts by its instructions over the windows'. Last, the stall components of
 //! each CPI stack share what the base leaves of the run's cycles.
 
-use crate::cpi_stacks::NCOMP;
-use crate::flops_stack::IDLE_CAUSES;
-use crate::topdown::TOPDOWN_TALLIES;
 use bottlenose_timing::{BatchPart, Details, Listener, StageDetails, StageTimes};
 pub use bottlenose_report_model::views::ViewsSampling;
 use strata::BatchStrata;
+pub use windowed::{WindowCounts, WindowTally, Windowed};
 
 mod strata;
+mod windowed;
 
 /// Instructions booked before a counted window (the tail of the batch before it):
 /// three times the largest bundled ROB (Zen 4: 320 entries), so that whatever is
 /// in flight when the window opens was booked.
 const WARM_UP: usize = 1024;
-
-/// Views that the adapter can count on windows.
-pub trait Windowed {
-    /// What booking and sweeping count.
-    type Counts: WindowCounts + Clone;
-    /// Whether the views look at instructions at all.
-    fn is_on(&self) -> bool;
-    /// Fresh, empty counts.
-    fn new_counts(&self) -> Self::Counts;
-    /// The counts booking and sweeping add to now.
-    fn counts_mut(&mut self) -> &mut Self::Counts;
-    /// Sweeps every cycle no later instruction books into.
-    fn sweep_to_dispatch(&mut self);
-    /// The first cycle not swept yet, and the instructions booked so far.
-    fn swept(&self) -> i64;
-    fn booked(&self) -> u64;
-    /// The next booked instruction follows a stretch nobody looked at.
-    fn restart_next(&mut self);
-    fn book(&mut self, index: usize, t: &StageTimes, d: &StageDetails);
-}
-
-/// Counts that can be summed, weighted and summarized per window.
-pub trait WindowCounts {
-    fn add(&mut self, other: &Self);
-    /// `start + w · (self - start)`: a window that stands for `w` times what the
-    /// views' own windows stand for (a sampled run's unit) counts `w` times.
-    fn reweight(&mut self, start: &Self, w: f64);
-    /// What the counts hold, for a window's tally (`swept_cycles`: cycles swept so far).
-    fn tally(&self, swept_cycles: i64) -> WindowTally;
-}
-
-/// What one counted window measured, for the intervals of the views' shares:
-/// the cycles it swept, the stall components of the three CPI stacks (dispatch,
-/// issue, commit) and the Top-Down dispatch gaps (wrong path, recovery,
-/// frontend, backend), all in cycles; the FP units' idle unit-cycles by cause
-/// (indexed by [`crate::IdleFp`]); Top-Down's other counts, in cycles (indexed
-/// by [`crate::TopDownTally`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct WindowTally {
-    /// What the window stands for relative to the views' own windows (1 for those).
-    pub weight: f64,
-    pub cycles: f64,
-    pub cpi: [[f64; NCOMP]; 3],
-    pub gaps: [f64; 4],
-    pub fp_idle: [f64; IDLE_CAUSES],
-    pub topdown: [f64; TOPDOWN_TALLIES],
-}
-
-impl WindowTally {
-    /// Every count times `f` (the weight stays).
-    fn scaled(&self, f: f64) -> Self {
-        let mut d = *self;
-        d.cycles *= f;
-        d.cpi.iter_mut().flatten().chain(&mut d.gaps).chain(&mut d.fp_idle).chain(&mut d.topdown).for_each(|x| *x *= f);
-        d
-    }
-}
 
 /// One counted window: what it counted from zero, its instructions and
 /// cycles, its weight, and the sampled run's unit it was (none for the views'
@@ -159,10 +101,9 @@ struct Schedule<C> {
     /// the length of the counted window's.
     batch_len: usize,
     window_len: usize,
-    /// The batch under way: its length, the last commit before it, and whether
-    /// the views' own schedule placed it (past the exact prefix); the cycles of
-    /// every such batch, by CPI, for the windows' weights.
-    current: (usize, f64, bool),
+    /// The batch under way; the cycles of every batch the views' own schedule
+    /// placed, by CPI, for the windows' weights.
+    current: BatchUnderWay,
     strata: BatchStrata,
     /// A skipped batch was the first at its CPI: the next one is a window that
     /// warms up on its own head, so that what first runs at a new CPI (a program's
@@ -170,6 +111,24 @@ struct Schedule<C> {
     catch_up: bool,
     /// The last commit before the counted window opened: its cycles.
     window_commit: f64,
+}
+
+/// The batch being timed: its length, the last commit before it, and whether
+/// the views' own schedule placed it (past the exact prefix).
+#[derive(Clone, Copy, Default)]
+struct BatchUnderWay {
+    len: usize,
+    commit_before: f64,
+    own: bool,
+}
+
+/// A batch the views' own schedule placed, once over: its CPI bin, and the
+/// cycles of what a window in it counted (all of it, or all but a catch-up
+/// window's head).
+#[derive(Clone, Copy)]
+struct EndedBatch {
+    bin: usize,
+    window_cycles: f64,
 }
 
 /// What the windows of a sampled run measured, handed to the views at the end.
@@ -233,7 +192,7 @@ impl<V: Windowed> Sampled<V> {
             counted: Vec::new(),
             batch_len: 0,
             window_len: 0,
-            current: (0, 0.0, false),
+            current: BatchUnderWay::default(),
             strata: BatchStrata::default(),
             catch_up: false,
             window_commit: 0.0,
@@ -373,7 +332,7 @@ impl<V: Windowed> Sampled<V> {
             }
         }
         s.phase = next;
-        s.current = (len, self.commit_seen, forced.is_none() && next != Phase::Exact);
+        s.current = BatchUnderWay { len, commit_before: self.commit_seen, own: forced.is_none() && next != Phase::Exact };
         self.schedule = Some(s);
         match next {
             Phase::Exact | Phase::Count => {
@@ -416,8 +375,8 @@ impl<V: Windowed> Sampled<V> {
     /// The batch under way is over: when the views' own schedule placed it, its
     /// CPI bin (then it is in the strata too) and the cycles of what a window in
     /// it counted.
-    fn end_batch(&self, s: &mut Schedule<V::Counts>) -> Option<(usize, f64)> {
-        let (len, commit_before, own) = s.current;
+    fn end_batch(&self, s: &mut Schedule<V::Counts>) -> Option<EndedBatch> {
+        let BatchUnderWay { len, commit_before, own } = s.current;
         if !own || len == 0 {
             return None;
         }
@@ -426,13 +385,13 @@ impl<V: Windowed> Sampled<V> {
         if s.strata.add_batch(bin, cycles) && s.phase == Phase::Skip {
             s.catch_up = true;
         }
-        Some((bin, (self.commit_seen - s.window_commit).max(0.0)))
+        Some(EndedBatch { bin, window_cycles: (self.commit_seen - s.window_commit).max(0.0) })
     }
 
-    /// Ends the counted window (whose batch, when the views' own schedule
-    /// placed it, is `batch`: its bin, and the cycles of the window): its
-    /// cycles are swept into its counts, kept apart, and the scratch counts are back.
-    fn close_window(&mut self, s: &mut Schedule<V::Counts>, batch: Option<(usize, f64)>) {
+    /// Ends the counted window (in `batch` when the views' own schedule placed
+    /// it): its cycles are swept into its counts, kept apart, and the scratch
+    /// counts are back.
+    fn close_window(&mut self, s: &mut Schedule<V::Counts>, batch: Option<EndedBatch>) {
         self.views.sweep_to_dispatch();
         let (fin0, booked0) = s.start;
         let fin = self.views.swept();
@@ -440,10 +399,10 @@ impl<V: Windowed> Sampled<V> {
         let counts = self.take_window(s);
         let mut tally = counts.tally(fin - fin0);
         tally.weight = s.weight;
-        if let Some((bin, cycles)) = batch {
-            s.strata.add_window(bin, cycles);
+        if let Some(b) = batch {
+            s.strata.add_window(b.bin, b.window_cycles);
         }
-        s.counted.push(CountedWindow { counts, tally, instructions, unit: s.unit, bin: batch.map(|b| b.0) });
+        s.counted.push(CountedWindow { counts, tally, instructions, unit: s.unit, bin: batch.map(|b| b.bin) });
         s.phase = Phase::Skip;
     }
 
