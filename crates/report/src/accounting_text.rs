@@ -38,7 +38,7 @@ pub fn render_accounting_sampled(a: &AccountingReport, sampling: Option<&Samplin
         if let Some(s) = sampling.filter(|_| !intervals.is_empty()) {
             let _ = writeln!(
                 o,
-                "  ±: half-width of the value's {:.1} % confidence interval (points of its unit), from the sampled windows and the cycles' interval; none: not estimable (fewer than two windows)",
+                "  ±: half-width of the value's {:.1} % confidence interval (points of its unit), from the sampled windows, the cycles' interval and what priced code could hold; none: not estimable (fewer than two windows)",
                 s.confidence * 100.0
             );
         }

@@ -100,7 +100,7 @@ pub fn topdown(o: &mut String, r: &Value) {
     if !intervals.is_empty() {
         let _ = write!(
             o,
-            "<p class=\"muted\">± : half-width of the value's {:.1} % confidence interval (points of its unit), from the sampled windows and the cycles' interval (see Sampling).</p>",
+            "<p class=\"muted\">± : half-width of the value's {:.1} % confidence interval (points of its unit), from the sampled windows, the cycles' interval and what priced code could hold (see Sampling).</p>",
             num(&r["sampling"]["confidence"]) * 100.0
         );
     }
