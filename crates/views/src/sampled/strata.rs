@@ -43,7 +43,8 @@ impl Default for BatchStrata {
 /// The CPI bin of a batch.
 pub(super) fn bin_of(cycles: f64, instructions: usize) -> usize {
     let cpi = cycles / instructions.max(1) as f64;
-    if !(cpi > 0.0) {
+    // (no cycles, or not a number: the lowest bin)
+    if cpi.is_nan() || cpi <= 0.0 {
         return 0;
     }
     let b = (cpi.log2() * BINS_PER_OCTAVE).floor() + (BINS / 2) as f64;
