@@ -298,8 +298,8 @@ impl<V: Windowed> Sampled<V> {
         };
         // a unit straight after batches the views skipped (timed, not booked: a sampled
         // run's first unit after its exact prefix) warms them up instead of being counted;
-        // a catch-up window warms up on its own head
-        let warm_inside = std::mem::take(&mut s.catch_up) && next == Phase::Count;
+        // a catch-up window (the views' own, never a sampled run's unit) warms up on its own head
+        let warm_inside = std::mem::take(&mut s.catch_up) && forced.is_none() && next == Phase::Count;
         let next = if next == Phase::Count && s.phase == Phase::Skip && !warm_inside { Phase::Warm } else { next };
         s.batches += 1;
         s.batch_len = s.batch_len.max(len);

@@ -292,3 +292,16 @@ fn a_new_cpi_gets_a_window_of_its_own() {
     let windows = again.iter().filter(|d| **d == Details::All).count();
     assert_eq!(windows as u64, 2 + 1, "{again:?}");
 }
+
+/// A catch-up is the views' own: a sampled run's unit straight after a skipped
+/// batch that was the first at its CPI (the end of the exact prefix) warms the
+/// views up, as after any skipped batch, instead of counting from its head on.
+#[test]
+fn a_unit_after_a_new_cpi_warms_up_as_after_any_skipped_batch() {
+    let period = 8;
+    let mut s = Sampled::exact(Toy::default()).sampled(period, 0);
+    let mut commit = 0.0;
+    let first = feed_timed(&mut s, &mut commit, 8, 1.0);
+    assert_eq!(first, Details::None, "the schedule's first batch");
+    assert_eq!(s.begin_part(8, BatchPart::Unit { weight: 8.0 }), Details::From(0));
+}
