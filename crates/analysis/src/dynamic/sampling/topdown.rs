@@ -170,16 +170,15 @@ pub fn node_intervals(windows: &[WindowTally], tree: &[TopDownNode], cycles: &In
         let (half_width, derivation) = match how {
             Estimate::GapShare(g) => {
                 let q = ratio(g, |t| t.gaps.iter().sum());
-                let h = (1.0 - retiring) * q.half_width + (value - q.value).abs() * relative_cycles;
-                (h + unmeasured_half_width(value, unmeasured), TopDownDerivation::DispatchGapShare)
+                ((1.0 - retiring) * q.half_width + (value - q.value).abs() * relative_cycles, TopDownDerivation::DispatchGapShare)
             }
-            Estimate::CycleShare(x) => {
-                let h = cycle_share_half_width(value, ratio(x, |t| t.cycles), relative_cycles);
-                (h + unmeasured_half_width(value, unmeasured), TopDownDerivation::CycleShare)
-            }
+            Estimate::CycleShare(x) => (cycle_share_half_width(value, ratio(x, |t| t.cycles), relative_cycles), TopDownDerivation::CycleShare),
             Estimate::ExactOverCycles => (value.abs() * relative_cycles, TopDownDerivation::ExactOverCycles),
             Estimate::Zero => (0.0, TopDownDerivation::Exact),
         };
+        // the windows stand for priced code in the shares they estimate
+        let windowed = matches!(how, Estimate::GapShare(_) | Estimate::CycleShare(_));
+        let half_width = if windowed { half_width + unmeasured_half_width(value, unmeasured) } else { half_width };
         let level = path.matches('.').count() as u32 + 1;
         out.push(TopDownInterval { path, level, value: Interval { value, half_width }, derivation });
     }

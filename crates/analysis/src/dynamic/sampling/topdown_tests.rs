@@ -22,6 +22,20 @@ fn window(cycles: f64, frontend: f64, backend: f64, load_stalls: f64, ops3: f64)
     t
 }
 
+/// The worked example's two window kinds, alternating, its tree and its cycles
+/// (the test below works it by hand).
+fn worked_example() -> ([WindowTally; 4], Vec<TopDownNode>, Interval) {
+    let a = window(100.0, 20.0, 10.0, 30.0, 40.0);
+    let b = window(300.0, 30.0, 120.0, 150.0, 30.0);
+    let tree = vec![
+        node("Frontend_Bound", Some(0.125), vec![]),
+        node("Bad_Speculation", Some(0.0), vec![node("Branch_Mispredicts", None, vec![]), node("Machine_Clears", Some(0.0), vec![])]),
+        node("Retiring", Some(0.55), vec![]),
+        node("Backend_Bound", Some(0.325), vec![node("Memory_Bound", Some(0.45), vec![node("Vendor_Thing", Some(0.1), vec![]), node("Stores_Bound", Some(0.01), vec![])]), node("Core_Bound", Some(0.375), vec![])]),
+    ];
+    ([a, b, a, b], tree, Interval { value: 800.0, half_width: 40.0 })
+}
+
 /// Two windows of each phase: A (100 cycles: frontend gaps 20, backend 10, load
 /// stalls 30, 40 cycles with ≥ 3 uops) and B (300: 30, 120, 150, 30). Sums:
 /// cycles 800, gaps 360, frontend 100, load stalls 360. The run's cycles
@@ -43,16 +57,7 @@ fn window(cycles: f64, frontend: f64, backend: f64, load_stalls: f64, ops3: f64)
 ///   derivation knows: left out.
 #[test]
 fn two_phases_worked_by_hand() {
-    let a = window(100.0, 20.0, 10.0, 30.0, 40.0);
-    let b = window(300.0, 30.0, 120.0, 150.0, 30.0);
-    let windows = [a, b, a, b];
-    let tree = vec![
-        node("Frontend_Bound", Some(0.125), vec![]),
-        node("Bad_Speculation", Some(0.0), vec![node("Branch_Mispredicts", None, vec![]), node("Machine_Clears", Some(0.0), vec![])]),
-        node("Retiring", Some(0.55), vec![]),
-        node("Backend_Bound", Some(0.325), vec![node("Memory_Bound", Some(0.45), vec![node("Vendor_Thing", Some(0.1), vec![]), node("Stores_Bound", Some(0.01), vec![])]), node("Core_Bound", Some(0.375), vec![])]),
-    ];
-    let cycles = Interval { value: 800.0, half_width: 40.0 };
+    let (windows, tree, cycles) = worked_example();
     let out = node_intervals(&windows, &tree, &cycles, 0.0, 1.0);
     let paths: Vec<&str> = out.iter().map(|n| n.path.as_str()).collect();
     assert_eq!(
@@ -218,16 +223,7 @@ fn every_node_of_the_simulated_tree_has_a_derivation() {
 /// over the cycles, and Machine_Clears keep theirs.
 #[test]
 fn priced_code_widens_the_windows_shares() {
-    let a = window(100.0, 20.0, 10.0, 30.0, 40.0);
-    let b = window(300.0, 30.0, 120.0, 150.0, 30.0);
-    let windows = [a, b, a, b];
-    let tree = vec![
-        node("Frontend_Bound", Some(0.125), vec![]),
-        node("Bad_Speculation", Some(0.0), vec![node("Machine_Clears", Some(0.0), vec![])]),
-        node("Retiring", Some(0.55), vec![]),
-        node("Backend_Bound", Some(0.325), vec![node("Memory_Bound", Some(0.45), vec![])]),
-    ];
-    let cycles = Interval { value: 800.0, half_width: 40.0 };
+    let (windows, tree, cycles) = worked_example();
     let out = node_intervals(&windows, &tree, &cycles, 0.02, 1.0);
     let get = |p: &str| out.iter().find(|n| n.path == p).unwrap().value.half_width;
     let close = |x: f64, y: f64| (x - y).abs() < 1e-6;
