@@ -16,6 +16,7 @@ use crate::sink::Sink;
 use crate::worker::{SampledTiming, Snapshots, Timing};
 pub use crate::records::{DynRecord, RecordSlice, Records};
 use bottlenose_timing::{BatchPart, Core, CoreConfig, InstrTiming, Listener};
+use std::collections::VecDeque;
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -148,15 +149,27 @@ pub struct VariantEngine<L: Listener + Send + 'static> {
 /// it does not hold takes them with [`VariantEngine::take_returns`].
 pub struct Returns {
     spare: Receiver<Records>,
+    /// Emptied buffers in the order they came back, oldest first.
+    cooling: VecDeque<Records>,
     feedback: Option<Receiver<BatchCycles>>,
 }
 
 impl Returns {
     /// An empty record buffer with room for `capacity` records: one the workers
-    /// are done with if there is one. Reuse keeps the producer writing into
-    /// memory that is already mapped and cached instead of fresh allocations.
-    pub fn buffer(&self, capacity: usize) -> Records {
-        self.spare.try_recv().unwrap_or_else(|_| Records::with_capacity(capacity))
+    /// were done with [`COOLING_BUFFERS`] batches ago if there is one. Reuse keeps
+    /// the producer writing into memory that is mapped and in the shared cache
+    /// instead of fresh allocations; the delay keeps it from writing the lines the
+    /// timing core has just read (see [`COOLING_BUFFERS`]).
+    pub fn buffer(&mut self, capacity: usize) -> Records {
+        while let Ok(r) = self.spare.try_recv() {
+            self.cooling.push_back(r);
+        }
+        if self.cooling.len() > COOLING_BUFFERS {
+            if let Some(r) = self.cooling.pop_front() {
+                return r;
+            }
+        }
+        Records::with_capacity(capacity)
     }
 
     /// The baseline's batch cycles that came back since the last call.
@@ -173,9 +186,16 @@ impl Returns {
 /// about 300 KB (unpacked), and 64 queued (the producer runs ahead of the timing model) made the
 /// producer write each record into memory last touched ~19 MB ago, out of every cache.
 const QUEUED_BATCHES: usize = 4;
-/// How many emptied record buffers wait for reuse: every queued one and those being
-/// filled and timed, so that a buffer is reused, warm, instead of freed and allocated.
-const SPARE_BUFFERS: usize = QUEUED_BATCHES + 4;
+/// How many emptied record buffers the channel back to the producer holds (more are
+/// freed): every queued one, those being filled and timed, and the cooling ones.
+const SPARE_BUFFERS: usize = QUEUED_BATCHES + 4 + COOLING_BUFFERS;
+/// Emptied record buffers wait this many batches before the producer writes into
+/// them again (about 1 MB of records). A buffer reused as soon as it came back was
+/// still in the timing core's caches, and each line the producer wrote had to be
+/// taken from there: in `perf annotate` of threaded replays of speed.c, the store after
+/// the producer's first writes in `Front::fill` took 4-43 % of its samples, 3-5 % with a
+/// delay of 8 to 48 batches (bench/notes/speed.md, session 24).
+const COOLING_BUFFERS: usize = 16;
 
 type Finished<L> = (Vec<(usize, VariantOutcome)>, Option<Sink<L>>);
 
@@ -212,7 +232,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
             batches.each(|b| timing.take(b));
             timing.finish()
         });
-        Self { workers: vec![Worker::Thread { tx, handle, baseline: true }], instructions: 0, returns: Returns { spare, feedback: None }, spare_tx: None }
+        Self { workers: vec![Worker::Thread { tx, handle, baseline: true }], instructions: 0, returns: Returns { spare, cooling: Default::default(), feedback: None }, spare_tx: None }
     }
 
     /// `configs[0]` is the baseline. The caller's thread times every variant as
@@ -221,7 +241,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         assert!(!configs.is_empty(), "at least the baseline variant");
         let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
         let timing = Timing::new(configs.into_iter().enumerate().collect(), Some(Sink::new(listener, Some(false))), None, Snapshots::Send(Vec::new()));
-        Self { workers: vec![Worker::Inline(timing)], instructions: 0, returns: Returns { spare, feedback: None }, spare_tx: Some(spare_tx) }
+        Self { workers: vec![Worker::Inline(timing)], instructions: 0, returns: Returns { spare, cooling: Default::default(), feedback: None }, spare_tx: Some(spare_tx) }
     }
 
     /// `configs[0]` is the baseline. `threads` worker threads share the variants.
@@ -274,11 +294,11 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
                 Worker::Thread { tx, handle, baseline }
             })
             .collect();
-        Self { workers, instructions: 0, returns: Returns { spare, feedback: feedback.then_some(feedback_rx) }, spare_tx: None }
+        Self { workers, instructions: 0, returns: Returns { spare, cooling: Default::default(), feedback: feedback.then_some(feedback_rx) }, spare_tx: None }
     }
 
     /// An empty record buffer (see [`Returns::buffer`]).
-    pub fn buffer(&self, capacity: usize) -> Records {
+    pub fn buffer(&mut self, capacity: usize) -> Records {
         self.returns.buffer(capacity)
     }
 
@@ -286,7 +306,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     /// the engine's own [`VariantEngine::buffer`] then returns no used buffer.
     pub fn take_returns(&mut self) -> Returns {
         let (_, spare) = sync_channel(0);
-        std::mem::replace(&mut self.returns, Returns { spare, feedback: None })
+        std::mem::replace(&mut self.returns, Returns { spare, cooling: Default::default(), feedback: None })
     }
 
     /// Feeds one batch to every variant (see [`Batch::variants`]).
@@ -368,5 +388,37 @@ fn recycle(spare: &SyncSender<Records>, batch: Work) {
         let mut records = b.records;
         records.clear();
         let _ = spare.try_send(records);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bottlenose_timing::DynInfo;
+
+    /// A buffer of `n` records (its length tells it apart).
+    fn marked(n: usize) -> Records {
+        let mut r = Records::with_capacity(n);
+        for i in 0..n {
+            r.push(i as u32, &DynInfo::default());
+        }
+        r
+    }
+
+    #[test]
+    fn emptied_buffers_are_reused_oldest_first_after_cooling() {
+        let (tx, spare) = sync_channel(SPARE_BUFFERS);
+        let mut returns = Returns { spare, cooling: VecDeque::new(), feedback: None };
+        // the first buffers back are kept cooling: the producer gets fresh ones
+        for n in 1..=COOLING_BUFFERS {
+            tx.send(marked(n)).unwrap();
+        }
+        assert_eq!(returns.buffer(8).len(), 0, "a buffer just given back was reused at once");
+        // one more than the cooling ones: the oldest comes back, then the next oldest
+        tx.send(marked(COOLING_BUFFERS + 1)).unwrap();
+        tx.send(marked(COOLING_BUFFERS + 2)).unwrap();
+        assert_eq!(returns.buffer(8).len(), 1);
+        assert_eq!(returns.buffer(8).len(), 2);
+        assert_eq!(returns.buffer(8).len(), 0, "fewer than the cooling ones wait: a fresh buffer");
     }
 }
