@@ -18,6 +18,9 @@ pub(crate) const REPS: usize = 7;
 pub(crate) const RECENT: usize = 12;
 /// Ticks per cycle before and after a bench may differ by this much (fraction).
 pub(crate) const CLOCK_TOLERANCE: f64 = 0.02;
+/// The add and imul chains' clocks are measured again, at most this many times, until
+/// they agree within [`AGREE`].
+const CLOCK_ATTEMPTS: usize = 3;
 /// At most this many attempts per bench, fewer when the two fastest agree within `AGREE`
 /// (from the third on, the timer pauses first: a busy neighbour may go quiet).
 pub(crate) const ATTEMPTS: usize = 10;
@@ -190,16 +193,31 @@ impl Engine<'_> {
     pub(crate) fn clock(&mut self) -> Result<(), CalibrateError> {
         (self.progress)("clock", 0, 3);
         let hz = self.timer.tsc_hz();
-        let (add, s_add) = self.chain_tpc(ChainOp::Add, 3.0e5, 15).map_err(fail)?;
+        // The two chains measure the same clock: when they disagree, the clock moved
+        // between them (a shared host's neighbours), so both are measured again, and the
+        // pair that agrees best is kept.
+        let mut best: Option<((f64, f64), (f64, f64))> = None;
+        for _ in 0..CLOCK_ATTEMPTS {
+            self.check_stop()?;
+            let add = self.chain_tpc(ChainOp::Add, 3.0e5, 15).map_err(fail)?;
+            let imul = self.chain_tpc(ChainOp::Imul, 3.0e5, 15).map_err(fail)?;
+            let disagreement = |(a, i): ((f64, f64), (f64, f64))| (i.0 / a.0 - 1.0).abs();
+            if best.is_none_or(|b| disagreement((add, imul)) < disagreement(b)) {
+                best = Some((add, imul));
+            }
+            if disagreement((add, imul)) <= AGREE {
+                break;
+            }
+        }
+        let Some(((add, s_add), (imul, s_imul))) = best else { unreachable!("at least one attempt") };
         (self.progress)("clock", 1, 3);
-        let (imul, s_imul) = self.chain_tpc(ChainOp::Imul, 3.0e5, 15).map_err(fail)?;
         let add2 = self.quick_tpc().map_err(fail)?;
         (self.progress)("clock", 2, 3);
         let (tpc, tpc_imul) = (add, imul);
         self.tpc = tpc;
         self.cal.clock = ClockInfo { tsc_ghz: hz / 1e9, core_ghz: hz / 1e9 / tpc, ticks_per_cycle_add: tpc, ticks_per_cycle_imul: tpc_imul, drift_pct: 0.0 };
         let ratio = tpc_imul / tpc;
-        if (ratio - 1.0).abs() > 0.03 {
+        if (ratio - 1.0).abs() > UNSTABLE {
             self.cal.notes.push(format!(
                 "clock: the imul chain gives {tpc_imul:.4} ticks per cycle, the add chain {tpc:.4} ({:+.1} %): the clock moved or one chain does not run at its nominal latency",
                 (ratio - 1.0) * 100.0
