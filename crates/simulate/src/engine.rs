@@ -155,6 +155,10 @@ pub struct Returns {
 }
 
 impl Returns {
+    fn new(spare: Receiver<Records>, feedback: Option<Receiver<BatchCycles>>) -> Self {
+        Returns { spare, cooling: VecDeque::new(), feedback }
+    }
+
     /// An empty record buffer with room for `capacity` records: one the workers
     /// were done with [`COOLING_BUFFERS`] batches ago if there is one. Reuse keeps
     /// the producer writing into memory that is mapped and in the shared cache
@@ -232,7 +236,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
             batches.each(|b| timing.take(b));
             timing.finish()
         });
-        Self { workers: vec![Worker::Thread { tx, handle, baseline: true }], instructions: 0, returns: Returns { spare, cooling: Default::default(), feedback: None }, spare_tx: None }
+        Self { workers: vec![Worker::Thread { tx, handle, baseline: true }], instructions: 0, returns: Returns::new(spare, None), spare_tx: None }
     }
 
     /// `configs[0]` is the baseline. The caller's thread times every variant as
@@ -241,7 +245,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
         assert!(!configs.is_empty(), "at least the baseline variant");
         let (spare_tx, spare) = sync_channel(SPARE_BUFFERS);
         let timing = Timing::new(configs.into_iter().enumerate().collect(), Some(Sink::new(listener, Some(false))), None, Snapshots::Send(Vec::new()));
-        Self { workers: vec![Worker::Inline(timing)], instructions: 0, returns: Returns { spare, cooling: Default::default(), feedback: None }, spare_tx: Some(spare_tx) }
+        Self { workers: vec![Worker::Inline(timing)], instructions: 0, returns: Returns::new(spare, None), spare_tx: Some(spare_tx) }
     }
 
     /// `configs[0]` is the baseline. `threads` worker threads share the variants.
@@ -294,7 +298,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
                 Worker::Thread { tx, handle, baseline }
             })
             .collect();
-        Self { workers, instructions: 0, returns: Returns { spare, cooling: Default::default(), feedback: feedback.then_some(feedback_rx) }, spare_tx: None }
+        Self { workers, instructions: 0, returns: Returns::new(spare, feedback.then_some(feedback_rx)), spare_tx: None }
     }
 
     /// An empty record buffer (see [`Returns::buffer`]).
@@ -306,7 +310,7 @@ impl<L: Listener + Send + 'static> VariantEngine<L> {
     /// the engine's own [`VariantEngine::buffer`] then returns no used buffer.
     pub fn take_returns(&mut self) -> Returns {
         let (_, spare) = sync_channel(0);
-        std::mem::replace(&mut self.returns, Returns { spare, cooling: Default::default(), feedback: None })
+        std::mem::replace(&mut self.returns, Returns::new(spare, None))
     }
 
     /// Feeds one batch to every variant (see [`Batch::variants`]).
@@ -408,7 +412,7 @@ mod tests {
     #[test]
     fn emptied_buffers_are_reused_oldest_first_after_cooling() {
         let (tx, spare) = sync_channel(SPARE_BUFFERS);
-        let mut returns = Returns { spare, cooling: VecDeque::new(), feedback: None };
+        let mut returns = Returns::new(spare, None);
         // the first buffers back are kept cooling: the producer gets fresh ones
         for n in 1..=COOLING_BUFFERS {
             tx.send(marked(n)).unwrap();
