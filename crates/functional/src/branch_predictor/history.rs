@@ -9,10 +9,17 @@
 //! removed at position `L mod width`, and the bit shifted past the top wraps
 //! around) — Michaud's scheme from the PPM-like / TAGE papers.
 //!
-//! Here each table keeps a single fold of `min(L, 48)` bits (for L ≤ 48 that
-//! is the exact history) from which its index and tag are hashed, instead of
-//! three separate folds at the index and tag widths: a third of the update
-//! work per history bit, which is what dominates the predictor's cost.
+//! Here a table of L ≤ 48 bits reads the exact history; a longer one keeps two
+//! folds, of 48 bits for its index and of 61 bits for its tag, from which each
+//! is hashed, instead of three folds at the index and tag widths. Two folds, not
+//! one: a fold is linear, and a structured history (a loop's branches, a
+//! pattern of period 7) maps whole families of distinct histories onto the same
+//! 48 bits; with the tag hashed from that fold too, each such family shared one
+//! entry, tag and all. On `bench/programs/phases.c`'s data-dependent branch the
+//! longest table (640 bits) then mispredicted 240 or 590 times a round, chosen by
+//! the branches before the loop, with tables 8 times larger as well; from a
+//! second fold of a width prime to the first, 20 times a round whatever came
+//! before (bench/notes/sampling.md, session 24).
 
 /// Circular buffer of history bits (one byte per bit for cheap access).
 #[derive(Debug, Clone)]
@@ -43,9 +50,13 @@ impl GlobalHistory {
     }
 }
 
-/// Width of the per-table fold.
+/// Width of a long table's index fold.
 pub(crate) const FOLD_BITS: u32 = 48;
 const FOLD_MASK: u64 = (1 << FOLD_BITS) - 1;
+/// Width of a long table's tag fold: prime, so that no period a history repeats
+/// with folds the same way at both widths.
+const TAG_FOLD_BITS: u32 = 61;
+const TAG_FOLD_MASK: u64 = (1 << TAG_FOLD_BITS) - 1;
 
 /// Most tagged tables a predictor has (TAGE clamps its count to 30).
 pub(crate) const MAX_TABLES: usize = 32;
@@ -68,10 +79,23 @@ pub(crate) struct TableFolds {
     recent: u64,
     /// Per table: the mask of `recent` that is its history (0 for a folded one).
     recent_mask: [u64; MAX_TABLES],
-    /// Per table: its fold (0 for one read from `recent`).
+    /// Per table: its index fold (0 for one read from `recent`).
     folded: [u64; MAX_TABLES],
-    /// The folded tables: (table, `L`, `L mod FOLD_BITS`).
-    long: Vec<(usize, u32, u32)>,
+    /// Per table: its tag fold (0 for one read from `recent`).
+    tag_folded: [u64; MAX_TABLES],
+    /// The folded tables.
+    long: Vec<LongTable>,
+}
+
+/// A table whose history is longer than [`FOLD_BITS`]: where the bit that leaves its
+/// window sits in each of its folds.
+#[derive(Debug, Clone, Copy)]
+struct LongTable {
+    table: usize,
+    len: u32,
+    /// `len mod FOLD_BITS` and `len mod TAG_FOLD_BITS`.
+    out_index: u32,
+    out_tag: u32,
 }
 
 impl TableFolds {
@@ -85,11 +109,11 @@ impl TableFolds {
             if l <= FOLD_BITS {
                 recent_mask[t] = (1u64 << l) - 1;
             } else {
-                long.push((t, l, l % FOLD_BITS));
+                long.push(LongTable { table: t, len: l, out_index: l % FOLD_BITS, out_tag: l % TAG_FOLD_BITS });
             }
         }
         let max_len = lengths.iter().copied().max().unwrap_or(1) as usize;
-        Self { hist: GlobalHistory::new(max_len), recent: 0, recent_mask, folded: [0; MAX_TABLES], long }
+        Self { hist: GlobalHistory::new(max_len), recent: 0, recent_mask, folded: [0; MAX_TABLES], tag_folded: [0; MAX_TABLES], long }
     }
 
     /// Push one bit of global history.
@@ -97,19 +121,31 @@ impl TableFolds {
     pub fn push(&mut self, bit: bool) {
         self.hist.push(bit);
         self.recent = (self.recent << 1) | bit as u64;
-        for &(t, len, outpoint) in &self.long {
-            let f = &mut self.folded[t];
+        for l in &self.long {
+            let leaving = self.hist.get(l.len as usize);
+            let f = &mut self.folded[l.table];
             let mut c = (*f << 1) | bit as u64;
-            c ^= self.hist.get(len as usize) << outpoint;
+            c ^= leaving << l.out_index;
             c ^= c >> FOLD_BITS;
             *f = c & FOLD_MASK;
+            let f = &mut self.tag_folded[l.table];
+            let mut c = (*f << 1) | bit as u64;
+            c ^= leaving << l.out_tag;
+            c ^= c >> TAG_FOLD_BITS;
+            *f = c & TAG_FOLD_MASK;
         }
     }
 
-    /// Table `t`'s folded history.
+    /// Table `t`'s history as its index hashes it: exact, or folded to [`FOLD_BITS`].
     #[inline(always)]
     pub fn comp(&self, t: usize) -> u64 {
         (self.recent & self.recent_mask[t]) | self.folded[t]
+    }
+
+    /// Table `t`'s history as its tag hashes it: exact, or folded to 61 bits.
+    #[inline(always)]
+    pub fn comp_tag(&self, t: usize) -> u64 {
+        (self.recent & self.recent_mask[t]) | self.tag_folded[t]
     }
 }
 
@@ -147,7 +183,7 @@ mod tests {
     #[test]
     fn every_table_holds_its_history_folded() {
         // lengths below, at and above the fold width, one a multiple of it
-        let lengths = [5u32, 12, 47, 48, 49, 96, 130, 640];
+        let lengths = [5u32, 12, 47, 48, 49, 61, 62, 96, 122, 130, 640];
         let mut folds = TableFolds::new(&lengths);
         let mut bits: Vec<bool> = Vec::new(); // newest first
         let mut seed = 7u64;
@@ -159,9 +195,12 @@ mod tests {
             if step % 7 == 0 {
                 for (t, &len) in lengths.iter().enumerate() {
                     // direct: the bit `age` pushes old sits at position `age mod width`
-                    let width = len.min(FOLD_BITS) as usize;
-                    let direct = bits.iter().take(len as usize).enumerate().fold(0u64, |d, (age, &b)| d ^ ((b as u64) << (age % width)));
-                    assert_eq!(folds.comp(t), direct, "length {len} after {} bits", step + 1);
+                    let direct = |fold: u32| {
+                        let width = if len <= FOLD_BITS { len } else { fold } as usize;
+                        bits.iter().take(len as usize).enumerate().fold(0u64, |d, (age, &b)| d ^ ((b as u64) << (age % width)))
+                    };
+                    assert_eq!(folds.comp(t), direct(FOLD_BITS), "length {len} after {} bits", step + 1);
+                    assert_eq!(folds.comp_tag(t), direct(TAG_FOLD_BITS), "tag fold, length {len} after {} bits", step + 1);
                 }
             }
         }

@@ -104,7 +104,7 @@ impl Ittage {
             let f = self.folds.comp(i);
             let h = pc ^ (pc >> (log - 1).max(1)) ^ hash_bits(f, IDX_MUL, log);
             self.idx[i] = (h & mask) as u32;
-            let t = pc ^ (pc >> 9) ^ hash_bits(f, TAG_MUL, TAG_BITS);
+            let t = pc ^ (pc >> 9) ^ hash_bits(self.folds.comp_tag(i), TAG_MUL, TAG_BITS);
             self.tag[i] = (t & ((1 << TAG_BITS) - 1)) as u16;
         }
         let mut hits = 0u32;
