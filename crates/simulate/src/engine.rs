@@ -168,12 +168,8 @@ impl Returns {
         while let Ok(r) = self.spare.try_recv() {
             self.cooling.push_back(r);
         }
-        if self.cooling.len() > COOLING_BUFFERS {
-            if let Some(r) = self.cooling.pop_front() {
-                return r;
-            }
-        }
-        Records::with_capacity(capacity)
+        let cooled = self.cooling.len() > COOLING_BUFFERS;
+        cooled.then(|| self.cooling.pop_front()).flatten().unwrap_or_else(|| Records::with_capacity(capacity))
     }
 
     /// The baseline's batch cycles that came back since the last call.

@@ -52,11 +52,9 @@ impl GlobalHistory {
 
 /// Width of a long table's index fold.
 pub(crate) const FOLD_BITS: u32 = 48;
-const FOLD_MASK: u64 = (1 << FOLD_BITS) - 1;
-/// Width of a long table's tag fold: prime, so that no period a history repeats
-/// with folds the same way at both widths.
+/// Width of a long table's tag fold: prime, and prime to [`FOLD_BITS`], so that a
+/// period of the history that lines up with one fold's width does not with the other's.
 const TAG_FOLD_BITS: u32 = 61;
-const TAG_FOLD_MASK: u64 = (1 << TAG_FOLD_BITS) - 1;
 
 /// Most tagged tables a predictor has (TAGE clamps its count to 30).
 pub(crate) const MAX_TABLES: usize = 32;
@@ -123,16 +121,8 @@ impl TableFolds {
         self.recent = (self.recent << 1) | bit as u64;
         for l in &self.long {
             let leaving = self.hist.get(l.len as usize);
-            let f = &mut self.folded[l.table];
-            let mut c = (*f << 1) | bit as u64;
-            c ^= leaving << l.out_index;
-            c ^= c >> FOLD_BITS;
-            *f = c & FOLD_MASK;
-            let f = &mut self.tag_folded[l.table];
-            let mut c = (*f << 1) | bit as u64;
-            c ^= leaving << l.out_tag;
-            c ^= c >> TAG_FOLD_BITS;
-            *f = c & TAG_FOLD_MASK;
+            self.folded[l.table] = fold_in(self.folded[l.table], bit, leaving, l.out_index, FOLD_BITS);
+            self.tag_folded[l.table] = fold_in(self.tag_folded[l.table], bit, leaving, l.out_tag, TAG_FOLD_BITS);
         }
     }
 
@@ -147,6 +137,17 @@ impl TableFolds {
     pub fn comp_tag(&self, t: usize) -> u64 {
         (self.recent & self.recent_mask[t]) | self.tag_folded[t]
     }
+}
+
+/// A fold of `width` bits after one more history bit: the new bit enters at position 0,
+/// the one leaving the window is removed at `out` (the length mod `width`), and the bit
+/// shifted past the top wraps around.
+#[inline(always)]
+fn fold_in(fold: u64, bit: bool, leaving: u64, out: u32, width: u32) -> u64 {
+    let mut c = (fold << 1) | bit as u64;
+    c ^= leaving << out;
+    c ^= c >> width;
+    c & ((1u64 << width) - 1)
 }
 
 /// Multiplicative hash of `x` to `bits` bits (1..=32).
