@@ -132,6 +132,17 @@ def write_out(name: str, md: str) -> None:
     print(md)
 
 
+def steal_seconds() -> float:
+    """CPU seconds the hypervisor gave to other guests since boot, over every CPU (the
+    `steal` column of /proc/stat; 0 where there is none). On a shared host a run can lose a
+    fifth of its time this way while `top` shows nothing of ours running."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else 0.0
+    except (OSError, ValueError):
+        return 0.0
+
+
 def timed_run(bn: str, machine: str, flags: list[str], cmd: list[str], out: Path) -> tuple[dict, float, float]:
     """`bottlenose run` under `setarch -R` with the JSON report to `out`: the report, its CPU
     seconds (user + sys of the whole run) and its wall seconds."""
