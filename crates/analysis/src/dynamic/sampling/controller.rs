@@ -108,6 +108,10 @@ pub const CORE_COST: f64 = 1.4;
 /// The variants' sub-sample aims at this many units over the run at least
 /// (the central-limit bound the intervals assume, [`super::estimator::MIN_UNITS_FOR_CLT`]).
 pub const MIN_VARIANT_UNITS: f64 = 30.0;
+/// Once the sub-sample has its [`MIN_VARIANT_UNITS`], a stratum the budget
+/// would leave sparser still gets this many units (a stratum's own spread
+/// enters the interval, so it needs a few).
+pub const MIN_STRATUM_VARIANT_UNITS: f64 = 4.0;
 
 /// What a stratum's sub-sampling is chosen from.
 #[derive(Debug, Clone, Copy)]
@@ -120,8 +124,8 @@ pub struct VariantLoad {
     /// Batches per period the functional layer runs on (all of them under
     /// functional warming; the warm-up and the window under fast-forward).
     pub functional_batches: f64,
-    /// Units measured before the stratum, and the units it is planned to hold.
-    pub units_before: f64,
+    /// The variants' units before the stratum, and the units it is planned to hold.
+    pub variant_units_before: f64,
     pub units_planned: f64,
 }
 
@@ -129,14 +133,22 @@ pub struct VariantLoad {
 /// keep their cost within [`VARIANT_COST_SHARE`] of the baseline's,
 /// `cores · w · c / k <= share · (f + w · c)` per period (`w` window batches at
 /// core cost `c`, `f` functional batches); but no sparser than leaves the run
-/// [`MIN_VARIANT_UNITS`] sub-sampled units by the stratum's planned end.
+/// [`MIN_VARIANT_UNITS`] sub-sampled units by the stratum's planned end, and
+/// the stratum [`MIN_STRATUM_VARIANT_UNITS`] of its own.
+///
+/// The floor counts the units the variants already have. It used to ask each
+/// stratum for the rate that would give 30 units over the whole run so far: as
+/// the strata double, every stratum then added about 15, and a short sampled run
+/// (speed.c, 5 strata) had 100 units where its budget allowed 40, its variants
+/// costing two and a half times their share (bench/notes/sampling.md, session 25).
 pub fn variants_every(l: &VariantLoad) -> u64 {
     if l.cores == 0 {
         return 1;
     }
     let window = l.window_batches as f64 * CORE_COST;
     let for_cost = (l.cores as f64 * window / (VARIANT_COST_SHARE * (l.functional_batches + window))).ceil();
-    let for_floor = ((l.units_before + l.units_planned) / MIN_VARIANT_UNITS).floor();
+    let needed = (MIN_VARIANT_UNITS - l.variant_units_before).max(MIN_STRATUM_VARIANT_UNITS);
+    let for_floor = (l.units_planned / needed).floor();
     for_cost.min(for_floor).max(1.0) as u64
 }
 

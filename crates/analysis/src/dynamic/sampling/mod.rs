@@ -232,7 +232,7 @@ impl Sampler {
             period,
             window_batches,
             functional_batches,
-            units_before: self.schedule.as_ref().map_or(0, |s| s.units()) as f64,
+            variant_units_before: self.schedule.as_ref().map_or(0, |s| s.variant_units()) as f64,
             units_planned: until.saturating_sub(simulated) as f64 / period_instructions,
         })
     }

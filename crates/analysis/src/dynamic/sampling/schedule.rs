@@ -245,6 +245,11 @@ impl WindowSchedule {
         self.units
     }
 
+    /// The units the variants timed so far (their sub-sample).
+    pub fn variant_units(&self) -> usize {
+        self.variant_units.len()
+    }
+
     pub fn design(&self) -> &Design {
         &self.design
     }

@@ -143,7 +143,7 @@ fn strata_sub_sampled_at_different_rates_are_weighted() {
 /// (514 functional batches) at a period of 4096: 84 / (0.2 · 516.8) = 0.81, every window.
 #[test]
 fn the_rate_keeps_the_variants_within_their_share() {
-    let load = |cores, period, functional, planned| VariantLoad { cores, period, window_batches: 2, functional_batches: functional, units_before: 0.0, units_planned: planned };
+    let load = |cores, period, functional, planned| VariantLoad { cores, period, window_batches: 2, functional_batches: functional, variant_units_before: 0.0, units_planned: planned };
     assert_eq!(CORE_COST, 1.4);
     assert_eq!(VARIANT_COST_SHARE, 0.2);
     assert_eq!(variants_every(&load(30, 4, 4.0, 1e6)), 62);
@@ -151,6 +151,12 @@ fn the_rate_keeps_the_variants_within_their_share() {
     assert_eq!(variants_every(&load(0, 4, 4.0, 1e6)), 1);
     // a short stratum: no sparser than leaves 30 units (300 planned: 1 in 10)
     assert_eq!(variants_every(&load(30, 4, 4.0, 300.0)), 10);
+    // the floor counts the units the variants have: 10 before leave 20 to find in 300 (1 in 15);
+    // with 30 or more, the stratum needs only its own 4 (1 in 75), and the budget's 1 in 62 rules
+    let after = |before, planned| variants_every(&VariantLoad { variant_units_before: before, ..load(30, 4, 4.0, planned) });
+    assert_eq!(after(10.0, 300.0), 15);
+    assert_eq!(after(32.0, 300.0), 62);
+    assert_eq!(after(32.0, 200.0), 50);
     for cores in [1, 4, 27, 30, 60] {
         for period in [4u64, 8, 64, 1024] {
             let l = load(cores, period, period as f64, 1e9);
