@@ -7,8 +7,9 @@ instructions per second).
 wall seconds of the whole run (QEMU, the trace reader and functional layer, the timing
 thread, the report), user + sys CPU seconds, and the best wall time as simulated
 instructions per second, and the CPU seconds the hypervisor stole from this guest during
-each run (/proc/stat; in the "best" column, during the fastest run). Wall time is what the bar is about, so the host should be quiet;
-the minimum is the least disturbed run. Writes bench/out/exact_speed.md.
+each run (/proc/stat; in the "best" column, during the fastest run). Wall time is what the
+bar is about, so the host should be quiet; the minimum is the least disturbed run. Writes
+bench/out/exact_speed.md.
 
     python3 bench/exact_speed.py [--bin PATH] [--machine M] [--repeat N]
 """

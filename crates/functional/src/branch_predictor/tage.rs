@@ -7,8 +7,9 @@
 //! * a **bimodal** base table of 2-bit counters indexed by PC;
 //! * N **tagged tables** T1..TN indexed by a hash of PC, folded global history
 //!   and path history (tags: another hash of PC and the folded history; see
-//!   `history.rs`: a long table's index and tag come from two folds of different widths); history lengths grow geometrically
-//!   from `tage_min_history` to `tage_max_history`. Entries hold a 3-bit signed
+//!   `history.rs`: a long table's index and tag come from two folds of different
+//!   widths); history lengths grow geometrically from `tage_min_history` to
+//!   `tage_max_history`. Entries hold a 3-bit signed
 //!   prediction counter, a partial tag and a 2-bit usefulness counter `u`;
 //! * **prediction**: the hitting table with the longest history is the
 //!   *provider*; the next hitting one (or the bimodal table) gives the

@@ -134,13 +134,9 @@ pub struct VariantLoad {
 /// `cores · w · c / k <= share · (f + w · c)` per period (`w` window batches at
 /// core cost `c`, `f` functional batches); but no sparser than leaves the run
 /// [`MIN_VARIANT_UNITS`] sub-sampled units by the stratum's planned end, and
-/// the stratum [`MIN_STRATUM_VARIANT_UNITS`] of its own.
-///
-/// The floor counts the units the variants already have. It used to ask each
-/// stratum for the rate that would give 30 units over the whole run so far: as
-/// the strata double, every stratum then added about 15, and a short sampled run
-/// (speed.c, 5 strata) had 100 units where its budget allowed 40, its variants
-/// costing two and a half times their share (bench/notes/sampling.md, session 25).
+/// the stratum [`MIN_STRATUM_VARIANT_UNITS`] of its own. The floor counts the
+/// units the variants already have: asking every stratum for 30 over the run so
+/// far added about 15 per stratum, 2.5 times the budget on a short sampled run.
 pub fn variants_every(l: &VariantLoad) -> u64 {
     if l.cores == 0 {
         return 1;
