@@ -293,6 +293,41 @@ fn this_host_recorded() {
     assert_eq!(id.reason, "AuthenticAMD family 25 model 144 (0x90) is not a known model number (masked under a hypervisor?); by features: AVX-512, no AVX512_VP2INTERSECT → zen4; L2 1 MiB per core agrees");
 }
 
+/// Session 26's host: an Emerald Rapids Xeon under KVM. The caches are those the guest's
+/// sysfs listed beside the dump (index0..3: 48K 12-way, 32K 8-way, 2048K 16-way, 266240K
+/// 20-way with 212992 sets), an independent reading of the same CPU.
+#[test]
+fn emerald_rapids_recorded() {
+    check(&Expect {
+        file: "emerald-rapids-kvm-live.txt",
+        signature: "GenuineIntel-6-207-2",
+        hypervisor: Some("KVMKVMKVM"),
+        features: &[
+            "sse4_2",
+            "avx",
+            "avx2",
+            "fma",
+            "avx512f",
+            "avx512bw",
+            "avx512vl",
+            "avx512_vbmi2",
+            "avx512_fp16",
+            "avx512_bf16",
+            "erms",
+            "fsrm",
+        ],
+        caches: (48 * K, 2 * M, 260 * M),
+        machine: "goldencove",
+        how: Match::Exact,
+        reason: "GenuineIntel family 6 model 207 (0xCF) = Emerald Rapids (Raptor Cove core) → goldencove",
+    });
+    let cpu = load("emerald-rapids-kvm-live.txt");
+    let l3 = cpu.cache(3, Kind::Unified).unwrap();
+    assert_eq!((l3.ways, l3.sets, l3.line_size), (20, 212_992, 64));
+    let l1i = cpu.cache(1, Kind::Instruction).unwrap();
+    assert_eq!((l1i.size, l1i.ways), (32 * K, 8));
+}
+
 #[test]
 fn nothing_fits() {
     let mut cpu = load("skylake-client.txt");

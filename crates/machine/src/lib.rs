@@ -22,6 +22,7 @@ mod schema;
 pub use builtin::{builtin_names, builtin_names_with_aliases, builtin_text, canonical_name, load_builtin};
 pub use error::MachineError;
 pub use overlay::{CalibrationInfo, FormSetting, Overlay, Setting};
+pub use schema::MAX_CACHE_KIB;
 pub use params::*;
 
 use std::collections::HashMap;

@@ -303,8 +303,10 @@ fn validate_params(p: &Params, file: &str, text: &str, known_group: &dyn Fn(&str
             return Err(bad("line_bytes", "ways must be > 0 and line_bytes a power of two".into()));
         }
         let lines = cache.size_kib as u64 * 1024 / cache.line_bytes as u64;
-        if lines == 0 || lines % cache.ways as u64 != 0 || !(lines / cache.ways as u64).is_power_of_two() {
-            return Err(bad("size_kib", format!("{} KiB / {} B lines / {} ways is not a power-of-two number of sets", cache.size_kib, cache.line_bytes, cache.ways)));
+        // Any whole number of sets: the functional caches index a power-of-two count with
+        // a mask and any other (a 20-way 260 MiB L3 has 212992 sets) with a remainder.
+        if lines == 0 || lines % cache.ways as u64 != 0 {
+            return Err(bad("size_kib", format!("{} KiB / {} B lines / {} ways is not a whole number of sets", cache.size_kib, cache.line_bytes, cache.ways)));
         }
         if cache.size_kib > MAX_CACHE_KIB {
             return Err(bad("size_kib", format!("{} KiB is more than the {MAX_CACHE_KIB} KiB supported", cache.size_kib)));
@@ -335,7 +337,8 @@ const MAX_WINDOW: u32 = 1 << 20;
 /// Most dispatch slots a string instruction may take (it must fit any ROB).
 const MAX_STRING_UOPS: u32 = 64;
 /// Largest cache accepted (KiB): 512 MiB.
-const MAX_CACHE_KIB: u32 = 1 << 19;
+/// The largest cache a machine may have (the functional layer allocates its tags).
+pub const MAX_CACHE_KIB: u32 = 1 << 19;
 
 /// Sorts names so that `p10` follows `p9` (natural order).
 fn natural_sorted(mut v: Vec<String>) -> Vec<String> {

@@ -49,3 +49,18 @@ fn huge_caches_and_tlbs_are_rejected() {
     let (_, field, _) = invalid(&text, forms);
     assert!(field.ends_with(".ways"), "{field}");
 }
+
+/// A cache needs a whole number of sets, not a power of two: hosts report L3s such as
+/// 260 MiB in 20 ways (212992 sets), which the functional caches index by remainder.
+#[test]
+fn cache_sets_must_be_whole_but_need_not_be_a_power_of_two() {
+    let forms = include_str!("../../../machines/skylake.forms.toml");
+    // skylake's L3: 8 MiB, 16-way; 10 MiB in 16 ways is 10240 sets
+    let ten = SKYLAKE.replacen("size_kib = 8192", "size_kib = 10240", 1);
+    let m = Machine::from_strs("m.toml", &ten, forms).unwrap();
+    assert_eq!(m.params.caches.iter().find(|c| c.name == "L3").map(|c| c.size_kib), Some(10240));
+    // 8 MiB in 12 ways: 131072 lines / 12 is not whole
+    let (_, field, message) = invalid(&SKYLAKE.replacen("size_kib = 8192\nways = 16", "size_kib = 8192\nways = 12", 1), forms);
+    assert_eq!(field, "cache[3].size_kib");
+    assert!(message.contains("not a whole number of sets"), "{message}");
+}
