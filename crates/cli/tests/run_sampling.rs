@@ -409,9 +409,16 @@ fn a_sampled_run_measures_bad_speculation_as_the_exact_run_does() {
     // instructions of half the run: far above the integer phase's few percent
     let exact_bad = share(&exact, "bad_speculation");
     assert!(exact_bad > 20.0, "exact Bad_Speculation {exact_bad:.1} %: the branch was converted?");
+    // Compared as shares of the slots outside Frontend_Bound: the exact run's 3 % of
+    // Frontend_Bound is one-off code (below) that no unit sees, and it dilutes the other
+    // three by as much; with it in, the difference was 1.7-2.1 points depending on the
+    // guest's environment (its size moves the startup code and so the units' alignment),
+    // which made the test pass or fail with the shell it ran from. Renormalized, the
+    // units' charging of the wrong path and recovery is what is compared.
+    let beyond_frontend = |v: &Value, k: &str| share(v, k) / (1.0 - share(v, "frontend_bound") / 100.0);
     for k in ["bad_speculation", "backend_bound", "retiring"] {
-        let (e, m) = (share(&exact, k), share(&s, k));
-        assert!((e - m).abs() <= 2.0, "{k}: exact {e:.2} %, sampled {m:.2} %");
+        let (e, m) = (beyond_frontend(&exact, k), beyond_frontend(&s, k));
+        assert!((e - m).abs() <= 2.0, "{k}: exact {e:.2} %, sampled {m:.2} % of the slots outside Frontend_Bound");
     }
     // Frontend_Bound (3 % exact) is the loader's and the exit's instruction-cache misses:
     // one-off code no unit measured (`--sample` has no exact prefix), priced, and
